@@ -43,6 +43,14 @@ type Config struct {
 	Params []string
 	// Opts are shell options as for "set", e.g. "-e", "-u", "-o", "pipefail".
 	Opts []string
+	// Escalate runs an approved command that needs more than the session
+	// sandbox (network, a write outside the project) through the privileged
+	// side, with exactly the rights in v.Effects. nil: no escalation
+	// possible, such commands run in the session sandbox.
+	Escalate func(ctx context.Context, hc interp.HandlerContext, args []string, v guardsh.Verdict) error
+	// Sandbox describes the session sandbox for audit records, e.g.
+	// "landlock+seccomp (abi 7)" or "off (--no-sandbox)".
+	Sandbox string
 }
 
 // Runner runs shell code under guardsh's policy.
@@ -155,12 +163,6 @@ func (g *Runner) call(ctx context.Context, args []string) ([]string, error) {
 		return args, nil
 	}
 	return []string{deniedCmd, v.Message()}, nil
-}
-
-// decide asks the policy about one command; an ask that no gate approves is
-// refused.
-func (g *Runner) decide(ctx context.Context, c guardsh.Command) guardsh.Verdict {
-	return g.policy.Classify(c)
 }
 
 // exec is the ExecHandler for everything that is neither a builtin nor a

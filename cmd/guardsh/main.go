@@ -143,16 +143,21 @@ func shell(inv *invocation) int {
 		fmt.Printf("guardsh %s\n", Version)
 		return 0
 	}
+	code, done, sandboxDesc := sandboxSession(inv)
+	if done {
+		return code
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
 	r, err := interp.New(interp.Config{
-		Policy: guardsh.NewPolicy(inv.mode),
-		Stdin:  os.Stdin,
-		Stdout: os.Stdout,
-		Stderr: os.Stderr,
-		Name:   inv.name,
-		Params: inv.params,
-		Opts:   inv.opts,
+		Policy:  guardsh.NewPolicy(inv.mode),
+		Stdin:   os.Stdin,
+		Stdout:  os.Stdout,
+		Stderr:  os.Stderr,
+		Name:    inv.name,
+		Params:  inv.params,
+		Opts:    inv.opts,
+		Sandbox: sandboxDesc,
 	})
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "guardsh: %v\n", err)
