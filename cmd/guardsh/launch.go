@@ -1,0 +1,201 @@
+package main
+
+// guardsh --launch [--mode M] -- AGENT [ARGS...]: run a coding agent so that
+// its shell is guardsh however it looks for one.
+//
+// Agents find their shell in different ways: Claude Code takes
+// CLAUDE_CODE_SHELL or $SHELL (a path containing "bash"), goose GOOSE_SHELL,
+// Aider and Cline $SHELL, Gemini CLI, Codex CLI, goose and OpenHands run
+// "bash" (or "sh") by name from PATH. The launcher makes a private directory
+// holding "bash" and "sh" as symbolic links to the guardsh binary, puts it
+// first on PATH and points SHELL, CLAUDE_CODE_SHELL and GOOSE_SHELL at its
+// "bash". guardsh started under either name behaves as that shell.
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"github.com/guardsh/guardsh/guardsh"
+)
+
+func init() { registerMode("--launch", runLaunch) }
+
+const launchUsage = "usage: guardsh --launch [--mode MODE] -- AGENT [ARGS...]"
+
+// shimNames are the shell names the shim directory answers to.
+var shimNames = []string{"bash", "sh"}
+
+// launchEnvMarker names the shim directory in the agent's environment, so
+// that guardsh --doctor (run by the agent or inside it) can tell.
+const launchEnvMarker = "GUARDSH_LAUNCH_SHIM"
+
+type launchOptions struct {
+	mode  string
+	agent []string
+}
+
+func parseLaunchArgs(args []string) (launchOptions, error) {
+	var o launchOptions
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--":
+			o.agent = args[i+1:]
+			i = len(args)
+		case a == "--mode":
+			if i+1 >= len(args) {
+				return o, errors.New("--mode: option requires an argument")
+			}
+			i++
+			o.mode = args[i]
+		case strings.HasPrefix(a, "--mode="):
+			o.mode = strings.TrimPrefix(a, "--mode=")
+		case strings.HasPrefix(a, "-"):
+			return o, fmt.Errorf("--launch: unknown option %q", a)
+		default:
+			o.agent = args[i:]
+			i = len(args)
+		}
+	}
+	if len(o.agent) == 0 {
+		return o, errors.New("--launch: which agent?")
+	}
+	if o.mode != "" {
+		if _, err := guardsh.ParseMode(o.mode); err != nil {
+			return o, err
+		}
+	}
+	return o, nil
+}
+
+// runLaunch is the --launch mode: it returns the agent's exit status.
+func runLaunch(args []string) int {
+	opts, err := parseLaunchArgs(args)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "guardsh: %v\n%s\n", err, launchUsage)
+		return 2
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "guardsh: --launch: cannot find guardsh's own binary: %v\n", err)
+		return 1
+	}
+	// Find the agent on the PATH it was started with, before the shim
+	// shadows bash and sh.
+	agentPath, err := exec.LookPath(opts.agent[0])
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "guardsh: --launch: %v\n", err)
+		return 127
+	}
+	shim, err := makeShim(exe)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "guardsh: --launch: %v\n", err)
+		return 1
+	}
+	defer os.RemoveAll(shim)
+
+	cmd := exec.Command(agentPath, opts.agent[1:]...)
+	cmd.Args[0] = opts.agent[0]
+	cmd.Env = launchEnv(os.Environ(), shim, opts.mode)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	return runChild(cmd, os.Stderr)
+}
+
+// makeShim creates the private shim directory: "bash" and "sh" linking to
+// exe. Only the current user can write to it.
+func makeShim(exe string) (string, error) {
+	dir, err := os.MkdirTemp("", "guardsh-shim-")
+	if err != nil {
+		return "", err
+	}
+	for _, name := range shimNames {
+		if err := os.Symlink(exe, filepath.Join(dir, name)); err != nil {
+			os.RemoveAll(dir)
+			return "", err
+		}
+	}
+	return dir, nil
+}
+
+// launchEnv is the agent's environment: env with the shim first on PATH and
+// every shell variable an agent reads pointing at the shim's bash.
+func launchEnv(env []string, shim, mode string) []string {
+	bash := filepath.Join(shim, "bash")
+	set := map[string]string{
+		"SHELL":             bash,
+		"CLAUDE_CODE_SHELL": bash,
+		"GOOSE_SHELL":       bash,
+		launchEnvMarker:     shim,
+	}
+	if mode != "" {
+		set["GUARDSH_MODE"] = mode
+	}
+	path := shim
+	out := make([]string, 0, len(env)+len(set)+1)
+	for _, kv := range env {
+		k, v, _ := strings.Cut(kv, "=")
+		if _, ok := set[k]; ok {
+			continue
+		}
+		if k == "PATH" {
+			if v != "" {
+				path += string(os.PathListSeparator) + v
+			}
+			continue
+		}
+		out = append(out, kv)
+	}
+	out = append(out, "PATH="+path)
+	for k, v := range set {
+		out = append(out, k+"="+v)
+	}
+	return out
+}
+
+// runChild runs cmd to its end and returns its exit status the way a shell
+// reports it (128+N for a death by signal N). Interrupts from the terminal
+// reach the child directly (same process group); termination signals sent
+// to guardsh alone are passed on.
+func runChild(cmd *exec.Cmd, stderr io.Writer) int {
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGQUIT, syscall.SIGTERM, syscall.SIGHUP)
+	defer signal.Stop(sigs)
+	if err := cmd.Start(); err != nil {
+		fmt.Fprintf(stderr, "guardsh: --launch: %v\n", err)
+		return 126
+	}
+	done := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case s := <-sigs:
+				if s == syscall.SIGTERM || s == syscall.SIGHUP {
+					cmd.Process.Signal(s)
+				}
+			case <-done:
+				return
+			}
+		}
+	}()
+	err := cmd.Wait()
+	close(done)
+	if err == nil {
+		return 0
+	}
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			return 128 + int(ws.Signal())
+		}
+		return ee.ExitCode()
+	}
+	fmt.Fprintf(stderr, "guardsh: --launch: %v\n", err)
+	return 1
+}
