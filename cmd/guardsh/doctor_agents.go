@@ -121,7 +121,17 @@ func isGuardsh(path, self string) bool {
 	head := make([]byte, 1024)
 	n, _ := io.ReadFull(f, head)
 	head = head[:n]
-	return bytes.HasPrefix(head, []byte("#!")) && bytes.Contains(head, []byte("exec")) && bytes.Contains(head, []byte("guardsh"))
+	if !bytes.HasPrefix(head, []byte("#!")) {
+		return false
+	}
+	// A wrapper script: a line "exec [/path/]guardsh ...".
+	for _, line := range strings.Split(string(head), "\n") {
+		f := strings.Fields(line)
+		if len(f) >= 2 && f[0] == "exec" && filepath.Base(strings.Trim(f[1], `"'`)) == "guardsh" {
+			return true
+		}
+	}
+	return false
 }
 
 // hookConfigured reports which of files (~ for $HOME) registers guardsh's
