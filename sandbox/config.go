@@ -1,0 +1,198 @@
+package sandbox
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// Backend names, in the order guardsh tries them.
+const (
+	BackendLandlock = "landlock" // Landlock + seccomp, no namespaces required (Linux)
+	BackendBwrap    = "bwrap"    // bubblewrap + seccomp (Linux fallback)
+	BackendSeatbelt = "seatbelt" // sandbox-exec with a generated profile (macOS)
+	BackendOff      = "off"      // no sandbox: only by the named switch
+)
+
+// Config is the session sandbox: what confined processes may write and
+// whether they may use the network. The zero value confines everything to
+// nothing; use NewConfig for the defaults.
+type Config struct {
+	// Project is the project root (absolute, symlinks resolved). "" or "/"
+	// grants no project write.
+	Project string `json:"project"`
+	// TmpDir is the session's private temporary directory, exported to
+	// confined processes as TMPDIR.
+	TmpDir string `json:"tmpdir"`
+	// SharedTmp makes /tmp (and /var/tmp) writable too.
+	SharedTmp bool `json:"shared_tmp"`
+	// Writable are further directories or files confined processes may
+	// write (GUARDSH_SANDBOX_WRITE, colon separated).
+	Writable []string `json:"writable,omitempty"`
+	// Protected are paths that stay read-only even inside a writable tree:
+	// .git/hooks, .git/config, .gitmodules, shell rc files, ~/.ssh.
+	Protected []string `json:"protected,omitempty"`
+	// Network allows sockets of every family (escalations only).
+	Network bool `json:"network,omitempty"`
+	// Unix allows creating AF_UNIX sockets even where Landlock cannot
+	// restrict connect(2) to them by path (ABI < 9).
+	Unix bool `json:"unix,omitempty"`
+}
+
+// Rights are what a human approved beyond the session sandbox for one
+// command.
+type Rights struct {
+	Network bool     `json:"network,omitempty"`
+	Writes  []string `json:"writes,omitempty"`
+}
+
+// With returns c extended by r.
+func (c Config) With(r Rights) Config {
+	c.Network = c.Network || r.Network
+	c.Writable = append(append([]string{}, c.Writable...), r.Writes...)
+	return c
+}
+
+// rcFiles are the shell start-up files kept read-only wherever they are.
+var rcFiles = []string{
+	".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile",
+	".zshrc", ".zshenv", ".zprofile", ".zlogin", ".zlogout", ".kshrc", ".mkshrc",
+	".config/fish/config.fish", ".inputrc", ".ssh",
+}
+
+// NewConfig returns the default session sandbox for project (the user's
+// home is home): the project, tmpDir and /tmp writable; .git/hooks,
+// .git/config, .gitmodules, shell rc files and ~/.ssh protected. The
+// environment can adjust it: GUARDSH_SANDBOX_WRITE (extra writable paths,
+// colon separated), GUARDSH_SANDBOX_TMP=0 (keep /tmp read-only),
+// GUARDSH_SANDBOX_UNIX=1 (allow AF_UNIX sockets on old kernels).
+func NewConfig(project, tmpDir, home string, getenv func(string) string) Config {
+	if getenv == nil {
+		getenv = func(string) string { return "" }
+	}
+	c := Config{Project: canon(project), TmpDir: canon(tmpDir), SharedTmp: getenv("GUARDSH_SANDBOX_TMP") != "0"}
+	if c.Project == "/" {
+		c.Project = ""
+	}
+	for _, w := range filepath.SplitList(getenv("GUARDSH_SANDBOX_WRITE")) {
+		if filepath.IsAbs(w) && canon(w) != "/" {
+			c.Writable = append(c.Writable, canon(w))
+		}
+	}
+	c.Unix = getenv("GUARDSH_SANDBOX_UNIX") == "1"
+	if c.Project != "" {
+		for _, p := range []string{".git/hooks", ".git/config", ".gitmodules"} {
+			c.Protected = append(c.Protected, filepath.Join(c.Project, p))
+		}
+	}
+	if home != "" {
+		for _, f := range rcFiles {
+			c.Protected = append(c.Protected, filepath.Join(canon(home), f))
+		}
+	}
+	return c
+}
+
+// WritableRoots lists every tree confined processes may write, absolute
+// and deduplicated.
+func (c Config) WritableRoots() []string {
+	var out []string
+	add := func(p string) {
+		if p == "" || !filepath.IsAbs(p) {
+			return
+		}
+		for _, o := range out {
+			if o == p {
+				return
+			}
+		}
+		out = append(out, p)
+	}
+	add(c.Project)
+	add(c.TmpDir)
+	if c.SharedTmp {
+		add("/tmp")
+		add("/var/tmp")
+	}
+	for _, w := range c.Writable {
+		add(w)
+	}
+	return out
+}
+
+// ProtectedInside lists the protected paths that exist and lie inside a
+// writable root: the ones the backend must cover with a read-only mount.
+// Parents come before children.
+func (c Config) ProtectedInside() []string {
+	var out []string
+	for _, p := range c.Protected {
+		if _, err := os.Lstat(p); err != nil {
+			continue
+		}
+		for _, r := range c.WritableRoots() {
+			if within(p, r) {
+				out = append(out, p)
+				break
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// GitDir returns the project's .git directory when it is a real directory
+// inside a writable root; backends make it a mount point of its own so it
+// cannot be renamed away and replaced.
+func (c Config) GitDir() string {
+	if c.Project == "" {
+		return ""
+	}
+	g := filepath.Join(c.Project, ".git")
+	if fi, err := os.Lstat(g); err == nil && fi.IsDir() {
+		return g
+	}
+	return ""
+}
+
+func within(p, root string) bool {
+	if root == "/" {
+		return true
+	}
+	return p == root || strings.HasPrefix(p, root+"/")
+}
+
+// canon makes p absolute and resolves symlinks where it can.
+func canon(p string) string {
+	if p == "" {
+		return ""
+	}
+	if a, err := filepath.Abs(p); err == nil {
+		p = a
+	}
+	if r, err := filepath.EvalSymlinks(p); err == nil {
+		p = r
+	}
+	return filepath.Clean(p)
+}
+
+// Canon makes p absolute and resolves symlinks where it can.
+func Canon(p string) string { return canon(p) }
+
+// ProjectRoot returns the project root for a session started in dir: the
+// top of the enclosing git work tree, or dir itself.
+func ProjectRoot(dir string) string {
+	dir = canon(dir)
+	for d := dir; ; d = filepath.Dir(d) {
+		if _, err := os.Stat(filepath.Join(d, ".git")); err == nil {
+			return d
+		}
+		if d == "/" || d == filepath.Dir(d) {
+			return dir
+		}
+	}
+}
+
+// ErrUnavailable is returned when a backend cannot run on this system.
+var ErrUnavailable = errors.New("sandbox backend unavailable")

@@ -1,0 +1,249 @@
+//go:build linux
+
+package sandbox
+
+import (
+	"fmt"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+
+	"github.com/landlock-lsm/go-landlock/landlock"
+	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
+	"golang.org/x/sys/unix"
+)
+
+// minLandlockABI is the oldest Landlock ABI guardsh uses: ABI 2 brings the
+// "refer" right, without which mv inside the project fails and go-landlock's
+// best-effort mode would silently enforce nothing.
+const minLandlockABI = 2
+
+// LandlockABI returns the kernel's Landlock ABI version, 0 if none.
+func LandlockABI() int {
+	v, err := ll.LandlockGetABIVersion()
+	if err != nil {
+		return 0
+	}
+	return v
+}
+
+// confine applies the sandbox to the calling OS thread, which must be
+// locked and must be about to execve (other threads of a Go process are not
+// covered by the per-thread parts; execve ends them). Order: read-only
+// mounts (while capabilities are still there), no_new_privs, Landlock,
+// capabilities, seccomp.
+func confine(spec stageSpec) error {
+	runtime.LockOSThread() // never unlocked: the thread execs or exits
+	c := spec.Config
+	if spec.MountNS {
+		if err := protectMounts(c); err != nil {
+			return err
+		}
+	}
+	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+		return fmt.Errorf("no_new_privs: %w", err)
+	}
+	abi := LandlockABI()
+	if spec.Landlock {
+		if err := restrictLandlock(c, abi); err != nil {
+			return err
+		}
+	} else if abi >= 6 {
+		// Under bubblewrap: Landlock scopes still keep signals and abstract
+		// sockets inside the sandbox, at no cost.
+		cfg := landlock.Config{Scoped: landlock.V11.Scoped}.BestEffort()
+		if err := restrictRules(cfg); err != nil {
+			return err
+		}
+	}
+	if err := dropCaps(); err != nil {
+		return err
+	}
+	if !seccompSupported {
+		return fmt.Errorf("seccomp: no filter for %s", runtime.GOARCH)
+	}
+	prog, err := seccompProgram(c, UnixSocketsAllowed(c, spec.Landlock, abi))
+	if err != nil {
+		return err
+	}
+	return loadSeccomp(prog)
+}
+
+// UnixSocketsAllowed says whether confined processes may create AF_UNIX
+// sockets: only where something restricts connect(2) by path (Landlock ABI
+// 9+), or when allowed by configuration. Read-only mounts do not stop a
+// connect to a socket file, so bubblewrap alone does not count.
+func UnixSocketsAllowed(c Config, landlockOn bool, abi int) bool {
+	return c.Unix || c.Network || landlockOn && abi >= 9
+}
+
+// restrictLandlock builds and enforces the Landlock ruleset for c on the
+// calling thread.
+func restrictLandlock(c Config, abi int) error {
+	if abi < minLandlockABI {
+		return fmt.Errorf("landlock: kernel ABI %d, need %d: %w", abi, minLandlockABI, ErrUnavailable)
+	}
+	cfg := landlock.V11.BestEffort()
+	if c.Network {
+		cfg.HandledAccessNet = 0
+	}
+	rw := landlock.RWDirs(c.WritableRoots()...).WithRefer().IgnoreIfMissing()
+	if abi >= 9 {
+		rw = rw.WithResolveUnix()
+	}
+	rules := []landlock.Rule{
+		landlock.RODirs("/"),
+		rw,
+		landlock.RWFiles("/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom",
+			"/dev/tty", "/dev/ptmx", "/dev/console").WithIoctlDev().IgnoreIfMissing(),
+		landlock.RWDirs("/dev/pts").WithIoctlDev().IgnoreIfMissing(),
+	}
+	if c.SharedTmp {
+		rules = append(rules, landlock.RWDirs("/dev/shm").IgnoreIfMissing())
+	}
+	return restrictRules(cfg, rules...)
+}
+
+func restrictRules(cfg landlock.Config, rules ...landlock.Rule) error {
+	fd, flags, err := cfg.NewRulesetFD(rules...)
+	if err != nil {
+		return fmt.Errorf("landlock: %w", err)
+	}
+	if fd < 0 {
+		return fmt.Errorf("landlock: nothing to enforce: %w", ErrUnavailable)
+	}
+	defer unix.Close(fd)
+	if err := ll.LandlockRestrictSelf(fd, flags); err != nil {
+		return fmt.Errorf("landlock: restrict_self: %w", err)
+	}
+	return nil
+}
+
+// dropCaps empties the bounding, ambient, inheritable, permitted and
+// effective capability sets of the calling thread and locks root's special
+// treatment off, so nothing executed later regains a capability.
+func dropCaps() error {
+	// Best effort where we lack CAP_SETPCAP (not root): then the sets are
+	// already empty, which is checked below.
+	_ = unix.Prctl(unix.PR_SET_SECUREBITS, 0x2f /* NOROOT|NOROOT_LOCKED|NO_SETUID_FIXUP|..._LOCKED|KEEP_CAPS_LOCKED */, 0, 0, 0)
+	last := 63
+	if b, err := os.ReadFile("/proc/sys/kernel/cap_last_cap"); err == nil {
+		if n, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil {
+			last = n
+		}
+	}
+	for c := 0; c <= last; c++ {
+		_ = unix.Prctl(unix.PR_CAPBSET_DROP, uintptr(c), 0, 0, 0)
+	}
+	_ = unix.Prctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0)
+	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
+	var data [2]unix.CapUserData
+	if err := unix.Capset(&hdr, &data[0]); err != nil {
+		return fmt.Errorf("capset: %w", err)
+	}
+	if err := unix.Capget(&hdr, &data[0]); err != nil {
+		return fmt.Errorf("capget: %w", err)
+	}
+	for _, d := range data {
+		if d.Effective|d.Permitted|d.Inheritable != 0 {
+			return fmt.Errorf("capabilities still held after drop")
+		}
+	}
+	return nil
+}
+
+// protectMounts runs in a fresh mount namespace: it stops propagation to
+// the host and turns each protected path inside a writable tree into a
+// read-only bind mount of itself. The .git directory becomes a mount point
+// of its own so that it cannot be renamed away and replaced; mount points
+// cannot be unlinked or renamed (EBUSY).
+func protectMounts(c Config) error {
+	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
+		return fmt.Errorf("mount namespace: make private: %w", err)
+	}
+	if g := c.GitDir(); g != "" {
+		if err := bindSelf(g, false); err != nil {
+			return err
+		}
+	}
+	for _, p := range c.ProtectedInside() {
+		if err := bindSelf(p, true); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func bindSelf(p string, readOnly bool) error {
+	if err := unix.Mount(p, p, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
+		return fmt.Errorf("bind %s: %w", p, err)
+	}
+	if !readOnly {
+		return nil
+	}
+	flags := uintptr(unix.MS_BIND | unix.MS_REMOUNT | unix.MS_RDONLY)
+	var st unix.Statfs_t
+	if err := unix.Statfs(p, &st); err == nil {
+		// Keep the flags the kernel locks on mounts from a less
+		// privileged namespace.
+		for _, f := range []struct{ st, ms uintptr }{
+			{unix.ST_NOSUID, unix.MS_NOSUID}, {unix.ST_NODEV, unix.MS_NODEV},
+			{unix.ST_NOEXEC, unix.MS_NOEXEC}, {unix.ST_NOATIME, unix.MS_NOATIME},
+			{unix.ST_NODIRATIME, unix.MS_NODIRATIME}, {unix.ST_RELATIME, unix.MS_RELATIME},
+		} {
+			if uintptr(st.Flags)&f.st != 0 {
+				flags |= f.ms
+			}
+		}
+	}
+	if err := unix.Mount("", p, "", flags, ""); err != nil {
+		return fmt.Errorf("read-only remount %s: %w", p, err)
+	}
+	return nil
+}
+
+// Status is what /proc/self/status says about the calling process's
+// confinement.
+type Status struct {
+	NoNewPrivs bool
+	Seccomp    int // 0 off, 1 strict, 2 filter
+	CapEff     uint64
+	CapPrm     uint64
+	CapBnd     uint64
+}
+
+// SelfStatus reads the confinement fields of /proc/self/status.
+func SelfStatus() (Status, error) {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return Status{}, err
+	}
+	var s Status
+	for _, line := range strings.Split(string(b), "\n") {
+		k, v, ok := strings.Cut(line, ":")
+		if !ok {
+			continue
+		}
+		v = strings.TrimSpace(v)
+		switch k {
+		case "NoNewPrivs":
+			s.NoNewPrivs = v == "1"
+		case "Seccomp":
+			s.Seccomp, _ = strconv.Atoi(v)
+		case "CapEff":
+			s.CapEff, _ = strconv.ParseUint(v, 16, 64)
+		case "CapPrm":
+			s.CapPrm, _ = strconv.ParseUint(v, 16, 64)
+		case "CapBnd":
+			s.CapBnd, _ = strconv.ParseUint(v, 16, 64)
+		}
+	}
+	return s, nil
+}
+
+// Confined reports whether the calling process carries guardsh's
+// confinement marks: no_new_privs, a seccomp filter, no capabilities.
+func (s Status) Confined() bool {
+	return s.NoNewPrivs && s.Seccomp == 2 && s.CapEff == 0 && s.CapPrm == 0
+}

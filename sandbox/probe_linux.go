@@ -1,0 +1,222 @@
+//go:build linux
+
+package sandbox
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// probeSpec tells the confined probe process where to try what.
+type probeSpec struct {
+	Inside    string `json:"inside"`     // a directory that must be writable
+	Outside   string `json:"outside"`    // a directory that must not be
+	GitConfig string `json:"git_config"` // a protected file inside the project
+	TCP       string `json:"tcp"`        // a listener that must not be reachable
+}
+
+// Check is one probe result.
+type Check struct {
+	Name   string `json:"name"`
+	OK     bool   `json:"ok"`
+	Detail string `json:"detail,omitempty"`
+}
+
+// ProbeResult is what the probe proved about one backend.
+type ProbeResult struct {
+	Backend  string        `json:"backend"`
+	ABI      int           `json:"abi,omitempty"` // Landlock ABI
+	OK       bool          `json:"ok"`
+	Checks   []Check       `json:"checks,omitempty"`
+	Err      string        `json:"error,omitempty"`
+	Duration time.Duration `json:"duration"`
+}
+
+// Describe returns the sandbox description for audit records.
+func (r ProbeResult) Describe() string {
+	switch r.Backend {
+	case BackendLandlock:
+		return fmt.Sprintf("landlock+seccomp (abi %d)", r.ABI)
+	case BackendBwrap:
+		return "bwrap+seccomp"
+	}
+	return r.Backend
+}
+
+// runProbeChecks runs inside the confined probe process.
+func runProbeChecks(spec stageSpec) []Check {
+	p := spec.Probe
+	if p == nil {
+		return []Check{{Name: "probe", Detail: "no probe spec"}}
+	}
+	var out []Check
+	add := func(name string, ok bool, detail string) { out = append(out, Check{name, ok, detail}) }
+
+	err := os.WriteFile(filepath.Join(p.Inside, "probe-inside"), []byte("ok\n"), 0o644)
+	add("write inside project succeeds", err == nil, errString(err))
+
+	outside := filepath.Join(p.Outside, "probe-outside")
+	err = os.WriteFile(outside, []byte("escaped\n"), 0o644)
+	_, statErr := os.Lstat(outside)
+	add("write outside project fails", err != nil && errors.Is(statErr, os.ErrNotExist), errString(err))
+
+	f, err := os.OpenFile(p.GitConfig, os.O_WRONLY|os.O_APPEND, 0)
+	if err == nil {
+		f.Close()
+	}
+	err2 := os.Rename(p.GitConfig, p.GitConfig+".moved")
+	add("write .git/config fails", err != nil && err2 != nil, errString(err)+"; rename: "+errString(err2))
+
+	c, err := net.DialTimeout("tcp", p.TCP, time.Second)
+	if err == nil {
+		c.Close()
+	}
+	add("TCP connect to 127.0.0.1 fails", err != nil, errString(err))
+
+	fd, err := unix.Socket(unix.AF_INET, unix.SOCK_DGRAM, 0)
+	if err == nil {
+		err = unix.Sendto(fd, []byte("x"), 0, &unix.SockaddrInet4{Port: 53, Addr: [4]byte{127, 0, 0, 1}})
+		unix.Close(fd)
+	}
+	add("UDP send fails", err != nil, errString(err))
+
+	st, err := SelfStatus()
+	add("no capabilities, no_new_privs, seccomp filter", err == nil && st.Confined() && st.CapBnd == 0 || err == nil && st.Confined() && os.Geteuid() != 0,
+		fmt.Sprintf("NoNewPrivs=%v Seccomp=%d CapEff=%x CapBnd=%x", st.NoNewPrivs, st.Seccomp, st.CapEff, st.CapBnd))
+
+	err = unix.Unshare(unix.CLONE_NEWNS)
+	add("unshare fails", err != nil, errString(err))
+	return out
+}
+
+func errString(err error) string {
+	if err == nil {
+		return "succeeded"
+	}
+	return err.Error()
+}
+
+// probeBase finds a directory outside every writable root of c where the
+// probe can make its fake project and its "outside" directory.
+func probeBase(c Config) (string, error) {
+	var cands []string
+	if d, err := os.UserCacheDir(); err == nil {
+		cands = append(cands, filepath.Join(d, "guardsh"))
+	}
+	if h, err := os.UserHomeDir(); err == nil {
+		cands = append(cands, h)
+	}
+	cands = append(cands, "/var/lib/guardsh", "/run/guardsh")
+	roots := c.WritableRoots()
+	for _, d := range cands {
+		os.MkdirAll(d, 0o700)
+		dir, err := os.MkdirTemp(d, "probe-")
+		if err != nil {
+			continue
+		}
+		dir = canon(dir)
+		inside := false
+		for _, r := range roots {
+			if within(dir, r) {
+				inside = true
+			}
+		}
+		if inside {
+			os.RemoveAll(dir)
+			continue
+		}
+		return dir, nil
+	}
+	return "", errors.New("no directory outside the writable set to probe in")
+}
+
+// Probe proves backend with the settings of c: in a confined process, a
+// write inside a (temporary) project must succeed; a write outside, a
+// write to .git/config, a TCP connect to a listener the probe holds open
+// and a UDP send must fail; the process must hold no capabilities.
+func Probe(backend string, c Config) ProbeResult {
+	start := time.Now()
+	res := ProbeResult{Backend: backend}
+	if backend == BackendLandlock {
+		res.ABI = LandlockABI()
+	}
+	fail := func(err error) ProbeResult {
+		res.Err = err.Error()
+		res.Duration = time.Since(start)
+		return res
+	}
+	base, err := probeBase(c)
+	if err != nil {
+		return fail(err)
+	}
+	defer os.RemoveAll(base)
+	proj := filepath.Join(base, "project")
+	out := filepath.Join(base, "outside")
+	for _, d := range []string{filepath.Join(proj, ".git", "hooks"), out} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return fail(err)
+		}
+	}
+	gitConfig := filepath.Join(proj, ".git", "config")
+	if err := os.WriteFile(gitConfig, []byte("[core]\n"), 0o644); err != nil {
+		return fail(err)
+	}
+	ln, err := net.Listen("tcp4", "127.0.0.1:0")
+	if err != nil {
+		return fail(err)
+	}
+	defer ln.Close()
+	reached := make(chan bool, 1)
+	go func() {
+		conn, err := ln.Accept()
+		if err == nil {
+			conn.Close()
+			reached <- true
+		}
+	}()
+	pc := c
+	pc.Project = proj
+	pc.Network = false
+	pc.Protected = []string{filepath.Join(proj, ".git", "hooks"), gitConfig, filepath.Join(proj, ".gitmodules")}
+	pc.Writable = nil
+	spec := stageSpec{Config: pc, Action: "probe", Probe: &probeSpec{Inside: proj, Outside: out, GitConfig: gitConfig, TCP: ln.Addr().String()}}
+	cmd, err := command(backend, spec, os.Environ(), nil)
+	if err != nil {
+		return fail(err)
+	}
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	cmd.Dir = proj
+	if err := cmd.Run(); err != nil {
+		return fail(fmt.Errorf("%v: %s", err, bytes.TrimSpace(stderr.Bytes())))
+	}
+	if err := json.Unmarshal(stdout.Bytes(), &res.Checks); err != nil {
+		return fail(fmt.Errorf("probe output: %v: %q %s", err, stdout.String(), stderr.String()))
+	}
+	// Verify from outside as well: the confined side could lie.
+	_, statErr := os.Lstat(filepath.Join(out, "probe-outside"))
+	b, _ := os.ReadFile(gitConfig)
+	_, inErr := os.Lstat(filepath.Join(proj, "probe-inside"))
+	var wasReached bool
+	select {
+	case wasReached = <-reached:
+	default:
+	}
+	res.Checks = append(res.Checks, Check{Name: "verified from the privileged side",
+		OK:     errors.Is(statErr, os.ErrNotExist) && string(b) == "[core]\n" && inErr == nil && !wasReached,
+		Detail: fmt.Sprintf("outside file absent=%v, .git/config intact=%v, inside file present=%v, listener reached=%v", errors.Is(statErr, os.ErrNotExist), string(b) == "[core]\n", inErr == nil, wasReached)})
+	res.OK = len(res.Checks) > 1
+	for _, ch := range res.Checks {
+		res.OK = res.OK && ch.OK
+	}
+	res.Duration = time.Since(start)
+	return res
+}

@@ -1,0 +1,270 @@
+//go:build linux
+
+package sandbox
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// Environment variables of the re-exec protocol. They are internal: the
+// stage variable is removed before anything else runs, and the run marker
+// is only believed when the process really is confined.
+const (
+	envStage = "GUARDSH_SANDBOX_STAGE" // base64 JSON stageSpec: confine, then act
+	// EnvRun marks the confined interpreter; its value describes the
+	// sandbox for audit records.
+	EnvRun = "GUARDSH_SANDBOX_RUN"
+	// EnvBrokerFD names the fd of the escalation channel in the interpreter.
+	EnvBrokerFD = "GUARDSH_SANDBOX_BROKER_FD"
+)
+
+// stageSpec is what the privileged side asks a freshly started guardsh
+// process to do: confine itself, then either become the interpreter
+// ("run"), exec an approved command ("exec"), or prove the sandbox
+// ("probe").
+type stageSpec struct {
+	Config   Config     `json:"config"`
+	Landlock bool       `json:"landlock"`
+	MountNS  bool       `json:"mountns"`
+	Action   string     `json:"action"`
+	Argv     []string   `json:"argv,omitempty"` // exec: the command (Argv[0] absolute)
+	Desc     string     `json:"desc,omitempty"` // run: sandbox description
+	Probe    *probeSpec `json:"probe,omitempty"`
+}
+
+func encodeSpec(s stageSpec) string {
+	b, _ := json.Marshal(s)
+	return envStage + "=" + base64.StdEncoding.EncodeToString(b)
+}
+
+// Stage must be called first thing in main (from an init function): in a
+// process started by the privileged side to confine itself, it confines
+// the process and then execs (the interpreter or an approved command) or
+// runs the probe; it never returns there. Elsewhere it returns at once.
+func Stage() {
+	v, ok := os.LookupEnv(envStage)
+	if !ok {
+		return
+	}
+	os.Unsetenv(envStage)
+	var spec stageSpec
+	b, err := base64.StdEncoding.DecodeString(v)
+	if err == nil {
+		err = json.Unmarshal(b, &spec)
+	}
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "guardsh: sandbox: bad stage request: %v\n", err)
+		os.Exit(126)
+	}
+	if err := confine(spec); err != nil {
+		if spec.Action == "probe" {
+			json.NewEncoder(os.Stdout).Encode([]Check{{Name: "confine", Detail: err.Error()}})
+			os.Exit(0)
+		}
+		fmt.Fprintf(os.Stderr, "guardsh: sandbox: %v\n", err)
+		os.Exit(126)
+	}
+	switch spec.Action {
+	case "probe":
+		json.NewEncoder(os.Stdout).Encode(runProbeChecks(spec))
+		os.Exit(0)
+	case "run":
+		exe, err := os.Executable()
+		if err != nil {
+			exe = "/proc/self/exe"
+		}
+		env := append(os.Environ(), EnvRun+"="+spec.Desc)
+		err = syscall.Exec(exe, os.Args, env)
+		fmt.Fprintf(os.Stderr, "guardsh: sandbox: exec interpreter: %v\n", err)
+		os.Exit(126)
+	case "exec":
+		if len(spec.Argv) == 0 {
+			os.Exit(126)
+		}
+		err := syscall.Exec(spec.Argv[0], spec.Argv, os.Environ())
+		fmt.Fprintf(os.Stderr, "guardsh: %s: %v\n", spec.Argv[0], err)
+		if err == syscall.ENOENT {
+			os.Exit(127)
+		}
+		os.Exit(126)
+	}
+	fmt.Fprintf(os.Stderr, "guardsh: sandbox: unknown stage action %q\n", spec.Action)
+	os.Exit(126)
+}
+
+// Inherited reports whether this process is a confined interpreter started
+// by a guardsh broker (or a guardsh started inside one), and the sandbox
+// description. A marker in the environment of a process that is not
+// confined is an error: that process must not believe it is sandboxed.
+func Inherited() (desc string, ok bool, err error) {
+	desc, ok = os.LookupEnv(EnvRun)
+	if !ok {
+		return "", false, nil
+	}
+	st, err := SelfStatus()
+	if err != nil {
+		return "", false, err
+	}
+	if !st.Confined() {
+		return "", false, fmt.Errorf("%s is set but this process is not confined (no_new_privs=%v seccomp=%d CapEff=%x)", EnvRun, st.NoNewPrivs, st.Seccomp, st.CapEff)
+	}
+	// Nothing this process starts needs to see a broker fd it cannot use.
+	return desc, true, nil
+}
+
+// Session is a confined interpreter process started by the privileged side.
+type Session struct {
+	Backend string
+	Desc    string
+	Cmd     *exec.Cmd
+}
+
+// Executable is the guardsh binary re-executed for the confined stages.
+// Tests may point it elsewhere; "" means os.Executable().
+var Executable = ""
+
+func executable() (string, error) {
+	if Executable != "" {
+		return Executable, nil
+	}
+	return os.Executable()
+}
+
+// command builds the process that confines itself per spec on backend.
+// extra are files passed as fds 3, 4, ... .
+func command(backend string, spec stageSpec, env []string, extra []*os.File) (*exec.Cmd, error) {
+	exe, err := executable()
+	if err != nil {
+		return nil, err
+	}
+	var cmd *exec.Cmd
+	switch backend {
+	case BackendLandlock:
+		spec.Landlock = true
+		spec.MountNS = true
+		cmd = exec.Command(exe)
+		cmd.SysProcAttr = &syscall.SysProcAttr{Unshareflags: unix.CLONE_NEWNS}
+		if os.Geteuid() != 0 {
+			// An unprivileged user gets the mount namespace from a user
+			// namespace mapping only itself.
+			cmd.SysProcAttr = &syscall.SysProcAttr{
+				Cloneflags:  unix.CLONE_NEWUSER | unix.CLONE_NEWNS,
+				UidMappings: []syscall.SysProcIDMap{{ContainerID: os.Geteuid(), HostID: os.Geteuid(), Size: 1}},
+				GidMappings: []syscall.SysProcIDMap{{ContainerID: os.Getegid(), HostID: os.Getegid(), Size: 1}},
+			}
+		}
+	case BackendBwrap:
+		spec.Landlock = false
+		spec.MountNS = false
+		bw, err := exec.LookPath("bwrap")
+		if err != nil {
+			return nil, fmt.Errorf("bwrap: %w", ErrUnavailable)
+		}
+		cmd = exec.Command(bw, append(BwrapArgs(spec.Config), "--", exe)...)
+	default:
+		return nil, fmt.Errorf("%s: %w", backend, ErrUnavailable)
+	}
+	cmd.Env = append(withoutStage(env), encodeSpec(spec))
+	cmd.ExtraFiles = extra
+	return cmd, nil
+}
+
+func withoutStage(env []string) []string {
+	out := make([]string, 0, len(env)+1)
+	for _, e := range env {
+		if strings.HasPrefix(e, envStage+"=") || strings.HasPrefix(e, EnvRun+"=") || strings.HasPrefix(e, EnvBrokerFD+"=") {
+			continue
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+// BwrapArgs are bubblewrap's options for c: the host file system
+// read-only, the writable roots bound read-write, the protected paths
+// bound read-only on top, fresh /dev and /proc, no network, own PID, IPC
+// and UTS namespaces, no capabilities.
+func BwrapArgs(c Config) []string {
+	a := []string{"--die-with-parent", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try"}
+	if !c.Network {
+		a = append(a, "--unshare-net")
+	}
+	// No --cap-drop: the confining stage inside drops every set itself,
+	// the bounding set included, which needs CAP_SETPCAP to be there.
+	a = append(a, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc")
+	for _, r := range c.WritableRoots() {
+		if _, err := os.Stat(r); err == nil {
+			a = append(a, "--bind", r, r)
+		}
+	}
+	if c.SharedTmp {
+		a = append(a, "--bind-try", "/dev/shm", "/dev/shm")
+	}
+	if g := c.GitDir(); g != "" {
+		a = append(a, "--bind", g, g)
+	}
+	for _, p := range c.ProtectedInside() {
+		a = append(a, "--ro-bind", p, p)
+	}
+	if wd, err := os.Getwd(); err == nil {
+		a = append(a, "--chdir", wd)
+	}
+	return a
+}
+
+// Start starts the confined interpreter for this guardsh invocation on
+// backend: the same binary and arguments, confined before it reads the
+// script. env is its environment (TMPDIR already set); broker, if not nil,
+// becomes its escalation channel.
+func Start(backend string, c Config, desc string, env []string, broker *os.File) (*Session, error) {
+	var extra []*os.File
+	if broker != nil {
+		extra = append(extra, broker)
+		env = append(env, EnvBrokerFD+"=3")
+	}
+	cmd, err := command(backend, stageSpec{Config: c, Action: "run", Desc: desc}, env, extra)
+	if err != nil {
+		return nil, err
+	}
+	if backend != BackendBwrap {
+		cmd.Args = os.Args
+	} else {
+		// bwrap's own argv stays; guardsh's arguments follow the binary.
+		cmd.Args = append(cmd.Args, os.Args[1:]...)
+	}
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	return &Session{Backend: backend, Desc: desc, Cmd: cmd}, nil
+}
+
+// ExecCommand builds the process that runs argv confined by c on backend
+// (an approved escalation). argv[0] must be absolute.
+func ExecCommand(backend string, c Config, argv, env []string, dir string) (*exec.Cmd, error) {
+	if !filepath.IsAbs(argv[0]) {
+		return nil, fmt.Errorf("%s: not an absolute path", argv[0])
+	}
+	cmd, err := command(backend, stageSpec{Config: c, Action: "exec", Argv: argv}, env, nil)
+	if err != nil {
+		return nil, err
+	}
+	cmd.Dir = dir
+	if backend == BackendBwrap {
+		for i, a := range cmd.Args {
+			if a == "--chdir" && i+1 < len(cmd.Args) {
+				cmd.Args[i+1] = dir
+			}
+		}
+	}
+	return cmd, nil
+}
