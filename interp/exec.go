@@ -1,11 +1,15 @@
 package interp
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
@@ -13,45 +17,362 @@ import (
 	"mvdan.cc/sh/v3/interp"
 )
 
-// startExternal runs an external program and waits for it.
+// errInterrupted ends a script after a child died of SIGINT while guardsh
+// got the same signal: bash then exits as if interrupted (status 130).
+var errInterrupted = errors.New("interrupted")
+
+// shellNames are the shells whose children guardsh runs in its own
+// interpreter, with the same policy and handlers, instead of starting them.
+var shellNames = map[string]bool{"sh": true, "bash": true, "dash": true}
+
+// startExternal runs an external program and waits for it. Shells, shell
+// scripts without a shebang and scripts whose shebang names sh or bash run
+// in-process in a nested guardsh runner.
 func (g *Runner) startExternal(ctx context.Context, hc interp.HandlerContext, args []string) error {
-	path, err := interp.LookPathDir(hc.Dir, hc.Env, args[0])
-	if err != nil {
-		fmt.Fprintf(hc.Stderr, "guardsh: %s: command not found\n", args[0])
-		return interp.ExitStatus(127)
+	if isShell(args[0]) {
+		return g.runNested(ctx, hc, args, nil)
 	}
-	cmd := exec.CommandContext(ctx, path)
+	if filepath.Base(args[0]) == "env" {
+		if env, rest, ok := envLookThrough(args[1:]); ok && len(rest) > 0 && isShell(rest[0]) {
+			return g.runNested(ctx, hc, rest, env)
+		}
+	}
+	path, status, msg := lookCommand(hc.Dir, hc.Env, args[0])
+	if status != 0 {
+		g.errf(hc, "%s: %s", args[0], msg)
+		return interp.ExitStatus(status)
+	}
+	if shell, opts, ok := scriptShell(path); ok {
+		argv := append([]string{shell}, opts...)
+		argv = append(argv, path)
+		argv = append(argv, args[1:]...)
+		return g.runNested(ctx, hc, argv, nil)
+	}
+	return g.runProcess(ctx, hc, path, args)
+}
+
+// isShell reports whether a command name is a shell guardsh runs itself.
+func isShell(name string) bool { return shellNames[filepath.Base(name)] }
+
+// envLookThrough parses "env [-i] [-u NAME] [NAME=VALUE]... COMMAND..." and
+// returns the environment changes and the command. ok is false for env
+// options guardsh does not interpret.
+func envLookThrough(args []string) (env []string, rest []string, ok bool) {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "-i" || a == "--ignore-environment" || a == "-":
+			env = append(env, "\x00clear")
+		case a == "-u" && i+1 < len(args):
+			i++
+			env = append(env, "\x00unset="+args[i])
+		case a == "--":
+			return env, args[i+1:], true
+		case strings.HasPrefix(a, "-"):
+			return nil, nil, false
+		case strings.Contains(a, "="):
+			env = append(env, a)
+		default:
+			return env, args[i:], true
+		}
+	}
+	return env, nil, true
+}
+
+// lookCommand finds the file a command name runs, with bash's errors and
+// statuses: 127 "command not found" or "No such file or directory", 126
+// "Is a directory" or "Permission denied".
+func lookCommand(dir string, env expand.Environ, name string) (path string, status int, msg string) {
+	if strings.Contains(name, "/") {
+		p := name
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(dir, p)
+		}
+		fi, err := os.Stat(p)
+		switch {
+		case err != nil:
+			return "", 127, "No such file or directory"
+		case fi.IsDir():
+			return "", 126, "Is a directory"
+		case fi.Mode()&0o111 == 0 || syscall.Access(p, 1) != nil:
+			return "", 126, "Permission denied"
+		}
+		return p, 0, ""
+	}
+	if name == "" {
+		return "", 127, "command not found"
+	}
+	for _, d := range filepath.SplitList(env.Get("PATH").String()) {
+		if d == "" {
+			d = "."
+		}
+		p := filepath.Join(d, name)
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(dir, p)
+		}
+		fi, err := os.Stat(p)
+		if err != nil || fi.IsDir() || fi.Mode()&0o111 == 0 {
+			continue
+		}
+		return p, 0, ""
+	}
+	return "", 127, "command not found"
+}
+
+// scriptShell reads the start of an executable file and reports whether
+// guardsh runs it in-process: a shebang naming sh, bash or dash (directly
+// or through env), or no shebang at all in a file that is not a binary.
+func scriptShell(path string) (shell string, opts []string, ok bool) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", nil, false
+	}
+	defer f.Close()
+	head := make([]byte, 256)
+	n, _ := io.ReadFull(f, head)
+	head = head[:n]
+	if !bytes.HasPrefix(head, []byte("#!")) {
+		if n == 0 {
+			return "sh", nil, true
+		}
+		line, _, _ := bytes.Cut(head, []byte("\n"))
+		if bytes.IndexByte(line, 0) >= 0 || bytes.HasPrefix(head, []byte("\x7fELF")) {
+			return "", nil, false
+		}
+		return "sh", nil, true
+	}
+	line, _, _ := bytes.Cut(head[2:], []byte("\n"))
+	fields := strings.Fields(string(line))
+	if len(fields) == 0 {
+		return "", nil, false
+	}
+	if filepath.Base(fields[0]) == "env" {
+		fields = fields[1:]
+		for len(fields) > 0 && (fields[0] == "-S" || strings.Contains(fields[0], "=")) {
+			fields = fields[1:]
+		}
+		if len(fields) == 0 {
+			return "", nil, false
+		}
+	}
+	if !isShell(fields[0]) {
+		return "", nil, false
+	}
+	// A shebang passes at most one argument, possibly "-e" or "-eu".
+	for _, o := range fields[1:] {
+		if strings.HasPrefix(o, "-") || strings.HasPrefix(o, "+") {
+			opts = append(opts, o)
+		}
+	}
+	return filepath.Base(fields[0]), opts, true
+}
+
+// runNested runs a shell command line (argv[0] is sh, bash, ...) in a new
+// guardsh runner with the same policy and handlers. env holds the changes
+// of a leading "env" command.
+func (g *Runner) runNested(ctx context.Context, hc interp.HandlerContext, argv []string, env []string) error {
+	name := filepath.Base(argv[0])
+	inv, err := ParseArgs(argv[1:], argv[0], nil)
+	if err != nil {
+		fmt.Fprintf(hc.Stderr, "%s: %v\n", name, err)
+		return interp.ExitStatus(2)
+	}
+	if inv.Version {
+		fmt.Fprintf(hc.Stdout, "GNU bash, version %s (guardsh)\n", bashVersion)
+		return nil
+	}
+	cfg := g.cfg
+	cfg.shared = g.sh
+	cfg.Env = applyEnv(execEnv(hc), env)
+	cfg.Dir = hc.Dir
+	cfg.Stdin, cfg.Stdout, cfg.Stderr = hc.Stdin, hc.Stdout, hc.Stderr
+	cfg.Name = inv.Name
+	cfg.Params = inv.Params
+	cfg.Opts = inv.Opts
+	cfg.Interactive = false
+	child, err := New(cfg)
+	if err != nil {
+		fmt.Fprintf(hc.Stderr, "%s: %v\n", name, err)
+		return interp.ExitStatus(2)
+	}
+	if inv.Login && !inv.NoProfile {
+		child.SourceLogin(ctx)
+	}
+	var status int
+	switch {
+	case inv.Command != nil:
+		status = child.Run(ctx, strings.NewReader(*inv.Command), inv.Name)
+	case inv.Script != "":
+		status = child.RunScriptFile(ctx, inv.Script, name)
+	default:
+		in := hc.Stdin
+		if in == nil {
+			in = strings.NewReader("")
+		}
+		status = child.Run(ctx, in, inv.Name)
+	}
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	if status == 0 {
+		return nil
+	}
+	return interp.ExitStatus(uint8(status))
+}
+
+// RunScriptFile runs a script file the way "bash FILE" does, with bash's
+// errors when it cannot be read: 127 when missing, 126 when not a file.
+// prefix names the shell in those errors.
+func (g *Runner) RunScriptFile(ctx context.Context, path, prefix string) int {
+	p := path
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(g.r.Dir, p)
+	}
+	fi, err := os.Stat(p)
+	switch {
+	case err != nil:
+		fmt.Fprintf(g.cfg.Stderr, "%s: %s: No such file or directory\n", prefix, path)
+		return 127
+	case fi.IsDir():
+		fmt.Fprintf(g.cfg.Stderr, "%s: %s: Is a directory\n", prefix, path)
+		return 126
+	}
+	data, err := os.ReadFile(p)
+	if err != nil {
+		fmt.Fprintf(g.cfg.Stderr, "%s: %s: %v\n", prefix, path, errors.Unwrap(err))
+		return 126
+	}
+	line, _, _ := bytes.Cut(data, []byte("\n"))
+	if bytes.IndexByte(line, 0) >= 0 {
+		fmt.Fprintf(g.cfg.Stderr, "%s: %s: cannot execute binary file\n", prefix, path)
+		return 126
+	}
+	return g.Run(ctx, bytes.NewReader(data), path)
+}
+
+// applyEnv applies the changes of an env command to an environment list.
+func applyEnv(list, changes []string) []string {
+	for _, c := range changes {
+		switch {
+		case c == "\x00clear":
+			list = nil
+		case strings.HasPrefix(c, "\x00unset="):
+			name := strings.TrimPrefix(c, "\x00unset=")
+			list = removeEnv(list, name)
+		default:
+			name, _, _ := strings.Cut(c, "=")
+			list = append(removeEnv(list, name), c)
+		}
+	}
+	return list
+}
+
+func removeEnv(list []string, name string) []string {
+	out := list[:0:0]
+	for _, kv := range list {
+		if !strings.HasPrefix(kv, name+"=") {
+			out = append(out, kv)
+		}
+	}
+	return out
+}
+
+// runProcess starts one external program, registers it in the process
+// table (so that signals and exit can reach it) and waits for it.
+func (g *Runner) runProcess(ctx context.Context, hc interp.HandlerContext, path string, args []string) error {
+	cmd := exec.Command(path)
 	cmd.Args = args
 	cmd.Env = execEnv(hc)
 	cmd.Dir = hc.Dir
 	cmd.Stdin = hc.Stdin
 	cmd.Stdout = hc.Stdout
 	cmd.Stderr = hc.Stderr
-	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
-	cmd.WaitDelay = 2 * time.Second
-	err = cmd.Run()
+	cmd.SysProcAttr = childSysProcAttr()
+	var err error
+	for delay := time.Millisecond; ; delay *= 2 {
+		err = cmd.Start()
+		if !errors.Is(err, syscall.ETXTBSY) || delay > 300*time.Millisecond {
+			break
+		}
+		time.Sleep(delay)
+		cmd = cmdCopy(cmd)
+	}
+	if err != nil {
+		if errors.Is(err, syscall.ENOEXEC) {
+			return g.runNested(ctx, hc, append([]string{"sh", path}, args[1:]...), nil)
+		}
+		msg := err.Error()
+		var pe *os.PathError
+		if errors.As(err, &pe) {
+			msg = errnoText(pe.Err)
+		}
+		g.errf(hc, "%s: %s", args[0], msg)
+		return interp.ExitStatus(126)
+	}
+	p := g.sh.track(cmd.Process.Pid, hc.Pos)
+	done := make(chan struct{})
+	go func() {
+		select {
+		case <-ctx.Done():
+			// Interrupted: the child normally got the signal already
+			// (same process group); make sure it goes, then kill it.
+			cmd.Process.Signal(os.Interrupt)
+			select {
+			case <-done:
+			case <-time.After(2 * time.Second):
+				cmd.Process.Kill()
+			}
+		case <-done:
+		}
+	}()
+	err = cmd.Wait()
+	close(done)
+	g.sh.finish(p, cmd.ProcessState)
 	var ee *exec.ExitError
 	switch {
 	case err == nil:
 		return nil
 	case errors.As(err, &ee):
 		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			if ws.Signal() == syscall.SIGINT && g.sh.waitInterrupted(50*time.Millisecond) {
+				return errInterrupted
+			}
 			return interp.ExitStatus(uint8(128 + int(ws.Signal())))
 		}
 		return interp.ExitStatus(uint8(ee.ExitCode()))
-	case errors.Is(err, exec.ErrWaitDelay):
-		return nil
 	default:
-		fmt.Fprintf(hc.Stderr, "guardsh: %s: %v\n", args[0], err)
-		return interp.ExitStatus(126)
+		return err
 	}
+}
+
+func cmdCopy(c *exec.Cmd) *exec.Cmd {
+	n := exec.Command(c.Path)
+	n.Args, n.Env, n.Dir = c.Args, c.Env, c.Dir
+	n.Stdin, n.Stdout, n.Stderr = c.Stdin, c.Stdout, c.Stderr
+	n.SysProcAttr = c.SysProcAttr
+	return n
+}
+
+// errnoText is the C library's text for an errno, as bash prints it.
+func errnoText(err error) string {
+	var en syscall.Errno
+	if errors.As(err, &en) {
+		s := en.Error()
+		if s != "" {
+			return strings.ToUpper(s[:1]) + s[1:]
+		}
+	}
+	return err.Error()
 }
 
 // execEnv lists the exported variables of the shell for a child process.
 func execEnv(hc interp.HandlerContext) []string {
 	var list []string
 	hc.Env.Each(func(name string, vr expand.Variable) bool {
-		if vr.Exported && vr.IsSet() {
+		if vr.Exported && vr.IsSet() && vr.Kind != expand.Indexed && vr.Kind != expand.Associative {
 			list = append(list, name+"="+vr.String())
 		}
 		return true

@@ -7,10 +7,12 @@ package interp
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
+	"strconv"
 	"strings"
 
 	"github.com/guardsh/guardsh/guardsh"
@@ -38,11 +40,14 @@ type Config struct {
 	Stdout  io.Writer
 	Stderr  io.Writer
 	FS      FS // nil: the operating system, unguarded
-	// Name is $0; Params are $1...
+	// Name is $0 and the prefix of error messages ("guardsh: line 1: ...");
+	// "" means "guardsh". Params are $1...
 	Name   string
 	Params []string
 	// Opts are shell options as for "set", e.g. "-e", "-u", "-o", "pipefail".
 	Opts []string
+	// Interactive makes the shell interactive ($- holds i, PS1 is set).
+	Interactive bool
 	// Escalate runs an approved command that needs more than the session
 	// sandbox (network, a write outside the project) through the privileged
 	// side, with exactly the rights in v.Effects. nil: no escalation
@@ -51,6 +56,16 @@ type Config struct {
 	// Sandbox describes the session sandbox for audit records, e.g.
 	// "landlock+seccomp (abi 7)" or "off (--no-sandbox)".
 	Sandbox string
+	// Gate answers the policy's asks (the terminal gate, the agent's UI, a
+	// test). nil: nobody can be asked, every ask is refused (see gate.go).
+	Gate Gate
+	// Audit receives a record of every decision before the command runs
+	// (see audit.go). nil: no audit log.
+	Audit *AuditLog
+
+	// shared is set for nested shells (bash -c, scripts): they share the
+	// parent's process table and job list.
+	shared *shared
 }
 
 // Runner runs shell code under guardsh's policy.
@@ -58,6 +73,11 @@ type Runner struct {
 	cfg    Config
 	policy *guardsh.Policy
 	r      *interp.Runner
+	name   string // $0, and the prefix of error messages
+	sh     *shared
+	env    *dynEnviron
+	// verbose is "set -v": input is echoed on stderr before it runs.
+	verbose bool
 }
 
 // deniedCmd replaces the argv of a refused command. It contains a NUL byte,
@@ -79,12 +99,21 @@ func New(cfg Config) (*Runner, error) {
 	if cfg.Stderr == nil {
 		cfg.Stderr = io.Discard
 	}
-	g := &Runner{cfg: cfg, policy: cfg.Policy}
+	if cfg.Name == "" {
+		cfg.Name = "guardsh"
+	}
+	sh := cfg.shared
+	if sh == nil {
+		sh = newShared()
+	}
+	g := &Runner{cfg: cfg, policy: cfg.Policy, name: cfg.Name, sh: sh}
+	g.env = newDynEnviron(g, shellEnv(cfg.Env))
 	opts := []interp.RunnerOption{
-		interp.Env(expand.ListEnviron(cfg.Env...)),
+		interp.Env(g.env),
 		interp.StdIO(cfg.Stdin, cfg.Stdout, cfg.Stderr),
 		interp.CallHandler(g.call),
-		interp.ExecHandlers(func(interp.ExecHandlerFunc) interp.ExecHandlerFunc { return g.exec }),
+		interp.ExecHandlers(func(interp.ExecHandlerFunc) interp.ExecHandlerFunc { return g.gateExec(g.exec) }),
+		interp.Interactive(cfg.Interactive),
 	}
 	if cfg.Dir != "" {
 		opts = append(opts, interp.Dir(cfg.Dir))
@@ -96,7 +125,9 @@ func New(cfg Config) (*Runner, error) {
 			interp.ReadDirHandler2(cfg.FS.ReadDir),
 		)
 	}
-	params := append([]string{}, cfg.Opts...)
+	setOpts, verbose, _ := filterSetArgs(cfg.Opts)
+	g.verbose = verbose
+	params := append([]string{}, setOpts...)
 	params = append(params, "--")
 	params = append(params, cfg.Params...)
 	opts = append(opts, interp.Params(params...))
@@ -108,15 +139,109 @@ func New(cfg Config) (*Runner, error) {
 		g.cfg.Project = r.Dir
 	}
 	g.r = r
+	if err := g.prelude(); err != nil {
+		return nil, err
+	}
 	return g, nil
 }
 
-// Run parses src (named name in error messages) and runs it. It returns the
+// shellEnv is the environment a shell starts with: SHLVL goes up by one,
+// as in bash.
+func shellEnv(env []string) []string {
+	out := make([]string, 0, len(env)+1)
+	lvl := 0
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "SHLVL="); ok {
+			lvl, _ = strconv.Atoi(strings.TrimSpace(v))
+			continue
+		}
+		out = append(out, kv)
+	}
+	return append(out, "SHLVL="+strconv.Itoa(lvl+1))
+}
+
+// bashVersion is what guardsh reports in BASH_VERSION: the bash release
+// whose behaviour mvdan's interpreter and guardsh's fixes follow, so that
+// scripts take their bash branch.
+const bashVersion = "5.2.15(1)-release"
+
+// prelude sets the variables bash sets itself, unexported as in bash.
+func (g *Runner) prelude() error {
+	self, err := os.Executable()
+	if err != nil {
+		self = "/bin/bash"
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "BASH=%s\n", shellQuote(self))
+	fmt.Fprintf(&b, "BASH_VERSION=%s\n", shellQuote(bashVersion))
+	b.WriteString("BASH_VERSINFO=(5 2 15 1 release x86_64-pc-linux-gnu)\n")
+	b.WriteString("GUARDSH=1\n")
+	if g.cfg.Interactive && g.env.Get("PS1").String() == "" {
+		b.WriteString(`PS1='\s-\v\$ '` + "\n")
+	}
+	if g.env.Get("PS2").String() == "" {
+		b.WriteString("PS2='> '\n")
+	}
+	if g.env.Get("PS4").String() == "" {
+		b.WriteString("PS4='+ '\n")
+	}
+	f, err := syntax.NewParser().Parse(strings.NewReader(b.String()), "")
+	if err != nil {
+		return err
+	}
+	for _, st := range f.Stmts {
+		if err := g.r.Run(context.Background(), st); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Name returns $0 of the shell, the prefix of its error messages.
+func (g *Runner) Name() string { return g.name }
+
+// Parse parses a script in bash syntax with guardsh's rewrites applied.
+// A syntax error is returned formatted as bash would print it (without the
+// trailing newline).
+func (g *Runner) Parse(src io.Reader, name string) (*syntax.File, error) {
+	file, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(src, name)
+	if err != nil {
+		return nil, g.syntaxError(err)
+	}
+	g.rewrite(file)
+	return file, nil
+}
+
+// syntaxError formats a parse error like bash: "NAME: line N: MESSAGE".
+func (g *Runner) syntaxError(err error) error {
+	var pe syntax.ParseError
+	if errors.As(err, &pe) {
+		return fmt.Errorf("%s: line %d: syntax error: %s", g.name, pe.Pos.Line(), pe.Text)
+	}
+	var le syntax.LangError
+	if errors.As(err, &le) {
+		return fmt.Errorf("%s: line %d: syntax error: %s", g.name, le.Pos.Line(), le.Error())
+	}
+	return fmt.Errorf("%s: %v", g.name, err)
+}
+
+// Run parses src (named name, which becomes $0) and runs it. It returns the
 // shell's exit status; a parse error is reported on Stderr with status 2.
 func (g *Runner) Run(ctx context.Context, src io.Reader, name string) int {
-	file, err := syntax.NewParser().Parse(src, name)
+	data, err := io.ReadAll(src)
 	if err != nil {
-		fmt.Fprintf(g.cfg.Stderr, "guardsh: %v\n", err)
+		fmt.Fprintf(g.cfg.Stderr, "%s: %v\n", g.name, err)
+		return 2
+	}
+	if g.verbose {
+		g.cfg.Stderr.Write(data)
+		if len(data) > 0 && data[len(data)-1] != '\n' {
+			io.WriteString(g.cfg.Stderr, "\n")
+		}
+	}
+	file, err := g.Parse(strings.NewReader(string(data)), name)
+	if err != nil {
+		fmt.Fprintln(g.cfg.Stderr, err)
 		return 2
 	}
 	return g.RunFile(ctx, file)
@@ -125,20 +250,34 @@ func (g *Runner) Run(ctx context.Context, src io.Reader, name string) int {
 // RunFile runs a parsed script and returns its exit status.
 func (g *Runner) RunFile(ctx context.Context, file *syntax.File) int {
 	err := g.r.Run(ctx, file)
-	return statusOf(err, g.cfg.Stderr)
+	return g.statusOf(err)
 }
 
-func statusOf(err error, stderr io.Writer) int {
+// Exited reports whether the last run ended the shell ("exit", errexit).
+func (g *Runner) Exited() bool { return g.r.Exited() }
+
+// Dir is the shell's current directory.
+func (g *Runner) Dir() string { return g.r.Dir }
+
+// Var returns the value of a shell variable.
+func (g *Runner) Var(name string) string {
+	if v, ok := g.r.Vars[name]; ok {
+		return v.String()
+	}
+	return g.env.Get(name).String()
+}
+
+func (g *Runner) statusOf(err error) int {
 	if err == nil {
 		return 0
 	}
 	if st, ok := interp.IsExitStatus(err); ok {
 		return int(st)
 	}
-	if err == context.Canceled {
+	if errors.Is(err, context.Canceled) || errors.Is(err, errInterrupted) {
 		return 130
 	}
-	fmt.Fprintf(stderr, "guardsh: %v\n", err)
+	fmt.Fprintf(g.cfg.Stderr, "%s: %v\n", g.name, err)
 	return 1
 }
 
@@ -158,11 +297,14 @@ func (g *Runner) command(hc interp.HandlerContext, args []string) guardsh.Comman
 // call is the CallHandler: every simple command, expanded, is decided here.
 func (g *Runner) call(ctx context.Context, args []string) ([]string, error) {
 	hc := interp.HandlerCtx(ctx)
-	v := g.decide(ctx, g.command(hc, args))
-	if v.Decision == guardsh.Allow {
-		return args, nil
+	if strings.HasPrefix(args[0], internalPrefix) {
+		return g.internalCall(hc, args)
 	}
-	return []string{deniedCmd, v.Message()}, nil
+	v := g.decide(ctx, g.command(hc, args))
+	if v.Decision != guardsh.Allow {
+		return []string{deniedCmd, v.Message()}, nil
+	}
+	return g.compatCall(ctx, hc, args), nil
 }
 
 // exec is the ExecHandler for everything that is neither a builtin nor a
@@ -177,5 +319,47 @@ func (g *Runner) exec(ctx context.Context, args []string) error {
 		fmt.Fprintln(hc.Stderr, strings.TrimRight(msg, "\n"))
 		return interp.ExitStatus(126)
 	}
+	if strings.HasPrefix(args[0], internalPrefix) {
+		return g.builtin(ctx, hc, args)
+	}
 	return g.startExternal(ctx, hc, args)
+}
+
+// errf prints an error the way bash does: "NAME: line N: MESSAGE".
+func (g *Runner) errf(hc interp.HandlerContext, format string, a ...any) {
+	msg := fmt.Sprintf(format, a...)
+	if hc.Pos.IsValid() && hc.Pos.Line() > 0 {
+		fmt.Fprintf(hc.Stderr, "%s: line %d: %s\n", g.name, hc.Pos.Line(), msg)
+		return
+	}
+	fmt.Fprintf(hc.Stderr, "%s: %s\n", g.name, msg)
+}
+
+// dynEnviron is the base environment of a runner: the process environment
+// plus variables guardsh computes when they are read ($! as a real PID).
+type dynEnviron struct {
+	g    *Runner
+	list expand.Environ
+}
+
+func newDynEnviron(g *Runner, env []string) *dynEnviron {
+	return &dynEnviron{g: g, list: expand.ListEnviron(env...)}
+}
+
+// bangVar is the variable guardsh rewrites $! to.
+const bangVar = "__guardsh_bang"
+
+func (e *dynEnviron) Get(name string) expand.Variable {
+	if name == bangVar {
+		pid := e.g.sh.lastBgPid()
+		if pid == "" {
+			return expand.Variable{}
+		}
+		return expand.Variable{Set: true, Kind: expand.String, Str: pid}
+	}
+	return e.list.Get(name)
+}
+
+func (e *dynEnviron) Each(f func(name string, vr expand.Variable) bool) {
+	e.list.Each(f)
 }

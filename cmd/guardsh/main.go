@@ -6,13 +6,14 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
-	"os/signal"
+	"path/filepath"
 	"strings"
-	"syscall"
 
 	"github.com/guardsh/guardsh/guardsh"
 	"github.com/guardsh/guardsh/interp"
+	"golang.org/x/term"
 )
 
 // Version is guardsh's version, printed by --version.
@@ -36,9 +37,14 @@ func main() {
 }
 
 func run(argv []string) int {
-	for i, a := range argv {
-		if a == "--" {
+	for i := 0; i < len(argv); i++ {
+		a := argv[i]
+		if a == "--" || a == "-c" || !strings.HasPrefix(a, "-") {
 			break
+		}
+		if a == "--mode" || a == "-o" {
+			i++
+			continue
 		}
 		name, _, _ := strings.Cut(a, "=")
 		if m, ok := longModes[name]; ok {
@@ -51,130 +57,121 @@ func run(argv []string) int {
 	}
 	inv, err := parseArgs(argv)
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "guardsh: %v\n", err)
+		fmt.Fprintf(os.Stderr, "%s: %v\n", shellName(), err)
+		fmt.Fprint(os.Stderr, usage)
 		return 2
 	}
 	return shell(inv)
 }
 
-// invocation is a parsed shell command line.
-type invocation struct {
-	command   *string // -c
-	script    string  // SCRIPT operand
-	name      string  // $0
-	params    []string
-	opts      []string
-	mode      guardsh.Mode
-	printVer  bool
-	printHelp bool
+// shellName is $0 by default and the prefix of error messages: the name
+// guardsh was started as ("guardsh", or "bash"/"sh" through a shim).
+func shellName() string {
+	if len(os.Args) == 0 {
+		return "guardsh"
+	}
+	name := strings.TrimPrefix(filepath.Base(os.Args[0]), "-")
+	if name == "" || name == "." {
+		return "guardsh"
+	}
+	return name
 }
 
+// invocation is a parsed shell command line: bash's options (see
+// interp.ParseArgs) plus guardsh's own.
+type invocation struct {
+	*interp.Invocation
+	mode guardsh.Mode
+}
+
+// guardshLongOpts are guardsh's long options that take a value.
+var guardshLongOpts = map[string]bool{"--mode": true}
+
 func parseArgs(argv []string) (*invocation, error) {
-	inv := &invocation{name: "guardsh"}
+	in, err := interp.ParseArgs(argv, shellName(), guardshLongOpts)
+	if err != nil {
+		return nil, err
+	}
+	inv := &invocation{Invocation: in}
 	modeName := os.Getenv("GUARDSH_MODE")
-	var operands []string
-	wantC := false
-	i := 0
-	for ; i < len(argv); i++ {
-		a := argv[i]
-		switch {
-		case a == "--":
-			i++
-			operands = append(operands, argv[i:]...)
-			i = len(argv)
-		case a == "--version":
-			inv.printVer = true
-		case a == "--help":
-			inv.printHelp = true
-		case a == "--mode":
-			if i+1 >= len(argv) {
-				return nil, fmt.Errorf("--mode: option requires an argument")
-			}
-			i++
-			modeName = argv[i]
-		case strings.HasPrefix(a, "--mode="):
-			modeName = strings.TrimPrefix(a, "--mode=")
-		case a == "-c":
-			wantC = true
-		case a == "-e", a == "-u", a == "-x", a == "-f", a == "-v":
-			inv.opts = append(inv.opts, a)
-		case a == "-o" && i+1 < len(argv):
-			inv.opts = append(inv.opts, "-o", argv[i+1])
-			i++
-		case strings.HasPrefix(a, "-") && len(a) > 1:
-			return nil, fmt.Errorf("%s: invalid option", a)
-		default:
-			operands = append(operands, argv[i:]...)
-			i = len(argv)
+	for _, l := range in.Long {
+		if v, ok := strings.CutPrefix(l, "--mode="); ok {
+			modeName = v
 		}
 	}
 	mode, err := guardsh.ParseMode(modeName)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("--mode: %v", err)
 	}
 	inv.mode = mode
-	if wantC {
-		if len(operands) == 0 {
-			return nil, fmt.Errorf("-c: option requires an argument")
-		}
-		c := operands[0]
-		inv.command = &c
-		operands = operands[1:]
-		if len(operands) > 0 {
-			inv.name = operands[0]
-			inv.params = operands[1:]
-		}
-		return inv, nil
-	}
-	if len(operands) > 0 {
-		inv.script = operands[0]
-		inv.name = operands[0]
-		inv.params = operands[1:]
+	// A login shell started by login(1) has "-" in front of argv[0].
+	if len(os.Args) > 0 && strings.HasPrefix(filepath.Base(os.Args[0]), "-") {
+		inv.Login = true
 	}
 	return inv, nil
 }
 
+const usage = `Usage:	guardsh [option] ...
+	guardsh [option] script-file ...
+	guardsh [option] -c command [name [args...]]
+Shell options (as bash):
+	-c -s -i -l -e -u -x -v -f -n -a -o option --login --norc --noprofile --posix
+guardsh options:
+	--mode default|plan|auto|bypass   the policy mode (also GUARDSH_MODE)
+	--version, --help
+`
+
 func shell(inv *invocation) int {
-	if inv.printHelp {
-		fmt.Println("usage: guardsh [options] [-c COMMAND [NAME [ARGS...]] | SCRIPT [ARGS...]]")
+	if inv.Help {
+		fmt.Printf("guardsh %s, a guarded bash-compatible shell for AI coding agents\n", Version)
+		fmt.Print(usage)
 		return 0
 	}
-	if inv.printVer {
-		fmt.Printf("guardsh %s\n", Version)
+	if inv.Version {
+		fmt.Printf("guardsh %s (bash-compatible: GNU bash 5.2 behaviour)\n", Version)
 		return 0
 	}
+	interactive := inv.Interactive ||
+		(inv.Command == nil && inv.Script == "" && term.IsTerminal(int(os.Stdin.Fd())) && term.IsTerminal(int(os.Stderr.Fd())))
+	inv.Interactive = interactive
 	code, done, sandboxDesc := sandboxSession(inv)
 	if done {
 		return code
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
-	defer stop()
 	r, err := interp.New(interp.Config{
-		Policy:  guardsh.NewPolicy(inv.mode),
-		Stdin:   os.Stdin,
-		Stdout:  os.Stdout,
-		Stderr:  os.Stderr,
-		Name:    inv.name,
-		Params:  inv.params,
-		Opts:    inv.opts,
-		Sandbox: sandboxDesc,
+		Policy:      guardsh.NewPolicy(inv.mode),
+		Stdin:       os.Stdin,
+		Stdout:      os.Stdout,
+		Stderr:      os.Stderr,
+		Name:        inv.Name,
+		Params:      inv.Params,
+		Opts:        inv.Opts,
+		Interactive: interactive,
+		Sandbox:     sandboxDesc,
+		Escalate:    sessionEscalate,
 	})
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "guardsh: %v\n", err)
+		fmt.Fprintf(os.Stderr, "%s: %v\n", shellName(), err)
 		return 2
 	}
+	if interactive {
+		return r.Interactive(context.Background(), interp.InteractiveOptions{
+			Login: inv.Login && !inv.NoProfile,
+			RC:    !inv.NoRC,
+		})
+	}
+	ctx, stop := r.WatchSignals(context.Background())
+	defer stop()
+	if inv.Login && !inv.NoProfile {
+		r.SourceLogin(ctx)
+	}
 	switch {
-	case inv.command != nil:
-		return r.Run(ctx, strings.NewReader(*inv.command), inv.name)
-	case inv.script != "":
-		f, err := os.Open(inv.script)
-		if err != nil {
-			fmt.Fprintf(os.Stderr, "guardsh: %s: %v\n", inv.script, err)
-			return 127
-		}
-		defer f.Close()
-		return r.Run(ctx, f, inv.script)
+	case inv.Command != nil:
+		return r.Run(ctx, strings.NewReader(*inv.Command), inv.Name)
+	case inv.Script != "":
+		return r.RunScriptFile(ctx, inv.Script, shellName())
 	default:
-		return r.Run(ctx, os.Stdin, "guardsh")
+		var in io.Reader = os.Stdin
+		return r.Run(ctx, in, inv.Name)
 	}
 }

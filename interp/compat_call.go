@@ -1,0 +1,329 @@
+package interp
+
+import (
+	"context"
+	"strings"
+	"unicode"
+
+	"mvdan.cc/sh/v3/interp"
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// internalPrefix starts the names of guardsh's own builtins and markers.
+// The NUL byte keeps them apart from anything a script can name.
+const internalPrefix = "\x00gs-"
+
+// Markers guardsh's AST rewrites insert; harmless if a script forged them.
+const (
+	markBg        = internalPrefix + "bg"        // after "cmd &": ID, $! as mvdan knows it
+	markTimeStart = internalPrefix + "timestart" // before a timed pipeline: "-p" or ""
+	markTimeEnd   = internalPrefix + "timeend"   // after it: $?
+)
+
+// internalCall handles markers and internal names reaching the call
+// handler. Only the rewrites' markers are honoured; any other internal name
+// can only come from a forged string and is refused.
+func (g *Runner) internalCall(hc interp.HandlerContext, args []string) ([]string, error) {
+	switch args[0] {
+	case markBg:
+		if len(args) == 3 {
+			g.sh.bgStarted(args[1], args[2])
+		}
+		return []string{":"}, nil
+	case markTimeStart:
+		g.sh.timeStart(len(args) > 1 && args[1] == "-p")
+		return []string{":"}, nil
+	case markTimeEnd:
+		return args, nil
+	}
+	return []string{deniedCmd, "guardsh: denied [shell.internal]: internal guardsh name. Use the plain command name"}, nil
+}
+
+// compatCall rewrites an allowed simple command where mvdan's interpreter
+// differs from bash: unknown set/shopt options, and the builtins guardsh
+// provides itself.
+func (g *Runner) compatCall(ctx context.Context, hc interp.HandlerContext, args []string) []string {
+	switch args[0] {
+	case "command":
+		if len(args) > 1 && !strings.HasPrefix(args[1], "-") && ownBuiltins[args[1]] {
+			return g.compatCall(ctx, hc, args[1:])
+		}
+	case "builtin":
+		if len(args) > 1 && ownBuiltins[args[1]] {
+			return g.compatCall(ctx, hc, args[1:])
+		}
+	case "set":
+		filtered, verbose, changed := filterSetArgs(args[1:])
+		if verbose {
+			g.verbose = true
+		}
+		if bad := badSetOption(args[1:]); bad != "" {
+			return []string{internalPrefix + "err", "2", "set: " + bad + ": invalid option name"}
+		}
+		if !changed {
+			return args
+		}
+		if len(filtered) == 0 {
+			return []string{":"}
+		}
+		return append([]string{"set"}, filtered...)
+	case "shopt":
+		return g.shopt(args)
+	case "printf":
+		return g.printfCall(hc, args)
+	case "wait":
+		return g.waitCall(args)
+	case "eval":
+		return g.evalCall(args)
+	case "cd":
+		return g.cdCall(hc, args)
+	}
+	if ownBuiltins[args[0]] {
+		return append([]string{internalPrefix + args[0]}, args[1:]...)
+	}
+	return args
+}
+
+// ownBuiltins are the bash builtins mvdan's interpreter lacks, which guardsh
+// implements itself (see builtin_*.go).
+var ownBuiltins = map[string]bool{
+	"kill": true, "umask": true, "ulimit": true, "jobs": true, "disown": true,
+	"printf": true, "wait": true, "times": true,
+}
+
+// setOptions maps "set -o NAME" names to whether mvdan supports them; the
+// others are accepted and ignored, as bash's job control, history and
+// similar options mean nothing to a non-interactive guarded shell.
+var setOptions = map[string]bool{
+	"allexport": true, "errexit": true, "noexec": true, "noglob": true, "nounset": true,
+	"xtrace": true, "pipefail": true,
+	"braceexpand": false, "emacs": false, "errtrace": false, "functrace": false,
+	"hashall": false, "histexpand": false, "history": false, "ignoreeof": false,
+	"interactive-comments": false, "keyword": false, "monitor": false, "noclobber": false,
+	"nolog": false, "notify": false, "onecmd": false, "physical": false, "posix": false,
+	"privileged": false, "verbose": false, "vi": false,
+}
+
+// supportedLetters are the "set" letters mvdan implements.
+const supportedLetters = "aefnux"
+
+// filterSetArgs drops the options of a "set" command line that mvdan does
+// not implement (bash accepts them; guardsh ignores them). verbose reports
+// "-v"/"-o verbose". changed is false when nothing was dropped.
+func filterSetArgs(args []string) (out []string, verbose, changed bool) {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" || a == "-" || len(a) < 2 || (a[0] != '-' && a[0] != '+') {
+			out = append(out, args[i:]...)
+			break
+		}
+		keep := []byte{a[0]}
+		for j := 1; j < len(a); j++ {
+			c := a[j]
+			switch {
+			case c == 'o':
+				if i+1 >= len(args) {
+					keep = append(keep, c)
+					continue
+				}
+				i++
+				name := args[i]
+				if name == "verbose" {
+					verbose = a[0] == '-'
+				}
+				if setOptions[name] || !isKnownSetOption(name) {
+					out = append(out, string(a[0])+"o", name)
+				} else {
+					changed = true
+				}
+			case strings.IndexByte(supportedLetters, c) >= 0:
+				keep = append(keep, c)
+			default:
+				if c == 'v' {
+					verbose = a[0] == '-'
+				}
+				changed = true
+			}
+		}
+		if len(keep) > 1 {
+			out = append(out, string(keep))
+		}
+	}
+	return out, verbose, changed
+}
+
+func isKnownSetOption(name string) bool { _, ok := setOptions[name]; return ok }
+
+// badSetOption returns the first "-o NAME" that bash does not know either.
+func badSetOption(args []string) string {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" || len(a) < 2 || (a[0] != '-' && a[0] != '+') {
+			return ""
+		}
+		if strings.HasSuffix(a, "o") && i+1 < len(args) {
+			i++
+			if !isKnownSetOption(args[i]) {
+				return args[i]
+			}
+		}
+	}
+	return ""
+}
+
+// bashShopts are bash 5.2's shopt names with their default state.
+var bashShopts = map[string]bool{
+	"autocd": false, "assoc_expand_once": false, "cdable_vars": false, "cdspell": false,
+	"checkhash": false, "checkjobs": false, "checkwinsize": true, "cmdhist": true,
+	"compat31": false, "compat32": false, "compat40": false, "compat41": false,
+	"compat42": false, "compat43": false, "compat44": false, "complete_fullquote": true,
+	"direxpand": false, "dirspell": false, "dotglob": false, "execfail": false,
+	"expand_aliases": false, "extdebug": false, "extglob": false, "extquote": true,
+	"failglob": false, "force_fignore": true, "globasciiranges": true, "globskipdots": true,
+	"globstar": false, "gnu_errfmt": false, "histappend": false, "histreedit": false,
+	"histverify": false, "hostcomplete": true, "huponexit": false, "inherit_errexit": false,
+	"interactive_comments": true, "lastpipe": false, "lithist": false, "localvar_inherit": false,
+	"localvar_unset": false, "login_shell": false, "mailwarn": false,
+	"no_empty_cmd_completion": false, "nocaseglob": false, "nocasematch": false,
+	"noexpand_translation": false, "nullglob": false, "patsub_replacement": true,
+	"progcomp": true, "progcomp_alias": false, "promptvars": true, "restricted_shell": false,
+	"shift_verbose": false, "sourcepath": true, "varredir_close": false, "xpg_echo": false,
+}
+
+// mvdanShopts are the shopt names mvdan implements in both states.
+var mvdanShopts = map[string]bool{
+	"dotglob": true, "expand_aliases": true, "extglob": true, "globstar": true,
+	"nocaseglob": true, "nullglob": true,
+}
+
+// shopt handles the names mvdan does not know or support: they are
+// accepted silently (as bash does) and remembered for "shopt -q"; names
+// bash does not know either get bash's error.
+func (g *Runner) shopt(args []string) []string {
+	mode := ""
+	var names []string
+	opts := false
+	for i, a := range args[1:] {
+		if strings.HasPrefix(a, "-") && len(a) > 1 && a != "--" {
+			for _, c := range a[1:] {
+				switch c {
+				case 's', 'u':
+					mode = string(c)
+				case 'q':
+					if mode == "" {
+						mode = "q"
+					}
+				case 'o':
+					opts = true
+				case 'p':
+					if mode == "" {
+						mode = "p"
+					}
+				}
+			}
+			continue
+		}
+		names = args[1+i:]
+		break
+	}
+	if opts || len(names) == 0 {
+		if mode == "q" || mode == "p" {
+			return []string{":"}
+		}
+		return args
+	}
+	g.sh.mu.Lock()
+	defer g.sh.mu.Unlock()
+	var keep []string
+	status := "0"
+	for _, n := range names {
+		def, known := bashShopts[n]
+		if !known {
+			return []string{internalPrefix + "err", "1", "shopt: " + n + ": invalid shell option name"}
+		}
+		state, set := g.sh.shopts[n]
+		if !set {
+			state = def
+		}
+		switch mode {
+		case "s", "u":
+			g.sh.shopts[n] = mode == "s"
+			if mvdanShopts[n] {
+				keep = append(keep, n)
+			}
+		case "q":
+			if !state {
+				status = "1"
+			}
+		default:
+			if mvdanShopts[n] {
+				keep = append(keep, n)
+			}
+		}
+	}
+	switch {
+	case mode == "q":
+		return []string{internalPrefix + "err", status, ""}
+	case len(keep) == 0:
+		return []string{":"}
+	case mode == "s" || mode == "u":
+		return append([]string{"shopt", "-" + mode}, keep...)
+	}
+	return append([]string{"shopt"}, keep...)
+}
+
+// evalCall applies guardsh's rewrites (">|", time, $!) to eval'd code.
+func (g *Runner) evalCall(args []string) []string {
+	if len(args) < 2 {
+		return args
+	}
+	src := strings.Join(args[1:], " ")
+	if !strings.ContainsAny(src, ">!") && !strings.Contains(src, "time") {
+		return args
+	}
+	f, err := syntax.NewParser().Parse(strings.NewReader(src), "")
+	if err != nil {
+		return args
+	}
+	if !g.rewrite(f) {
+		return args
+	}
+	var b strings.Builder
+	if err := syntax.NewPrinter().Print(&b, f); err != nil {
+		return args
+	}
+	return []string{"eval", b.String()}
+}
+
+// cdCall reports a failing cd the way bash does.
+func (g *Runner) cdCall(hc interp.HandlerContext, args []string) []string {
+	if len(args) != 2 || args[1] == "-" || strings.HasPrefix(args[1], "-") {
+		return args
+	}
+	dir := args[1]
+	if _, status, msg := statDir(hc.Dir, dir); status != 0 {
+		return []string{internalPrefix + "err", "1", "cd: " + dir + ": " + msg}
+	}
+	return args
+}
+
+// isName reports whether s is a valid shell variable name, optionally
+// followed by an array subscript.
+func isName(s string) bool {
+	base, sub, hasSub := strings.Cut(s, "[")
+	if hasSub && !strings.HasSuffix(sub, "]") {
+		return false
+	}
+	if base == "" {
+		return false
+	}
+	for i, c := range base {
+		if c != '_' && !unicode.IsLetter(c) && (i == 0 || !unicode.IsDigit(c)) {
+			return false
+		}
+		if c > unicode.MaxASCII {
+			return false
+		}
+	}
+	return true
+}
