@@ -36,7 +36,9 @@ var knownAgents = []agentInfo{
 	{name: "aider", title: "Aider", shell: shellVar},
 	{name: "cline", title: "Cline", shell: shellVar},
 	{name: "goose", title: "goose", shell: gooseShell},
-	{name: "openhands", title: "OpenHands", shell: bashOnPath},
+	{name: "openhands", title: "OpenHands", shell: func(func(string) string) (string, string) {
+		return "/bin/bash", "absolute path, local runtime"
+	}},
 }
 
 // claudeShell follows Claude Code: CLAUDE_CODE_SHELL, else $SHELL if it is

@@ -46,9 +46,10 @@ var agentShells = []struct {
 	agent string
 	call  string // shell command line that runs "$CMD" (single-quoted into place)
 }{
-	{"gemini/openhands: bash -c", `bash -c CMD`},
+	{"gemini: bash -c", `bash -c CMD`},
 	{"sh -c", `sh -c CMD`},
-	{"aider/cline: $SHELL -c", `"$SHELL" -c CMD`},
+	{"cline: $SHELL -c", `"$SHELL" -c CMD`},
+	{"aider: $SHELL -i -c", `"$SHELL" -i -c CMD`},
 	{"goose: $GOOSE_SHELL -c", `"$GOOSE_SHELL" -c CMD`},
 	{"claude: $CLAUDE_CODE_SHELL -c", `"$CLAUDE_CODE_SHELL" -c CMD`},
 	{"/usr/bin/env bash -c", `/usr/bin/env bash -c CMD`},
