@@ -3,6 +3,9 @@
 package sandbox
 
 import (
+	"fmt"
+	"net"
+	"time"
 	"os"
 	"os/exec"
 	"testing"
@@ -10,6 +13,18 @@ import (
 
 func TestMain(m *testing.M) {
 	Stage()
+	if addr := os.Getenv("GUARDSH_TEST_DIAL"); addr != "" {
+		// Helper command for the escalation tests: connect and say hello.
+		c, err := net.DialTimeout("tcp", addr, 2*time.Second)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "dial:", err)
+			os.Exit(3)
+		}
+		fmt.Fprintln(c, "hello")
+		c.Close()
+		fmt.Println("connected")
+		os.Exit(0)
+	}
 	os.Exit(m.Run())
 }
 

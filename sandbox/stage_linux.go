@@ -9,42 +9,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"syscall"
 
 	"golang.org/x/sys/unix"
 )
-
-// Environment variables of the re-exec protocol. They are internal: the
-// stage variable is removed before anything else runs, and the run marker
-// is only believed when the process really is confined.
-const (
-	envStage = "GUARDSH_SANDBOX_STAGE" // base64 JSON stageSpec: confine, then act
-	// EnvRun marks the confined interpreter; its value describes the
-	// sandbox for audit records.
-	EnvRun = "GUARDSH_SANDBOX_RUN"
-	// EnvBrokerFD names the fd of the escalation channel in the interpreter.
-	EnvBrokerFD = "GUARDSH_SANDBOX_BROKER_FD"
-)
-
-// stageSpec is what the privileged side asks a freshly started guardsh
-// process to do: confine itself, then either become the interpreter
-// ("run"), exec an approved command ("exec"), or prove the sandbox
-// ("probe").
-type stageSpec struct {
-	Config   Config     `json:"config"`
-	Landlock bool       `json:"landlock"`
-	MountNS  bool       `json:"mountns"`
-	Action   string     `json:"action"`
-	Argv     []string   `json:"argv,omitempty"` // exec: the command (Argv[0] absolute)
-	Desc     string     `json:"desc,omitempty"` // run: sandbox description
-	Probe    *probeSpec `json:"probe,omitempty"`
-}
-
-func encodeSpec(s stageSpec) string {
-	b, _ := json.Marshal(s)
-	return envStage + "=" + base64.StdEncoding.EncodeToString(b)
-}
 
 // Stage must be called first thing in main (from an init function): in a
 // process started by the privileged side to confine itself, it confines
@@ -121,24 +89,6 @@ func Inherited() (desc string, ok bool, err error) {
 	return desc, true, nil
 }
 
-// Session is a confined interpreter process started by the privileged side.
-type Session struct {
-	Backend string
-	Desc    string
-	Cmd     *exec.Cmd
-}
-
-// Executable is the guardsh binary re-executed for the confined stages.
-// Tests may point it elsewhere; "" means os.Executable().
-var Executable = ""
-
-func executable() (string, error) {
-	if Executable != "" {
-		return Executable, nil
-	}
-	return os.Executable()
-}
-
 // command builds the process that confines itself per spec on backend.
 // extra are files passed as fds 3, 4, ... .
 func command(backend string, spec stageSpec, env []string, extra []*os.File) (*exec.Cmd, error) {
@@ -176,17 +126,6 @@ func command(backend string, spec stageSpec, env []string, extra []*os.File) (*e
 	cmd.Env = append(withoutStage(env), encodeSpec(spec))
 	cmd.ExtraFiles = extra
 	return cmd, nil
-}
-
-func withoutStage(env []string) []string {
-	out := make([]string, 0, len(env)+1)
-	for _, e := range env {
-		if strings.HasPrefix(e, envStage+"=") || strings.HasPrefix(e, EnvRun+"=") || strings.HasPrefix(e, EnvBrokerFD+"=") {
-			continue
-		}
-		out = append(out, e)
-	}
-	return out
 }
 
 // BwrapArgs are bubblewrap's options for c: the host file system
@@ -267,4 +206,16 @@ func ExecCommand(backend string, c Config, argv, env []string, dir string) (*exe
 		}
 	}
 	return cmd, nil
+}
+
+// osProbeChecks are the Linux-only probe checks, run confined.
+func osProbeChecks() []Check {
+	var out []Check
+	st, err := SelfStatus()
+	out = append(out, Check{Name: "no capabilities, no_new_privs, seccomp filter",
+		OK:     err == nil && st.Confined() && (st.CapBnd == 0 || os.Geteuid() != 0),
+		Detail: fmt.Sprintf("NoNewPrivs=%v Seccomp=%d CapEff=%x CapBnd=%x", st.NoNewPrivs, st.Seccomp, st.CapEff, st.CapBnd)})
+	err = unix.Unshare(unix.CLONE_NEWNS)
+	out = append(out, Check{Name: "unshare fails", OK: err != nil, Detail: errString(err)})
+	return out
 }

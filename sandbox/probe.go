@@ -1,4 +1,4 @@
-//go:build linux
+//go:build linux || darwin
 
 package sandbox
 
@@ -21,34 +21,6 @@ type probeSpec struct {
 	Outside   string `json:"outside"`    // a directory that must not be
 	GitConfig string `json:"git_config"` // a protected file inside the project
 	TCP       string `json:"tcp"`        // a listener that must not be reachable
-}
-
-// Check is one probe result.
-type Check struct {
-	Name   string `json:"name"`
-	OK     bool   `json:"ok"`
-	Detail string `json:"detail,omitempty"`
-}
-
-// ProbeResult is what the probe proved about one backend.
-type ProbeResult struct {
-	Backend  string        `json:"backend"`
-	ABI      int           `json:"abi,omitempty"` // Landlock ABI
-	OK       bool          `json:"ok"`
-	Checks   []Check       `json:"checks,omitempty"`
-	Err      string        `json:"error,omitempty"`
-	Duration time.Duration `json:"duration"`
-}
-
-// Describe returns the sandbox description for audit records.
-func (r ProbeResult) Describe() string {
-	switch r.Backend {
-	case BackendLandlock:
-		return fmt.Sprintf("landlock+seccomp (abi %d)", r.ABI)
-	case BackendBwrap:
-		return "bwrap+seccomp"
-	}
-	return r.Backend
 }
 
 // runProbeChecks runs inside the confined probe process.
@@ -88,13 +60,7 @@ func runProbeChecks(spec stageSpec) []Check {
 	}
 	add("UDP send fails", err != nil, errString(err))
 
-	st, err := SelfStatus()
-	add("no capabilities, no_new_privs, seccomp filter", err == nil && st.Confined() && st.CapBnd == 0 || err == nil && st.Confined() && os.Geteuid() != 0,
-		fmt.Sprintf("NoNewPrivs=%v Seccomp=%d CapEff=%x CapBnd=%x", st.NoNewPrivs, st.Seccomp, st.CapEff, st.CapBnd))
-
-	err = unix.Unshare(unix.CLONE_NEWNS)
-	add("unshare fails", err != nil, errString(err))
-	return out
+	return append(out, osProbeChecks()...)
 }
 
 func errString(err error) string {

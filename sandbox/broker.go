@@ -1,0 +1,289 @@
+//go:build linux || darwin
+
+package sandbox
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// Request asks the privileged side to run one command with more than the
+// session sandbox allows. It travels over the socketpair between the
+// confined interpreter and the broker with the command's stdin, stdout and
+// stderr attached as SCM_RIGHTS.
+type Request struct {
+	Args    []string `json:"args"`
+	Dir     string   `json:"dir"`
+	Env     []string `json:"env"`
+	Network bool     `json:"network,omitempty"`
+	Writes  []string `json:"writes,omitempty"`
+}
+
+// Response is the broker's answer: the command's exit status, or why it
+// did not run (Status 126 then).
+type Response struct {
+	Status int    `json:"status"`
+	Err    string `json:"error,omitempty"`
+}
+
+// maxMessage bounds one protocol message.
+const maxMessage = 1 << 20
+
+// Broker is the privileged side of a session: it serves the escalation
+// requests of one confined interpreter, re-checks each with Check (its own
+// policy and gate; the interpreter's word counts for nothing) and runs the
+// approved ones confined by Config plus exactly the approved rights.
+type Broker struct {
+	Backend string
+	Config  Config
+	// Check decides a request: the rights to grant, or an error (shown to
+	// the interpreter) when the request is refused.
+	Check func(Request) (Rights, error)
+	conn  *os.File
+}
+
+// NewBroker makes the socketpair. The returned file is the interpreter's
+// end: pass it to Start, then close it in the broker.
+func NewBroker(backend string, c Config, check func(Request) (Rights, error)) (*Broker, *os.File, error) {
+	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM, 0)
+	if err != nil {
+		return nil, nil, err
+	}
+	unix.CloseOnExec(fds[0])
+	b := &Broker{Backend: backend, Config: c, Check: check, conn: os.NewFile(uintptr(fds[0]), "guardsh-broker")}
+	return b, os.NewFile(uintptr(fds[1]), "guardsh-broker-client"), nil
+}
+
+// Serve answers requests until the interpreter closes its end.
+func (b *Broker) Serve() error {
+	defer b.conn.Close()
+	for {
+		var req Request
+		files, err := recvMsg(b.conn, &req)
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				return nil
+			}
+			return err
+		}
+		resp := b.handle(req, files)
+		for _, f := range files {
+			f.Close()
+		}
+		if err := sendMsg(b.conn, resp, nil); err != nil {
+			return err
+		}
+	}
+}
+
+func (b *Broker) handle(req Request, files []*os.File) Response {
+	if len(req.Args) == 0 || len(files) != 3 {
+		return Response{Status: 126, Err: "guardsh: broker: malformed request"}
+	}
+	if b.Check == nil {
+		return Response{Status: 126, Err: "guardsh: broker: escalation not available"}
+	}
+	rights, err := b.Check(req)
+	if err != nil {
+		return Response{Status: 126, Err: err.Error()}
+	}
+	path, err := lookPath(req.Args[0], req.Dir, req.Env)
+	if err != nil {
+		return Response{Status: 127, Err: fmt.Sprintf("guardsh: %s: command not found", req.Args[0])}
+	}
+	argv := append([]string{path}, req.Args[1:]...)
+	cmd, err := ExecCommand(b.Backend, b.Config.With(rights), argv, req.Env, req.Dir)
+	if err != nil {
+		return Response{Status: 126, Err: "guardsh: broker: " + err.Error()}
+	}
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = files[0], files[1], files[2]
+	err = cmd.Run()
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+		return Response{}
+	case errors.As(err, &ee):
+		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			return Response{Status: 128 + int(ws.Signal())}
+		}
+		return Response{Status: ee.ExitCode()}
+	}
+	return Response{Status: 126, Err: "guardsh: broker: " + err.Error()}
+}
+
+func lookPath(name, dir string, env []string) (string, error) {
+	if strings.Contains(name, "/") {
+		if !filepath.IsAbs(name) {
+			name = filepath.Join(dir, name)
+		}
+		return name, nil
+	}
+	path := ""
+	for _, e := range env {
+		if v, ok := strings.CutPrefix(e, "PATH="); ok {
+			path = v
+		}
+	}
+	for _, d := range filepath.SplitList(path) {
+		if d == "" {
+			d = "."
+		}
+		if !filepath.IsAbs(d) {
+			d = filepath.Join(dir, d)
+		}
+		p := filepath.Join(d, name)
+		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
+			return p, nil
+		}
+	}
+	return "", exec.ErrNotFound
+}
+
+// Client is the interpreter's end of the escalation channel.
+type Client struct {
+	mu   sync.Mutex
+	conn *os.File
+}
+
+// ClientFromEnv returns the escalation channel the broker passed to this
+// process, or nil. The descriptor is made close-on-exec so that no command
+// the interpreter starts can reach the broker.
+func ClientFromEnv() *Client {
+	v := os.Getenv(EnvBrokerFD)
+	os.Unsetenv(EnvBrokerFD)
+	fd, err := strconv.Atoi(v)
+	if err != nil || fd < 3 {
+		return nil
+	}
+	unix.CloseOnExec(fd)
+	if _, err := unix.GetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_TYPE); err != nil {
+		return nil
+	}
+	return &Client{conn: os.NewFile(uintptr(fd), "guardsh-broker")}
+}
+
+// NewClient wraps the interpreter's end of a broker socketpair (tests).
+func NewClient(f *os.File) *Client { return &Client{conn: f} }
+
+// Run asks the broker to run req with stdin, stdout and stderr and waits
+// for its exit status.
+func (c *Client) Run(req Request, stdin, stdout, stderr *os.File) (Response, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if err := sendMsg(c.conn, req, []*os.File{stdin, stdout, stderr}); err != nil {
+		return Response{}, err
+	}
+	var resp Response
+	if _, err := recvMsg(c.conn, &resp); err != nil {
+		return Response{}, err
+	}
+	return resp, nil
+}
+
+// Close closes the channel.
+func (c *Client) Close() error { return c.conn.Close() }
+
+func sendMsg(conn *os.File, v any, files []*os.File) error {
+	body, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	msg := binary.BigEndian.AppendUint32(nil, uint32(len(body)))
+	msg = append(msg, body...)
+	var oob []byte
+	if len(files) > 0 {
+		fds := make([]int, len(files))
+		for i, f := range files {
+			fds[i] = int(f.Fd())
+		}
+		oob = unix.UnixRights(fds...)
+	}
+	rc, err := conn.SyscallConn()
+	if err != nil {
+		return err
+	}
+	var serr error
+	err = rc.Write(func(fd uintptr) bool {
+		n := 0
+		n, serr = unix.SendmsgN(int(fd), msg, oob, nil, 0)
+		if serr == unix.EAGAIN {
+			return false
+		}
+		for serr == nil && n < len(msg) {
+			var m int
+			m, serr = unix.Write(int(fd), msg[n:])
+			n += m
+		}
+		return true
+	})
+	if err != nil {
+		return err
+	}
+	return serr
+}
+
+func recvMsg(conn *os.File, v any) ([]*os.File, error) {
+	hdr := make([]byte, 4)
+	oob := make([]byte, unix.CmsgSpace(4*8))
+	rc, err := conn.SyscallConn()
+	if err != nil {
+		return nil, err
+	}
+	var n, oobn int
+	var rerr error
+	err = rc.Read(func(fd uintptr) bool {
+		n, oobn, _, _, rerr = unix.Recvmsg(int(fd), hdr, oob, 0)
+		return rerr != unix.EAGAIN
+	})
+	if err != nil {
+		return nil, err
+	}
+	if rerr != nil {
+		return nil, rerr
+	}
+	var files []*os.File
+	if oobn > 0 {
+		msgs, err := unix.ParseSocketControlMessage(oob[:oobn])
+		if err == nil {
+			for _, m := range msgs {
+				fds, err := unix.ParseUnixRights(&m)
+				if err != nil {
+					continue
+				}
+				for _, fd := range fds {
+					unix.CloseOnExec(fd)
+					files = append(files, os.NewFile(uintptr(fd), "passed"))
+				}
+			}
+		}
+	}
+	if n == 0 {
+		return files, io.EOF
+	}
+	if n < 4 {
+		if _, err := io.ReadFull(conn, hdr[n:]); err != nil {
+			return files, err
+		}
+	}
+	size := binary.BigEndian.Uint32(hdr)
+	if size > maxMessage {
+		return files, fmt.Errorf("broker message too large (%d bytes)", size)
+	}
+	body := make([]byte, size)
+	if _, err := io.ReadFull(conn, body); err != nil {
+		return files, err
+	}
+	return files, json.Unmarshal(body, v)
+}

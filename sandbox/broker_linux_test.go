@@ -1,0 +1,99 @@
+//go:build linux
+
+package sandbox
+
+import (
+	"bufio"
+	"errors"
+	"net"
+	"os"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestBrokerEscalation runs a command that dials a test listener through
+// the broker: with approved network rights it connects; without, or when
+// the broker's own check refuses, it does not.
+func TestBrokerEscalation(t *testing.T) {
+	needRoot(t)
+	if LandlockABI() < minLandlockABI {
+		t.Skip("no Landlock")
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp4", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	got := make(chan string, 10)
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			line, _ := bufio.NewReader(c).ReadString('\n')
+			got <- strings.TrimSpace(line)
+			c.Close()
+		}
+	}()
+	project := t.TempDir()
+	c := NewConfig(project, t.TempDir(), "", nil)
+	tests := []struct {
+		name      string
+		network   bool
+		refuse    bool
+		wantState int
+		wantConn  bool
+	}{
+		{"approved network reaches the listener", true, false, 0, true},
+		{"no network right: connect fails", false, false, 3, false},
+		{"broker refuses", true, true, 126, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			check := func(r Request) (Rights, error) {
+				if tt.refuse {
+					return Rights{}, errors.New("guardsh: refused by the broker")
+				}
+				return Rights{Network: r.Network}, nil
+			}
+			b, end, err := NewBroker(BackendLandlock, c, check)
+			if err != nil {
+				t.Fatal(err)
+			}
+			go b.Serve()
+			cl := NewClient(end)
+			defer cl.Close()
+			out, err := os.CreateTemp(t.TempDir(), "out")
+			if err != nil {
+				t.Fatal(err)
+			}
+			devnull, _ := os.Open(os.DevNull)
+			defer devnull.Close()
+			resp, err := cl.Run(Request{Args: []string{exe}, Dir: project, Env: []string{"GUARDSH_TEST_DIAL=" + ln.Addr().String(), "PATH=/usr/bin:/bin"}, Network: tt.network},
+				devnull, out, out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b2, _ := os.ReadFile(out.Name())
+			if resp.Status != tt.wantState {
+				t.Errorf("status %d (%s), want %d; output %q", resp.Status, resp.Err, tt.wantState, b2)
+			}
+			select {
+			case line := <-got:
+				if !tt.wantConn {
+					t.Errorf("listener was reached (%q)", line)
+				}
+			case <-time.After(200 * time.Millisecond):
+				if tt.wantConn {
+					t.Errorf("listener not reached; output %q", b2)
+				}
+			}
+		})
+	}
+}

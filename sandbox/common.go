@@ -1,0 +1,99 @@
+package sandbox
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"time"
+)
+
+// Environment variables of the re-exec protocol. They are internal: the
+// stage variable is removed before anything else runs, and the run marker
+// is only believed when the process really is confined.
+const (
+	envStage = "GUARDSH_SANDBOX_STAGE" // base64 JSON stageSpec: confine, then act
+	// EnvRun marks the confined interpreter; its value describes the
+	// sandbox for audit records.
+	EnvRun = "GUARDSH_SANDBOX_RUN"
+	// EnvBrokerFD names the fd of the escalation channel in the interpreter.
+	EnvBrokerFD = "GUARDSH_SANDBOX_BROKER_FD"
+)
+
+// Session is a confined interpreter process started by the privileged side.
+type Session struct {
+	Backend string
+	Desc    string
+	Cmd     *exec.Cmd
+}
+
+// Executable is the guardsh binary re-executed for the confined stages.
+// Tests may point it elsewhere; "" means os.Executable().
+var Executable = ""
+
+func executable() (string, error) {
+	if Executable != "" {
+		return Executable, nil
+	}
+	return os.Executable()
+}
+
+// Check is one probe result.
+type Check struct {
+	Name   string `json:"name"`
+	OK     bool   `json:"ok"`
+	Detail string `json:"detail,omitempty"`
+}
+
+// ProbeResult is what the probe proved about one backend.
+type ProbeResult struct {
+	Backend  string        `json:"backend"`
+	ABI      int           `json:"abi,omitempty"` // Landlock ABI
+	OK       bool          `json:"ok"`
+	Checks   []Check       `json:"checks,omitempty"`
+	Err      string        `json:"error,omitempty"`
+	Duration time.Duration `json:"duration"`
+}
+
+// Describe returns the sandbox description for audit records.
+func (r ProbeResult) Describe() string {
+	switch r.Backend {
+	case BackendLandlock:
+		return fmt.Sprintf("landlock+seccomp (abi %d)", r.ABI)
+	case BackendBwrap:
+		return "bwrap+seccomp"
+	}
+	return r.Backend
+}
+
+// stageSpec is what the privileged side asks a freshly started guardsh
+// process to do: confine itself, then either become the interpreter
+// ("run"), exec an approved command ("exec"), or prove the sandbox
+// ("probe").
+type stageSpec struct {
+	Config   Config     `json:"config"`
+	Landlock bool       `json:"landlock"`
+	MountNS  bool       `json:"mountns"`
+	Action   string     `json:"action"`
+	Argv     []string   `json:"argv,omitempty"` // exec: the command (Argv[0] absolute)
+	Desc     string     `json:"desc,omitempty"` // run: sandbox description
+	Probe    *probeSpec `json:"probe,omitempty"`
+}
+
+func encodeSpec(s stageSpec) string {
+	b, _ := json.Marshal(s)
+	return envStage + "=" + base64.StdEncoding.EncodeToString(b)
+}
+
+func withoutStage(env []string) []string {
+	out := make([]string, 0, len(env)+1)
+	for _, e := range env {
+		if strings.HasPrefix(e, envStage+"=") || strings.HasPrefix(e, EnvRun+"=") || strings.HasPrefix(e, EnvBrokerFD+"=") {
+			continue
+		}
+		out = append(out, e)
+	}
+	return out
+}
