@@ -5,10 +5,10 @@ package sandbox
 import (
 	"fmt"
 	"net"
-	"time"
 	"os"
 	"os/exec"
 	"testing"
+	"time"
 )
 
 func TestMain(m *testing.M) {
