@@ -1,12 +1,275 @@
-// Command guardsh-agent is guardsh's bundled local coding agent (issue 6).
+// Command guardsh-agent is guardsh's bundled local coding agent: it runs a
+// task against an Ollama model whose only shell is guardsh (issue 6).
+//
+//	guardsh-agent [--model NAME] [--host URL] [--mode MODE] [--workdir DIR]
+//	              [--test-cmd CMD] [--max-steps N] [--allow-dirty] "TASK"
+//	guardsh-agent undo [--workdir DIR]
 package main
 
 import (
+	"context"
+	"errors"
+	"flag"
 	"fmt"
+	"io"
+	"net/http"
+	"net/url"
 	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/guardsh/guardsh/agentloop"
+	"github.com/guardsh/guardsh/guardsh"
+	"github.com/guardsh/guardsh/interp"
+	"github.com/ollama/ollama/api"
 )
 
+// defaultModel is used when neither --model, GUARDSH_MODEL nor agent.toml
+// names one.
+const defaultModel = "qwen2.5-coder:7b"
+
 func main() {
-	fmt.Fprintln(os.Stderr, "guardsh-agent: not built yet (issue 6)")
-	os.Exit(2)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	go func() {
+		// A second Ctrl-C after the first one leaves at once: every change
+		// is already in the manifest, so undo still works.
+		<-ctx.Done()
+		stop()
+		again := make(chan os.Signal, 1)
+		signal.Notify(again, os.Interrupt)
+		<-again
+		fmt.Fprintln(os.Stderr, "\nguardsh-agent: interrupted twice, leaving now (undo still works: guardsh-agent undo)")
+		os.Exit(130)
+	}()
+	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr, os.Getenv))
+}
+
+func usage(w io.Writer) {
+	fmt.Fprint(w, `usage: guardsh-agent [--model NAME] [--host URL] [--mode MODE] [--workdir DIR]
+                     [--test-cmd CMD] [--max-steps N] [--allow-dirty] "TASK"
+       guardsh-agent undo [--workdir DIR]
+
+Runs TASK with a local Ollama model whose only shell is guardsh. The model
+comes from --model, GUARDSH_MODEL, or agent.toml (default `+defaultModel+`);
+the server from --host or OLLAMA_HOST. Every file the agent changes is
+snapshotted first; "guardsh-agent undo" takes back the last run.
+
+options:
+`)
+}
+
+// run is main without the process: testable.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) int {
+	if len(args) > 0 && args[0] == "undo" {
+		return undo(args[1:], stdout, stderr)
+	}
+	fs := flag.NewFlagSet("guardsh-agent", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	model := fs.String("model", "", "Ollama model (default: GUARDSH_MODEL, agent.toml, "+defaultModel+")")
+	host := fs.String("host", "", "Ollama server URL (default: OLLAMA_HOST, agent.toml, http://127.0.0.1:11434)")
+	mode := fs.String("mode", "", "guardsh mode: default, plan, auto or bypass (default: GUARDSH_MODE, config, default)")
+	workdir := fs.String("workdir", ".", "the project to work in")
+	testCmd := fs.String("test-cmd", "", "the command that runs the tests (default: agent.toml, or detected)")
+	maxSteps := fs.Int("max-steps", 0, "most model turns (default 40)")
+	maxTime := fs.Duration("max-time", 30*time.Minute, "time limit for the whole run")
+	numCtx := fs.Int("num-ctx", 0, "context window to ask of Ollama (default 16384)")
+	allowDirty := fs.Bool("allow-dirty", false, "start even with uncommitted changes in the repository")
+	noStream := fs.Bool("no-stream", false, "ask Ollama for whole replies instead of a stream")
+	fs.Usage = func() { usage(stderr); fs.PrintDefaults() }
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if fs.NArg() == 0 || strings.TrimSpace(strings.Join(fs.Args(), " ")) == "" {
+		fmt.Fprintln(stderr, "guardsh-agent: no task given")
+		fs.Usage()
+		return 2
+	}
+	task := strings.Join(fs.Args(), " ")
+	fc, err := agentloop.LoadFileConfig(getenv)
+	if err != nil {
+		fmt.Fprintf(stderr, "guardsh-agent: %v\n", err)
+		return 2
+	}
+	m := first(*model, getenv("GUARDSH_MODEL"), fc.Model, defaultModel)
+	base, hostDesc, err := ollamaURL(first(*host, getenv("OLLAMA_HOST"), fc.Host))
+	if err != nil {
+		fmt.Fprintf(stderr, "guardsh-agent: %v\n", err)
+		return 2
+	}
+	root, err := filepath.Abs(*workdir)
+	if err == nil {
+		root, err = filepath.EvalSymlinks(root)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "guardsh-agent: --workdir: %v\n", err)
+		return 2
+	}
+	home, _ := os.UserHomeDir()
+	gcfg, err := guardsh.LoadConfig(home, root, getenv)
+	if err != nil {
+		fmt.Fprintf(stderr, "guardsh-agent: %v\n", err)
+		return 2
+	}
+	for _, w := range gcfg.Warnings {
+		fmt.Fprintf(stderr, "guardsh-agent: warning: %s\n", w)
+	}
+	md, modeSrc, err := gcfg.ResolveMode(*mode, getenv)
+	if err != nil {
+		fmt.Fprintf(stderr, "guardsh-agent: %v\n", err)
+		return 2
+	}
+	shell, err := interp.New(interp.Config{
+		Policy:  gcfg.Policy(md),
+		Project: root,
+		Dir:     root,
+		Env:     agentEnv(os.Environ()),
+		Stdout:  io.Discard,
+		Stderr:  io.Discard,
+		Name:    "guardsh",
+		Sandbox: "off (the agent's in-process session; see README)",
+	})
+	if err != nil {
+		fmt.Fprintf(stderr, "guardsh-agent: %v\n", err)
+		return 2
+	}
+	fmt.Fprintf(stdout, "guardsh-agent: %s, mode %s (%s), Ollama at %s\n", root, md, modeSrc, hostDesc)
+	cfg := agentloop.Config{
+		Client:     api.NewClient(base, http.DefaultClient),
+		Model:      m,
+		Host:       hostDesc,
+		Task:       task,
+		Workdir:    root,
+		Shell:      shell,
+		TestCmd:    first(*testCmd, fc.TestCmd),
+		AllowDirty: *allowDirty,
+		MaxSteps:   firstInt(*maxSteps, fc.MaxSteps),
+		MaxTime:    *maxTime,
+		NumCtx:     firstInt(*numCtx, fc.NumCtx),
+		NoStream:   *noStream,
+		Out:        stdout,
+	}
+	res, err := agentloop.Run(ctx, cfg)
+	if res == nil {
+		fmt.Fprintf(stderr, "guardsh-agent: %v\n", err)
+		return 2
+	}
+	report(stdout, res)
+	switch {
+	case err != nil:
+		fmt.Fprintf(stderr, "guardsh-agent: %v\n", err)
+		return 1
+	case ctx.Err() != nil:
+		return 130
+	case !res.Finished:
+		return 1
+	}
+	return 0
+}
+
+// report prints how the run ended, the diffstat and what to do next.
+func report(w io.Writer, res *agentloop.Result) {
+	fmt.Fprintln(w)
+	if res.Finished {
+		fmt.Fprintf(w, "== done: %s\n", res.Summary)
+	} else {
+		fmt.Fprintf(w, "== stopped: %s\n", res.Stopped)
+	}
+	fmt.Fprintf(w, "verification: %s\n", res.Verified)
+	if len(res.Changed) > 0 {
+		fmt.Fprintf(w, "changed by the file tools: %s\n", strings.Join(res.Changed, ", "))
+	}
+	if res.Git != "" {
+		fmt.Fprint(w, res.Git)
+	} else if len(res.Changed) > 0 {
+		fmt.Fprintln(w, "take it all back: guardsh-agent undo")
+	}
+	fmt.Fprintf(w, "run record (snapshots, manifest, transcript): %s\n", res.RunDir)
+}
+
+func undo(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("guardsh-agent undo", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	workdir := fs.String("workdir", ".", "the project the run worked in")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	root, err := filepath.Abs(*workdir)
+	if err == nil {
+		root, err = filepath.EvalSymlinks(root)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "guardsh-agent undo: %v\n", err)
+		return 2
+	}
+	rep, err := agentloop.Undo(root)
+	if rep != nil {
+		fmt.Fprintf(stdout, "undo of run %s:\n", rep.RunID)
+		for _, p := range rep.Restored {
+			fmt.Fprintf(stdout, "  restored %s\n", p)
+		}
+		for _, p := range rep.Removed {
+			fmt.Fprintf(stdout, "  removed  %s\n", p)
+		}
+		if len(rep.Kept) > 0 {
+			fmt.Fprintf(stdout, "  changed after the run, saved in %s first: %s\n", rep.BackupIn, strings.Join(rep.Kept, ", "))
+		}
+		if rep.Git != "" {
+			fmt.Fprintf(stdout, "  git: %s\n", rep.Git)
+		}
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "guardsh-agent undo: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+// agentEnv is the session's environment: no pagers or editors that wait
+// for a terminal.
+func agentEnv(env []string) []string {
+	return append(env, "PAGER=cat", "GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0", "GIT_EDITOR=true", "EDITOR=true", "GUARDSH_AGENT=1")
+}
+
+// ollamaURL parses a host as OLLAMA_HOST does ("" = 127.0.0.1:11434).
+func ollamaURL(s string) (*url.URL, string, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		s = "http://127.0.0.1:11434"
+	}
+	bare := !strings.Contains(s, "://")
+	if bare {
+		s = "http://" + s
+	}
+	u, err := url.Parse(s)
+	if err != nil || u.Host == "" {
+		return nil, "", fmt.Errorf("bad Ollama host %q", s)
+	}
+	if bare && u.Port() == "" {
+		u.Host += ":11434" // as OLLAMA_HOST: a bare host means Ollama's port
+	}
+	return u, u.String(), nil
+}
+
+func first(s ...string) string {
+	for _, x := range s {
+		if strings.TrimSpace(x) != "" {
+			return x
+		}
+	}
+	return ""
+}
+
+func firstInt(n ...int) int {
+	for _, x := range n {
+		if x > 0 {
+			return x
+		}
+	}
+	return 0
 }

@@ -1,0 +1,58 @@
+package agentloop
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/BurntSushi/toml"
+)
+
+// FileConfig is the agent's own configuration file, agent.toml beside
+// guardsh's config.toml ($XDG_CONFIG_HOME/guardsh/agent.toml, by default
+// ~/.config/guardsh/agent.toml):
+//
+//	model = "qwen2.5-coder:7b"
+//	host = "http://127.0.0.1:11434"
+//	num_ctx = 16384
+//	max_steps = 40
+//	test_cmd = "make check"      # instead of detecting one
+type FileConfig struct {
+	Model    string `toml:"model"`
+	Host     string `toml:"host"`
+	NumCtx   int    `toml:"num_ctx"`
+	MaxSteps int    `toml:"max_steps"`
+	TestCmd  string `toml:"test_cmd"`
+	// Path is the file that was read ("" if none).
+	Path string `toml:"-"`
+}
+
+// AgentConfigPath is where agent.toml is looked for.
+func AgentConfigPath(getenv func(string) string) string {
+	if x := getenv("XDG_CONFIG_HOME"); x != "" && filepath.IsAbs(x) {
+		return filepath.Join(x, "guardsh", "agent.toml")
+	}
+	home, _ := os.UserHomeDir()
+	return filepath.Join(home, ".config", "guardsh", "agent.toml")
+}
+
+// LoadFileConfig reads agent.toml; a missing file is an empty config, an
+// unreadable or unknown key is an error naming the file.
+func LoadFileConfig(getenv func(string) string) (*FileConfig, error) {
+	p := AgentConfigPath(getenv)
+	c := &FileConfig{}
+	md, err := toml.DecodeFile(p, c)
+	if errors.Is(err, fs.ErrNotExist) {
+		return c, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", p, err)
+	}
+	if und := md.Undecoded(); len(und) > 0 {
+		return nil, fmt.Errorf("%s: unknown key %q (known: model, host, num_ctx, max_steps, test_cmd)", p, und[0].String())
+	}
+	c.Path = p
+	return c, nil
+}
