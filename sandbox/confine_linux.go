@@ -247,3 +247,10 @@ func SelfStatus() (Status, error) {
 func (s Status) Confined() bool {
 	return s.NoNewPrivs && s.Seccomp == 2 && s.CapEff == 0 && s.CapPrm == 0
 }
+
+// Harden is called by the confined interpreter: it makes the process
+// non-dumpable, so that the commands it starts (same user, no
+// capabilities) cannot open its /proc/<pid>/mem or attach to it.
+func Harden() error {
+	return unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0)
+}

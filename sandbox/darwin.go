@@ -120,3 +120,7 @@ func ExecCommand(backend string, c Config, argv, env []string, dir string) (*exe
 	cmd.Dir = dir
 	return cmd, nil
 }
+
+// Harden does nothing on macOS (other processes' task ports are denied by
+// the profile).
+func Harden() error { return nil }

