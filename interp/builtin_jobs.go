@@ -28,10 +28,15 @@ type shared struct {
 	bgText  map[int]string
 	bgPids  map[int]chan int
 	nextID  int
-	jobs    []*job
-	lastJob *job
-	shopts  map[string]bool
-	times   []timeMark
+	// nextVirtual numbers the virtual PIDs of nested in-process shells.
+	nextVirtual int
+	jobs        []*job
+	lastJob     *job
+	shopts      map[string]bool
+	times       []timeMark
+	// pipeStatus holds the element statuses of instrumented pipelines by
+	// ID, and the pipeline's own status.
+	pipeStatus map[int]*psRecord
 	// exited receives every finished background process, for "wait -n".
 	exited chan *proc
 
@@ -42,10 +47,13 @@ type shared struct {
 
 // proc is one child process.
 type proc struct {
-	pid    int
-	done   chan struct{}
-	status int
-	bg     bool
+	pid      int
+	done     chan struct{}
+	status   int
+	bg       bool
+	group    *procGroup // virtual: what the nested shell started
+	cancel   func()     // virtual: stops the nested shell
+	killedBy syscall.Signal
 }
 
 // job is one background statement ("cmd &") as "jobs", "kill %N", "wait"
@@ -67,13 +75,14 @@ const fakePidBase = 1 << 22
 
 func newShared() *shared {
 	return &shared{
-		procs:   map[int]*proc{},
-		bgCalls: map[syntax.Pos]int{},
-		bgText:  map[int]string{},
-		bgPids:  map[int]chan int{},
-		shopts:  map[string]bool{},
-		exited:  make(chan *proc, 256),
-		intCh:   make(chan struct{}),
+		procs:      map[int]*proc{},
+		bgCalls:    map[syntax.Pos]int{},
+		bgText:     map[int]string{},
+		bgPids:     map[int]chan int{},
+		shopts:     map[string]bool{},
+		pipeStatus: map[int]*psRecord{},
+		exited:     make(chan *proc, 256),
+		intCh:      make(chan struct{}),
 	}
 }
 
@@ -86,30 +95,112 @@ func (s *shared) registerBg(call syntax.Pos, text string) int {
 	id := s.nextID
 	if call.IsValid() {
 		s.bgCalls[call] = id
-		s.bgPids[id] = make(chan int, 64)
 	}
+	s.bgPids[id] = make(chan int, 64)
 	s.bgText[id] = text
 	return id
 }
 
-// track registers a started child; pos is the command's position, which
-// tells whether it is the process of a background statement.
-func (s *shared) track(pid int, pos syntax.Pos) *proc {
+// bgIDFor tells whether a command at pos is what a background statement
+// runs (its $! process), and which.
+func (s *shared) bgIDFor(pos syntax.Pos) (int, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	p := &proc{pid: pid, done: make(chan struct{})}
+	id, ok := s.bgCalls[pos]
+	return id, ok
+}
+
+// track registers a started child. bgID is the background statement it is
+// the process of, or 0. A virtual child (a nested shell guardsh runs
+// in-process) gets a PID above pid_max; cancel stops it and grp holds the
+// processes it started, for kill.
+func (s *shared) track(pid, bgID int, grp *procGroup, cancel func()) *proc {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if pid == 0 {
+		s.nextVirtual++
+		pid = fakePidBase + 1000 + s.nextVirtual
+	}
+	p := &proc{pid: pid, done: make(chan struct{}), group: grp, cancel: cancel}
 	s.procs[pid] = p
-	if id, ok := s.bgCalls[pos]; ok {
+	if bgID != 0 {
 		p.bg = true
 		select {
-		case s.bgPids[id] <- pid:
+		case s.bgPids[bgID] <- pid:
 		default:
 		}
 	}
 	return p
 }
 
-// finish records the end of a child.
+// procGroup is the set of processes a nested in-process shell started
+// (and the shells nested in it), so that signalling the shell reaches them.
+type procGroup struct {
+	mu     sync.Mutex
+	pids   map[int]bool
+	parent *procGroup
+}
+
+func newProcGroup(parent *procGroup) *procGroup {
+	return &procGroup{pids: map[int]bool{}, parent: parent}
+}
+
+func (pg *procGroup) add(pid int) {
+	for ; pg != nil; pg = pg.parent {
+		pg.mu.Lock()
+		pg.pids[pid] = true
+		pg.mu.Unlock()
+	}
+}
+
+func (pg *procGroup) remove(pid int) {
+	for ; pg != nil; pg = pg.parent {
+		pg.mu.Lock()
+		delete(pg.pids, pid)
+		pg.mu.Unlock()
+	}
+}
+
+func (pg *procGroup) list() []int {
+	pg.mu.Lock()
+	defer pg.mu.Unlock()
+	var out []int
+	for pid := range pg.pids {
+		out = append(out, pid)
+	}
+	return out
+}
+
+// signal sends sig to a child; for a virtual one, to every process it
+// started, and a terminating signal also stops the shell itself.
+func (s *shared) signal(pid int, sig syscall.Signal) error {
+	if pid < fakePidBase {
+		return syscall.Kill(pid, sig)
+	}
+	s.mu.Lock()
+	p, ok := s.procs[pid]
+	s.mu.Unlock()
+	if !ok || p.group == nil {
+		return syscall.ESRCH
+	}
+	if sig == 0 {
+		return nil
+	}
+	for _, c := range p.group.list() {
+		syscall.Kill(c, sig)
+	}
+	switch sig {
+	case syscall.SIGTERM, syscall.SIGINT, syscall.SIGKILL, syscall.SIGHUP, syscall.SIGQUIT:
+		p.killedBy = sig
+		if p.cancel != nil {
+			p.cancel()
+		}
+	}
+	return nil
+}
+
+// finish records the end of a child; st is nil for a virtual one, whose
+// status is set by the caller.
 func (s *shared) finish(p *proc, st *os.ProcessState) {
 	s.mu.Lock()
 	delete(s.procs, p.pid)
@@ -119,6 +210,8 @@ func (s *shared) finish(p *proc, st *os.ProcessState) {
 		} else {
 			p.status = st.ExitCode()
 		}
+	} else if p.killedBy != 0 {
+		p.status = 128 + int(p.killedBy)
 	}
 	s.mu.Unlock()
 	close(p.done)
@@ -142,6 +235,20 @@ func (s *shared) bgStarted(idStr, gname string) {
 	}
 	s.jobs = append(s.jobs, j)
 	s.lastJob = j
+}
+
+// bgDone ends the virtual child of a compound background job.
+func (s *shared) bgDone(vpid, status string) {
+	pid, _ := strconv.Atoi(vpid)
+	st, _ := strconv.Atoi(status)
+	s.mu.Lock()
+	p, ok := s.procs[pid]
+	s.mu.Unlock()
+	if !ok || pid < fakePidBase {
+		return
+	}
+	p.status = st
+	s.finish(p, nil)
 }
 
 // resolve waits (briefly) for the job's process to start and returns its PID.
@@ -187,9 +294,6 @@ func (s *shared) running(j *job) bool {
 	pid := s.resolve(j)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if pid >= fakePidBase {
-		return false
-	}
 	_, ok := s.procs[pid]
 	return ok
 }
@@ -302,6 +406,11 @@ func (g *Runner) builtin(ctx context.Context, hc interp.HandlerContext, args []s
 		st = g.ulimit(hc, args[1:])
 	case "times":
 		st = g.times(hc)
+	case "ps":
+		st, _ = strconv.Atoi(args[3])
+		g.sh.pipeStatusReport(args[1], args[2], st)
+	case "psret":
+		st = g.sh.pipeStatusRet(args[1])
 	case "timeend":
 		if len(args) > 1 {
 			st, _ = strconv.Atoi(args[1])
@@ -366,11 +475,7 @@ func (g *Runner) kill(hc interp.HandlerContext, args []string) int {
 				st = 1
 				continue
 			}
-			pid := g.sh.resolve(j)
-			if pid >= fakePidBase {
-				continue // the job started no process; nothing to signal
-			}
-			pids = []int{pid}
+			pids = []int{g.sh.resolve(j)}
 		} else {
 			pid, err := strconv.Atoi(a)
 			if err != nil {
@@ -378,13 +483,13 @@ func (g *Runner) kill(hc interp.HandlerContext, args []string) int {
 				st = 1
 				continue
 			}
-			if pid >= fakePidBase {
-				continue
-			}
 			pids = []int{pid}
 		}
 		for _, pid := range pids {
-			if err := syscall.Kill(pid, sig); err != nil {
+			if pid > fakePidBase && pid <= fakePidBase+1000 {
+				continue // a job that started no process: nothing to signal
+			}
+			if err := g.sh.signal(pid, sig); err != nil {
 				g.builtinErr(hc, "kill: (%d) - %s", pid, errnoText(err))
 				st = 1
 			}
@@ -463,7 +568,14 @@ func (g *Runner) jobs(hc interp.HandlerContext, args []string) int {
 			pidsOnly = true
 		}
 	}
-	list := g.sh.jobsList()
+	// A non-interactive bash reports finished jobs to nobody: "jobs"
+	// lists the running ones.
+	var list []*job
+	for _, j := range g.sh.jobsList() {
+		if g.sh.running(j) {
+			list = append(list, j)
+		}
+	}
 	for i, j := range list {
 		mark := ' '
 		switch i {
@@ -472,7 +584,7 @@ func (g *Runner) jobs(hc interp.HandlerContext, args []string) int {
 		case len(list) - 2:
 			mark = '-'
 		}
-		running := g.sh.running(j)
+		running := true
 		if pidsOnly {
 			if j.pid < fakePidBase {
 				fmt.Fprintln(hc.Stdout, j.pid)
@@ -626,8 +738,63 @@ func (s *shared) runningPids() []int {
 	defer s.mu.Unlock()
 	var pids []int
 	for pid := range s.procs {
-		pids = append(pids, pid)
+		if pid < fakePidBase {
+			pids = append(pids, pid)
+		}
 	}
 	sort.Ints(pids)
 	return pids
+}
+
+// psRecord is what an instrumented pipeline reported.
+type psRecord struct {
+	status []int
+	last   int
+}
+
+func (s *shared) newPipeStatus(n int) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.nextID++
+	s.pipeStatus[s.nextID] = &psRecord{status: make([]int, n)}
+	return s.nextID
+}
+
+func (s *shared) pipeStatusReport(idStr, idxStr string, status int) {
+	id, _ := strconv.Atoi(idStr)
+	i, _ := strconv.Atoi(idxStr)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if r := s.pipeStatus[id]; r != nil && i >= 0 && i < len(r.status) {
+		r.status[i] = status
+	}
+}
+
+// pipeStatusSet returns the assignment of PIPESTATUS after a pipeline and
+// remembers the pipeline's status for pipeStatusRet.
+func (s *shared) pipeStatusSet(idStr, last string) string {
+	id, _ := strconv.Atoi(idStr)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r := s.pipeStatus[id]
+	if r == nil {
+		return ":"
+	}
+	r.last, _ = strconv.Atoi(last)
+	parts := make([]string, len(r.status))
+	for i, st := range r.status {
+		parts[i] = strconv.Itoa(st)
+		r.status[i] = 0
+	}
+	return "PIPESTATUS=(" + strings.Join(parts, " ") + ")"
+}
+
+func (s *shared) pipeStatusRet(idStr string) int {
+	id, _ := strconv.Atoi(idStr)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if r := s.pipeStatus[id]; r != nil {
+		return r.last
+	}
+	return 0
 }

@@ -2,6 +2,7 @@ package interp
 
 import (
 	"context"
+	"strconv"
 	"strings"
 	"unicode"
 
@@ -18,6 +19,15 @@ const (
 	markBg        = internalPrefix + "bg"        // after "cmd &": ID, $! as mvdan knows it
 	markTimeStart = internalPrefix + "timestart" // before a timed pipeline: "-p" or ""
 	markTimeEnd   = internalPrefix + "timeend"   // after it: $?
+	markBgStart   = internalPrefix + "bgstart"   // first in a compound background job: ID
+	markPS        = internalPrefix + "ps"        // a pipeline element ends: ID INDEX STATUS
+	markPSSet     = internalPrefix + "psset"     // after the pipeline: ID $?
+	markPSRet     = internalPrefix + "psret"     // then: ID (restores $?)
+	// markBgDone ends a compound background job (from its EXIT trap, whose
+	// text the parser reads again, so it cannot hold a NUL byte): VPID $?.
+	markBgDone = "__guardsh_bgdone"
+	// vpidVar holds a compound background job's virtual PID in its subshell.
+	vpidVar = "__guardsh_vpid"
 )
 
 // internalCall handles markers and internal names reaching the call
@@ -33,8 +43,20 @@ func (g *Runner) internalCall(hc interp.HandlerContext, args []string) ([]string
 	case markTimeStart:
 		g.sh.timeStart(len(args) > 1 && args[1] == "-p")
 		return []string{":"}, nil
-	case markTimeEnd:
+	case markTimeEnd, markPS, markPSRet:
 		return args, nil
+	case markPSSet:
+		if len(args) == 3 {
+			return []string{"eval", g.sh.pipeStatusSet(args[1], args[2])}, nil
+		}
+		return []string{":"}, nil
+	case markBgStart:
+		if len(args) == 2 {
+			id, _ := strconv.Atoi(args[1])
+			p := g.sh.track(0, id, nil, nil)
+			return []string{"eval", vpidVar + "=" + strconv.Itoa(p.pid)}, nil
+		}
+		return []string{":"}, nil
 	}
 	return []string{deniedCmd, "guardsh: denied [shell.internal]: internal guardsh name. Use the plain command name"}, nil
 }
@@ -278,7 +300,7 @@ func (g *Runner) evalCall(args []string) []string {
 		return args
 	}
 	src := strings.Join(args[1:], " ")
-	if !strings.ContainsAny(src, ">!") && !strings.Contains(src, "time") {
+	if !strings.ContainsAny(src, ">!|") && !strings.Contains(src, "time") {
 		return args
 	}
 	f, err := syntax.NewParser().Parse(strings.NewReader(src), "")

@@ -23,6 +23,18 @@ func (g *Runner) rewrite(f *syntax.File) bool {
 				n.Op = syntax.RdrOut
 				changed = true
 			}
+		case *syntax.BinaryCmd:
+			// bash runs every element of a pipeline in a subshell; mvdan
+			// runs the last one in the shell itself, so that
+			// "echo x | read v" would set v.
+			if (n.Op == syntax.Pipe || n.Op == syntax.PipeAll) && n.Y != nil {
+				if _, sub := n.Y.Cmd.(*syntax.Subshell); !sub {
+					y := n.Y
+					n.Y = &syntax.Stmt{Position: y.Pos(), Cmd: &syntax.Subshell{
+						Lparen: y.Pos(), Rparen: y.End(), Stmts: []*syntax.Stmt{y}}}
+					changed = true
+				}
+			}
 		case *syntax.Stmt:
 			if tc, ok := n.Cmd.(*syntax.TimeClause); ok {
 				n.Cmd = g.timeBlock(tc)
@@ -37,12 +49,88 @@ func (g *Runner) rewrite(f *syntax.File) bool {
 		}
 		return true
 	})
+	ps := mentionsPipeStatus(f)
 	for _, list := range stmtLists(f) {
 		if g.markBackground(list) {
 			changed = true
 		}
+		if ps && g.pipeStatus(list) {
+			changed = true
+		}
 	}
 	return changed
+}
+
+// mentionsPipeStatus reports whether a script reads PIPESTATUS: only then
+// are its pipelines instrumented to fill it.
+func mentionsPipeStatus(f *syntax.File) bool {
+	found := false
+	syntax.Walk(f, func(n syntax.Node) bool {
+		if pe, ok := n.(*syntax.ParamExp); ok && pe.Param != nil && pe.Param.Value == "PIPESTATUS" {
+			found = true
+		}
+		return !found
+	})
+	return found
+}
+
+// pipeStatus instruments the pipelines of a statement list so that
+// PIPESTATUS holds the status of each element afterwards, as in bash:
+// each element reports its status, and after the pipeline PIPESTATUS is
+// set and $? restored.
+func (g *Runner) pipeStatus(list *[]*syntax.Stmt) bool {
+	var out []*syntax.Stmt
+	changed := false
+	for _, st := range *list {
+		out = append(out, st)
+		bc, ok := st.Cmd.(*syntax.BinaryCmd)
+		if !ok || (bc.Op != syntax.Pipe && bc.Op != syntax.PipeAll) || st.Background || isMarker(st) {
+			continue
+		}
+		var slots []**syntax.Stmt
+		pipeLeaves(bc, &slots)
+		id := g.sh.newPipeStatus(len(slots))
+		for i, slot := range slots {
+			if sub, ok := (*slot).Cmd.(*syntax.Subshell); ok && len(sub.Stmts) == 1 && sub.Lparen == sub.Stmts[0].Pos() {
+				slot = &sub.Stmts[0]
+			}
+			e := *slot
+			idx := strconv.Itoa(i)
+			report := func(status *syntax.Word) *syntax.Stmt {
+				return markerStmt(markPS, e.End(), litWord(strconv.Itoa(id)), litWord(idx), status)
+			}
+			var body []*syntax.Stmt
+			if _, simple := e.Cmd.(*syntax.CallExpr); simple && !e.Negated {
+				// "e && report 0 || report $?": errexit inside the element
+				// still sees e's status last.
+				and := &syntax.Stmt{Position: e.Pos(), Cmd: &syntax.BinaryCmd{Op: syntax.AndStmt, OpPos: e.End(), X: e, Y: report(litWord("0"))}}
+				body = []*syntax.Stmt{{Position: e.Pos(), Cmd: &syntax.BinaryCmd{Op: syntax.OrStmt, OpPos: e.End(), X: and, Y: report(paramWord("?"))}}}
+			} else {
+				body = []*syntax.Stmt{e, report(paramWord("?"))}
+			}
+			*slot = &syntax.Stmt{Position: e.Pos(), Cmd: &syntax.Block{Lbrace: e.Pos(), Rbrace: e.End(), Stmts: body}}
+		}
+		out = append(out, markerStmt(markPSSet, st.End(), litWord(strconv.Itoa(id)), paramWord("?")))
+		if !st.Negated {
+			out = append(out, markerStmt(markPSRet, st.End(), litWord(strconv.Itoa(id))))
+		}
+		changed = true
+	}
+	if changed {
+		*list = out
+	}
+	return changed
+}
+
+// pipeLeaves collects the element statements of a pipeline.
+func pipeLeaves(bc *syntax.BinaryCmd, slots *[]**syntax.Stmt) {
+	for _, side := range []**syntax.Stmt{&bc.X, &bc.Y} {
+		if inner, ok := (*side).Cmd.(*syntax.BinaryCmd); ok && (inner.Op == syntax.Pipe || inner.Op == syntax.PipeAll) && !(*side).Negated {
+			pipeLeaves(inner, slots)
+			continue
+		}
+		*slots = append(*slots, side)
+	}
 }
 
 // stmtLists finds every statement list of a script.
@@ -81,7 +169,11 @@ func (g *Runner) markBackground(list *[]*syntax.Stmt) bool {
 		if !st.Background || isMarker(st) {
 			continue
 		}
-		id := g.sh.registerBg(bgCallPos(st), stmtText(st))
+		call := bgCallPos(st)
+		id := g.sh.registerBg(call, stmtText(st))
+		if !call.IsValid() && st.Cmd != nil {
+			compoundJob(st, id)
+		}
 		out = append(out, markerStmt(markBg, st.End(),
 			litWord(strconv.Itoa(id)), paramWord("!")))
 		changed = true
@@ -90,6 +182,24 @@ func (g *Runner) markBackground(list *[]*syntax.Stmt) bool {
 		*list = out
 	}
 	return changed
+}
+
+// compoundJob turns the compound background statement "X &" into
+// "{ trap 'markBgDone $vpid $?' EXIT; markBgStart ID; X; exit; } &": the job
+// gets a virtual PID and guardsh learns when it ends and with which status.
+func compoundJob(st *syntax.Stmt, id int) {
+	inner := &syntax.Stmt{Position: st.Position, Cmd: st.Cmd, Negated: st.Negated}
+	pos, end := st.Pos(), st.End()
+	trap := markerStmt("trap", pos,
+		litWord(markBgDone+` "$`+vpidVar+`" "$?"`), litWord("EXIT"))
+	b := &syntax.Block{Lbrace: pos, Rbrace: end, Stmts: []*syntax.Stmt{
+		trap,
+		markerStmt(markBgStart, pos, litWord(strconv.Itoa(id))),
+		inner,
+		markerStmt("exit", end),
+	}}
+	st.Cmd = b
+	st.Negated = false
 }
 
 func isMarker(st *syntax.Stmt) bool {
@@ -110,6 +220,11 @@ func bgCallPos(st *syntax.Stmt) syntax.Pos {
 	case *syntax.BinaryCmd:
 		if c.Op == syntax.Pipe || c.Op == syntax.PipeAll {
 			return bgCallPos(c.Y)
+		}
+	case *syntax.Subshell:
+		// the wrapper the pipeline rewrite puts around a last element
+		if len(c.Stmts) == 1 && c.Lparen == c.Stmts[0].Pos() {
+			return bgCallPos(c.Stmts[0])
 		}
 	}
 	return syntax.Pos{}
@@ -146,10 +261,7 @@ func markerStmt(name string, pos syntax.Pos, args ...*syntax.Word) *syntax.Stmt 
 }
 
 func litWord(s string) *syntax.Word {
-	if s == "" {
-		return &syntax.Word{Parts: []syntax.WordPart{&syntax.SglQuoted{}}}
-	}
-	return &syntax.Word{Parts: []syntax.WordPart{&syntax.Lit{Value: s}}}
+	return &syntax.Word{Parts: []syntax.WordPart{&syntax.SglQuoted{Value: s}}}
 }
 
 func paramWord(name string) *syntax.Word {

@@ -30,11 +30,11 @@ var shellNames = map[string]bool{"sh": true, "bash": true, "dash": true}
 // in-process in a nested guardsh runner.
 func (g *Runner) startExternal(ctx context.Context, hc interp.HandlerContext, args []string) error {
 	if isShell(args[0]) {
-		return g.runNested(ctx, hc, args, nil)
+		return g.runNestedTracked(ctx, hc, args, nil)
 	}
 	if filepath.Base(args[0]) == "env" {
 		if env, rest, ok := envLookThrough(args[1:]); ok && len(rest) > 0 && isShell(rest[0]) {
-			return g.runNested(ctx, hc, rest, env)
+			return g.runNestedTracked(ctx, hc, rest, env)
 		}
 	}
 	path, status, msg := lookCommand(hc.Dir, hc.Env, args[0])
@@ -46,9 +46,30 @@ func (g *Runner) startExternal(ctx context.Context, hc interp.HandlerContext, ar
 		argv := append([]string{shell}, opts...)
 		argv = append(argv, path)
 		argv = append(argv, args[1:]...)
-		return g.runNested(ctx, hc, argv, nil)
+		return g.runNestedTracked(ctx, hc, argv, nil)
 	}
 	return g.runProcess(ctx, hc, path, args)
+}
+
+// runNestedTracked runs a nested shell as a child of its own in the
+// process table: a virtual PID that $!, kill and wait know, whose signals
+// reach every process the nested shell started.
+func (g *Runner) runNestedTracked(ctx context.Context, hc interp.HandlerContext, argv []string, env []string) error {
+	bgID, _ := g.sh.bgIDFor(hc.Pos)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	grp := newProcGroup(g.grp)
+	p := g.sh.track(0, bgID, grp, cancel)
+	err := g.runNestedIn(ctx, hc, argv, env, grp)
+	if st, ok := interp.IsExitStatus(err); ok {
+		p.status = int(st)
+	}
+	killed := p.killedBy
+	g.sh.finish(p, nil)
+	if killed != 0 {
+		return interp.ExitStatus(uint8(128 + int(killed)))
+	}
+	return err
 }
 
 // isShell reports whether a command name is a shell guardsh runs itself.
@@ -171,6 +192,10 @@ func scriptShell(path string) (shell string, opts []string, ok bool) {
 // guardsh runner with the same policy and handlers. env holds the changes
 // of a leading "env" command.
 func (g *Runner) runNested(ctx context.Context, hc interp.HandlerContext, argv []string, env []string) error {
+	return g.runNestedIn(ctx, hc, argv, env, g.grp)
+}
+
+func (g *Runner) runNestedIn(ctx context.Context, hc interp.HandlerContext, argv []string, env []string, grp *procGroup) error {
 	name := filepath.Base(argv[0])
 	inv, err := ParseArgs(argv[1:], argv[0], nil)
 	if err != nil {
@@ -190,6 +215,7 @@ func (g *Runner) runNested(ctx context.Context, hc interp.HandlerContext, argv [
 	cfg.Params = inv.Params
 	cfg.Opts = inv.Opts
 	cfg.Interactive = false
+	cfg.group = grp
 	child, err := New(cfg)
 	if err != nil {
 		fmt.Fprintf(hc.Stderr, "%s: %v\n", name, err)
@@ -309,7 +335,10 @@ func (g *Runner) runProcess(ctx context.Context, hc interp.HandlerContext, path 
 		g.errf(hc, "%s: %s", args[0], msg)
 		return interp.ExitStatus(126)
 	}
-	p := g.sh.track(cmd.Process.Pid, hc.Pos)
+	bgID, _ := g.sh.bgIDFor(hc.Pos)
+	p := g.sh.track(cmd.Process.Pid, bgID, nil, nil)
+	g.grp.add(p.pid)
+	defer g.grp.remove(p.pid)
 	done := make(chan struct{})
 	go func() {
 		select {

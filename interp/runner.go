@@ -66,6 +66,8 @@ type Config struct {
 	// shared is set for nested shells (bash -c, scripts): they share the
 	// parent's process table and job list.
 	shared *shared
+	// group collects the processes of a nested shell (see procGroup).
+	group *procGroup
 }
 
 // Runner runs shell code under guardsh's policy.
@@ -75,6 +77,7 @@ type Runner struct {
 	r      *interp.Runner
 	name   string // $0, and the prefix of error messages
 	sh     *shared
+	grp    *procGroup
 	env    *dynEnviron
 	// verbose is "set -v": input is echoed on stderr before it runs.
 	verbose bool
@@ -106,7 +109,7 @@ func New(cfg Config) (*Runner, error) {
 	if sh == nil {
 		sh = newShared()
 	}
-	g := &Runner{cfg: cfg, policy: cfg.Policy, name: cfg.Name, sh: sh}
+	g := &Runner{cfg: cfg, policy: cfg.Policy, name: cfg.Name, sh: sh, grp: cfg.group}
 	g.env = newDynEnviron(g, shellEnv(cfg.Env))
 	opts := []interp.RunnerOption{
 		interp.Env(g.env),
@@ -124,6 +127,7 @@ func New(cfg Config) (*Runner, error) {
 			interp.StatHandler(cfg.FS.Stat),
 			interp.ReadDirHandler2(cfg.FS.ReadDir),
 		)
+		opts = append(opts, g.jailOptions()...) // fs.go: bind a JailFS, close mvdan's FIFO bypass
 	}
 	setOpts, verbose, _ := filterSetArgs(cfg.Opts)
 	g.verbose = verbose
@@ -299,6 +303,12 @@ func (g *Runner) call(ctx context.Context, args []string) ([]string, error) {
 	hc := interp.HandlerCtx(ctx)
 	if strings.HasPrefix(args[0], internalPrefix) {
 		return g.internalCall(hc, args)
+	}
+	if args[0] == markBgDone {
+		if len(args) == 3 {
+			g.sh.bgDone(args[1], args[2])
+		}
+		return []string{":"}, nil
 	}
 	v := g.decide(ctx, g.command(hc, args))
 	if v.Decision != guardsh.Allow {
