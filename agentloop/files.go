@@ -10,7 +10,9 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"syscall"
+
+	"github.com/guardsh/guardsh/interp/jail"
+	"golang.org/x/sys/unix"
 )
 
 // Files is the file access the agent's tools use: every path is relative to
@@ -39,216 +41,188 @@ type Files interface {
 // maxReadBytes caps what the agent's read tool loads into memory.
 const maxReadBytes = 8 << 20
 
-// rootFiles is the fallback Files on os.Root: the kernel-side resolution of
-// os.Root refuses every path (through "..", absolute symlinks or symlinks
-// leading out) that would leave the project, at open time, so there is no
-// check-then-open window.
-type rootFiles struct {
-	root *os.Root
-	dir  string
+// jailFiles is Files on guardsh's path jail (interp/jail): every path is
+// canonicalised by the jail and every file opened with its checks (no
+// symlink on the way, O_NONBLOCK, fstat, regular files only, no hard-linked
+// targets for writes, atomic replacement).
+type jailFiles struct {
+	j *jail.Jail
 }
 
 // OpenFiles opens the project directory dir as the agent's file jail.
 func OpenFiles(dir string) (Files, error) {
-	abs, err := filepath.Abs(dir)
+	j, err := jail.New(dir)
 	if err != nil {
 		return nil, err
 	}
-	if real, err := filepath.EvalSymlinks(abs); err == nil {
-		abs = real
-	}
-	r, err := os.OpenRoot(abs)
-	if err != nil {
-		return nil, err
-	}
-	return &rootFiles{root: r, dir: abs}, nil
+	return &jailFiles{j: j}, nil
 }
 
-func (f *rootFiles) Root() string { return f.dir }
+// NewJailFiles is Files on an existing jail (the shell session's).
+func NewJailFiles(j *jail.Jail) Files { return &jailFiles{j: j} }
+
+func (f *jailFiles) Root() string { return f.j.Root() }
+
+// resolve checks p (relative to the root, or absolute) and refuses
+// anything outside the project.
+func (f *jailFiles) resolve(p string) (jail.Resolved, string, error) {
+	if _, err := cleanRel(f.j.Root(), p); err != nil {
+		return jail.Resolved{}, "", err
+	}
+	res, err := f.j.Resolve(f.j.Root(), p)
+	if err != nil {
+		return res, "", err
+	}
+	if !res.Inside {
+		how := ""
+		if res.Link != "" {
+			how = " through the symlink " + res.Link
+		}
+		return res, "", fmt.Errorf("%s leads outside the project%s (to %s): the file tools only reach files inside %s", p, how, res.Real, f.j.Root())
+	}
+	rel, err := filepath.Rel(f.j.Root(), res.Real)
+	if err != nil {
+		return res, "", err
+	}
+	return res, filepath.ToSlash(rel), nil
+}
 
 // Clean implements Files.
-func (f *rootFiles) Clean(p string) (string, error) {
-	return cleanRel(f.dir, p)
+func (f *jailFiles) Clean(p string) (string, error) {
+	_, rel, err := f.resolve(p)
+	return rel, err
 }
 
-// cleanRel turns a model-written path into a slash path relative to root.
-func cleanRel(root, p string) (string, error) {
-	switch {
-	case strings.TrimSpace(p) == "":
-		return "", errors.New(`empty path: give a path relative to the project root, e.g. "src/main.go" or "." for the root`)
-	case strings.ContainsRune(p, 0):
-		return "", errors.New("the path contains a NUL byte: give a plain path relative to the project root")
-	case p == "~" || strings.HasPrefix(p, "~/"):
-		return "", fmt.Errorf("%q: ~ is not expanded here, and the file tools only reach files inside the project %s; give a path relative to the project root", p, root)
-	}
-	if filepath.IsAbs(p) {
-		rel, err := filepath.Rel(root, filepath.Clean(p))
-		if err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
-			return "", fmt.Errorf("%q is outside the project %s: the file tools only reach files inside it; give a path relative to the project root", p, root)
-		}
-		p = rel
-	}
-	c := path.Clean(filepath.ToSlash(p))
-	if c == ".." || strings.HasPrefix(c, "../") {
-		return "", fmt.Errorf("%q leads outside the project %s through \"..\": the file tools only reach files inside it", p, root)
-	}
-	return c, nil
-}
-
-// jailErr rewrites os.Root's errors for the model.
-func jailErr(rel string, err error) error {
-	if err == nil {
-		return nil
-	}
-	var pe *os.PathError
-	if errors.As(err, &pe) && strings.Contains(pe.Err.Error(), "escapes from parent") {
-		return fmt.Errorf("%s: the path leads outside the project (through a symlink or \"..\"); the file tools only reach files inside it", rel)
-	}
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return fmt.Errorf("%s: no such file or directory; use list_files to see what exists", rel)
-	case errors.Is(err, fs.ErrPermission):
-		return fmt.Errorf("%s: permission denied", rel)
-	case errors.Is(err, syscall.ELOOP):
-		return fmt.Errorf("%s: is a symlink; the file tools do not follow a symlink as the last part of a path: use the path it points to", rel)
-	}
-	return fmt.Errorf("%s: %v", rel, err)
-}
-
-func (f *rootFiles) Lstat(rel string) (fs.FileInfo, error) {
-	fi, err := f.root.Lstat(rel)
-	return fi, jailErr(rel, err)
-}
-
-func (f *rootFiles) ReadDir(rel string) ([]fs.DirEntry, error) {
-	d, err := f.root.Open(rel)
+func (f *jailFiles) Lstat(rel string) (fs.FileInfo, error) {
+	res, _, err := f.resolve(rel)
 	if err != nil {
-		return nil, jailErr(rel, err)
+		return nil, err
+	}
+	fi, err := os.Lstat(res.Real)
+	return fi, osErr(rel, err)
+}
+
+func (f *jailFiles) ReadDir(rel string) ([]fs.DirEntry, error) {
+	res, _, err := f.resolve(rel)
+	if err != nil {
+		return nil, err
+	}
+	d, err := f.j.OpenDir(res)
+	if err != nil {
+		return nil, err
 	}
 	defer d.Close()
 	ents, err := d.ReadDir(-1)
 	if err != nil {
-		return nil, jailErr(rel, err)
+		return nil, osErr(rel, err)
 	}
 	sort.Slice(ents, func(i, j int) bool { return ents[i].Name() < ents[j].Name() })
 	return ents, nil
 }
 
-// openRegular opens rel for reading, refusing anything but a regular file
-// without blocking on a FIFO.
-func (f *rootFiles) openRegular(rel string) (*os.File, error) {
-	fi, err := f.root.Lstat(rel)
+func (f *jailFiles) ReadFile(rel string) ([]byte, error) {
+	res, _, err := f.resolve(rel)
 	if err != nil {
-		return nil, jailErr(rel, err)
+		return nil, err
 	}
-	if fi.Mode()&fs.ModeSymlink != 0 {
-		return nil, jailErr(rel, syscall.ELOOP)
+	if !res.Exists {
+		return nil, osErr(rel, fs.ErrNotExist)
 	}
-	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s: not a regular file (%s); the file tools only handle regular files", rel, kind(fi))
-	}
-	fh, err := f.root.OpenFile(rel, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return nil, jailErr(rel, err)
-	}
-	st, err := fh.Stat()
-	if err != nil || !st.Mode().IsRegular() {
-		fh.Close()
-		return nil, fmt.Errorf("%s: not a regular file", rel)
-	}
-	return fh, nil
-}
-
-func (f *rootFiles) ReadFile(rel string) ([]byte, error) {
-	fh, err := f.openRegular(rel)
+	fh, err := f.j.Open(res, os.O_RDONLY, 0, jail.Options{RegularOnly: true})
 	if err != nil {
 		return nil, err
 	}
 	defer fh.Close()
 	data, err := io.ReadAll(io.LimitReader(fh, maxReadBytes+1))
 	if err != nil {
-		return nil, jailErr(rel, err)
+		return nil, osErr(rel, err)
 	}
 	if len(data) > maxReadBytes {
-		return nil, fmt.Errorf("%s: larger than %d MiB; read it with run_shell (head, grep, sed -n)", rel, maxReadBytes>>20)
+		return nil, fmt.Errorf("%s: larger than %d MiB; look at it with run_shell (head, grep, sed -n)", rel, maxReadBytes>>20)
 	}
 	return data, nil
 }
 
-func (f *rootFiles) WriteFile(rel string, data []byte, perm fs.FileMode) ([]string, error) {
-	if rel == "." {
+func (f *jailFiles) WriteFile(rel string, data []byte, perm fs.FileMode) ([]string, error) {
+	if rel == "." || rel == "" {
 		return nil, errors.New("cannot write the project root itself: give a file path")
 	}
 	var made []string
-	dir := path.Dir(rel)
-	if dir != "." {
+	if dir := path.Dir(rel); dir != "." {
 		parts := strings.Split(dir, "/")
 		for i := range parts {
 			sub := strings.Join(parts[:i+1], "/")
-			fi, err := f.root.Lstat(sub)
-			if err == nil {
-				if !fi.IsDir() {
-					return made, fmt.Errorf("%s: %s is not a directory", rel, sub)
-				}
+			res, _, err := f.resolve(sub)
+			if err != nil {
+				return made, err
+			}
+			if res.Exists {
 				continue
 			}
-			if err := f.root.Mkdir(sub, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
-				return made, jailErr(sub, err)
+			// res.Real has no symlink left in it; Mkdir does not follow a
+			// final one.
+			if err := os.Mkdir(res.Real, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+				return made, osErr(sub, err)
 			}
 			made = append(made, sub)
 		}
 	}
-	if fi, err := f.root.Lstat(rel); err == nil {
-		switch {
-		case fi.Mode()&fs.ModeSymlink != 0:
-			return made, jailErr(rel, syscall.ELOOP)
-		case !fi.Mode().IsRegular():
-			return made, fmt.Errorf("%s: not a regular file (%s); the file tools only write regular files", rel, kind(fi))
-		}
-		if st, ok := fi.Sys().(*syscall.Stat_t); ok && st.Nlink > 1 {
-			return made, fmt.Errorf("%s: has %d hard links; writing it would change the other names too, refused", rel, st.Nlink)
-		}
-		perm = fi.Mode().Perm()
-	}
-	tmp := path.Join(dir, fmt.Sprintf(".%s.guardsh-tmp-%d", path.Base(rel), os.Getpid()))
-	fh, err := f.root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, perm)
+	res, _, err := f.resolve(rel)
 	if err != nil {
-		f.root.Remove(tmp)
-		fh, err = f.root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, perm)
-		if err != nil {
-			return made, jailErr(rel, err)
-		}
+		return made, err
 	}
-	_, err = fh.Write(data)
-	if err == nil {
-		err = fh.Sync()
-	}
-	if cerr := fh.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = f.root.Rename(tmp, rel)
-	}
-	if err != nil {
-		f.root.Remove(tmp)
-		return made, jailErr(rel, err)
-	}
-	syncDir(filepath.Join(f.dir, filepath.FromSlash(dir)))
-	return made, nil
+	return made, f.j.WriteAtomic(res, data, perm)
 }
 
-func (f *rootFiles) Remove(rel string, dir bool) error {
-	fi, err := f.root.Lstat(rel)
+func (f *jailFiles) Remove(rel string, dir bool) error {
+	res, _, err := f.resolve(rel)
 	if err != nil {
-		return jailErr(rel, err)
+		return err
 	}
-	if dir != fi.IsDir() {
-		if fi.IsDir() {
-			return fmt.Errorf("%s: is a directory", rel)
-		}
+	if res.Real == f.j.Root() {
+		return errors.New("cannot remove the project root")
+	}
+	parent, err := f.j.OpenDir(jail.Resolved{Path: rel, Real: filepath.Dir(res.Real)})
+	if err != nil {
+		return err
+	}
+	defer parent.Close()
+	name := filepath.Base(res.Real)
+	var st unix.Stat_t
+	if err := unix.Fstatat(int(parent.Fd()), name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+		return osErr(rel, err)
+	}
+	isDir := st.Mode&unix.S_IFMT == unix.S_IFDIR
+	switch {
+	case dir && !isDir:
 		return fmt.Errorf("%s: not a directory", rel)
+	case !dir && isDir:
+		return fmt.Errorf("%s: is a directory", rel)
+	case !dir && st.Mode&unix.S_IFMT != unix.S_IFREG:
+		return fmt.Errorf("%s: not a regular file; the file tools only delete regular files", rel)
 	}
-	return jailErr(rel, f.root.Remove(rel))
+	flags := 0
+	if dir {
+		flags = unix.AT_REMOVEDIR
+	}
+	if err := unix.Unlinkat(int(parent.Fd()), name, flags); err != nil {
+		return osErr(rel, err)
+	}
+	unix.Fsync(int(parent.Fd()))
+	return nil
+}
+
+// osErr rewrites an operating-system error for the model.
+func osErr(rel string, err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("%s: no such file or directory; use list_files to see what exists", rel)
+	case errors.Is(err, fs.ErrPermission):
+		return fmt.Errorf("%s: permission denied", rel)
+	}
+	return fmt.Errorf("%s: %v", rel, err)
 }
 
 func kind(fi fs.FileInfo) string {
@@ -274,4 +248,29 @@ func syncDir(dir string) {
 		d.Sync()
 		d.Close()
 	}
+}
+
+// cleanRel turns a model-written path into a slash path relative to root,
+// refusing what can only be a mistake before the jail looks at it.
+func cleanRel(root, p string) (string, error) {
+	switch {
+	case strings.TrimSpace(p) == "":
+		return "", errors.New(`empty path: give a path relative to the project root, e.g. "src/main.go", or "." for the root`)
+	case strings.ContainsRune(p, 0):
+		return "", errors.New("the path contains a NUL byte: give a plain path relative to the project root")
+	case p == "~" || strings.HasPrefix(p, "~/"):
+		return "", fmt.Errorf("%q: ~ is not expanded here, and the file tools only reach files inside the project %s; give a path relative to the project root", p, root)
+	}
+	if filepath.IsAbs(p) {
+		rel, err := filepath.Rel(root, filepath.Clean(p))
+		if err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
+			return "", fmt.Errorf("%q is outside the project %s: the file tools only reach files inside it; give a path relative to the project root", p, root)
+		}
+		p = rel
+	}
+	c := path.Clean(filepath.ToSlash(p))
+	if c == ".." || strings.HasPrefix(c, "../") {
+		return "", fmt.Errorf("%q leads outside the project %s through \"..\": the file tools only reach files inside it", p, root)
+	}
+	return c, nil
 }

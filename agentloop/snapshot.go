@@ -12,7 +12,6 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strings"
 	"sync"
 	"time"
 )
@@ -376,12 +375,4 @@ func undoGit(start Entry, branch string) string {
 		}
 	}
 	return fmt.Sprintf("back on %s; the run's commits stay on %s (delete with: git branch -D %s)", start.StartBranch, branch, branch)
-}
-
-// relOf is a helper for messages: p relative to root when inside it.
-func relOf(root, p string) string {
-	if r, err := filepath.Rel(root, p); err == nil && !strings.HasPrefix(r, "..") {
-		return r
-	}
-	return p
 }
