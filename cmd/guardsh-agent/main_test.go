@@ -1,0 +1,128 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// fakeChat is a minimal Ollama /api/chat: it streams each scripted reply
+// (native tool calls) as NDJSON and records the model asked for.
+type fakeChat struct {
+	mu     sync.Mutex
+	models []string
+	status int
+	turns  []string // raw tool_calls JSON arrays
+}
+
+func (f *fakeChat) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	var req struct {
+		Model string `json:"model"`
+	}
+	json.NewDecoder(r.Body).Decode(&req)
+	f.mu.Lock()
+	n := len(f.models)
+	f.models = append(f.models, req.Model)
+	f.mu.Unlock()
+	if f.status != 0 {
+		w.WriteHeader(f.status)
+		fmt.Fprintf(w, `{"error":"model %q not found, try pulling it first"}`, req.Model)
+		return
+	}
+	calls := `[{"function":{"name":"finish","arguments":{"summary":"script over"}}}]`
+	if n < len(f.turns) {
+		calls = f.turns[n]
+	}
+	w.Header().Set("Content-Type", "application/x-ndjson")
+	fmt.Fprintf(w, `{"model":%q,"created_at":"2026-01-01T00:00:00Z","message":{"role":"assistant","content":"Working on it."},"done":false}`+"\n", req.Model)
+	fmt.Fprintf(w, `{"model":%q,"created_at":"2026-01-01T00:00:00Z","message":{"role":"assistant","content":"","tool_calls":%s},"done":false}`+"\n", req.Model, calls)
+	fmt.Fprintf(w, `{"model":%q,"created_at":"2026-01-01T00:00:00Z","message":{"role":"assistant","content":""},"done":true,"done_reason":"stop"}`+"\n", req.Model)
+}
+
+// setup makes a project and a fake HOME and state directory.
+func setup(t *testing.T) (dir string, env func(string) string) {
+	base := t.TempDir()
+	dir = filepath.Join(base, "proj")
+	os.MkdirAll(dir, 0o755)
+	os.WriteFile(filepath.Join(dir, "README.md"), []byte("# demo\n"), 0o644)
+	t.Setenv("HOME", filepath.Join(base, "home"))
+	t.Setenv("XDG_STATE_HOME", filepath.Join(base, "state"))
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(base, "config"))
+	vars := map[string]string{"GUARDSH_MODEL": "tiny:1b", "XDG_CONFIG_HOME": filepath.Join(base, "config")}
+	return dir, func(k string) string { return vars[k] }
+}
+
+func TestRunAndUndo(t *testing.T) {
+	dir, env := setup(t)
+	f := &fakeChat{turns: []string{
+		`[{"function":{"name":"write_file","arguments":{"path":"NOTES.md","content":"hello\n"}}}]`,
+		`[{"function":{"name":"run_shell","arguments":{"command":"true"}}}]`,
+		`[{"function":{"name":"finish","arguments":{"summary":"wrote the notes"}}}]`,
+	}}
+	srv := httptest.NewServer(f)
+	defer srv.Close()
+	var out, errb bytes.Buffer
+	code := run(context.Background(), []string{"--host", srv.URL, "--workdir", dir, "--test-cmd", "true", "--mode", "auto", "write notes"}, &out, &errb, env)
+	if code != 0 {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out.String(), errb.String())
+	}
+	for _, want := range []string{"Working on it.", "-> write_file", "== done: wrote the notes", "verification: tests pass (true", "take it all back: guardsh-agent undo", "run record"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, out.String())
+		}
+	}
+	if f.models[0] != "tiny:1b" {
+		t.Errorf("model %q, want GUARDSH_MODEL's", f.models[0])
+	}
+	out.Reset()
+	if code := run(context.Background(), []string{"undo", "--workdir", dir}, &out, &errb, env); code != 0 {
+		t.Fatalf("undo: exit %d: %s", code, errb.String())
+	}
+	if _, err := os.Stat(filepath.Join(dir, "NOTES.md")); err == nil || !strings.Contains(out.String(), "removed  NOTES.md") {
+		t.Errorf("undo did not remove NOTES.md:\n%s", out.String())
+	}
+}
+
+func TestModelNotFound(t *testing.T) {
+	dir, env := setup(t)
+	srv := httptest.NewServer(&fakeChat{status: 404})
+	defer srv.Close()
+	var out, errb bytes.Buffer
+	code := run(context.Background(), []string{"--host", srv.URL, "--workdir", dir, "--model", "nosuch:7b", "task"}, &out, &errb, env)
+	if code != 1 || !strings.Contains(errb.String(), "model not found: run `ollama pull nosuch:7b`") {
+		t.Fatalf("exit %d, stderr %q", code, errb.String())
+	}
+}
+
+func TestUsageErrors(t *testing.T) {
+	dir, env := setup(t)
+	for _, args := range [][]string{{}, {"--workdir", dir}, {"--mode", "yolo", "task"}, {"--bogus", "task"}} {
+		var out, errb bytes.Buffer
+		if code := run(context.Background(), args, &out, &errb, env); code != 2 {
+			t.Errorf("%v: exit %d, want 2 (%s)", args, code, errb.String())
+		}
+	}
+}
+
+func TestOllamaURL(t *testing.T) {
+	for in, want := range map[string]string{
+		"":                       "http://127.0.0.1:11434",
+		"localhost":              "http://localhost:11434",
+		"10.0.0.5:8080":          "http://10.0.0.5:8080",
+		"https://ollama.example": "https://ollama.example",
+		"http://box:11434/":      "http://box:11434/",
+	} {
+		_, got, err := ollamaURL(in)
+		if err != nil || got != want {
+			t.Errorf("ollamaURL(%q) = %q, %v; want %q", in, got, err, want)
+		}
+	}
+}
