@@ -597,3 +597,29 @@ func TestStepLimit(t *testing.T) {
 		t.Fatalf("run: %v %+v", err, res)
 	}
 }
+
+// TestUndoSkipsRunsWithoutChanges: a question asked after a run does not
+// hide that run from undo.
+func TestUndoSkipsRunsWithoutChanges(t *testing.T) {
+	p := newProject(t, "gofix", false)
+	orig := p.read(t, "calc.go")
+	f := newFake(t,
+		calls(call("read_file", `{"path": "calc.go"}`)),
+		calls(editFix),
+		calls(goTest),
+		calls(call("finish", `{"summary": "fixed"}`)),
+		turn{content: "It sums numbers."},
+	)
+	if res, err, _ := p.run(t, context.Background(), f, guardsh.ModeAuto, nil); err != nil || !res.Finished {
+		t.Fatalf("run 1: %v", err)
+	}
+	if res, err, _ := p.run(t, context.Background(), f, guardsh.ModeAuto, nil); err != nil || !res.Finished {
+		t.Fatalf("run 2: %v", err)
+	}
+	if _, err := Undo(p.root); err != nil {
+		t.Fatal(err)
+	}
+	if p.read(t, "calc.go") != orig {
+		t.Error("undo did not reach the run that changed files")
+	}
+}

@@ -219,11 +219,23 @@ func LastRun(workdir string) (dir string, entries []Entry, err error) {
 			continue
 		}
 		if es[len(es)-1].Kind == "undone" {
-			return "", nil, fmt.Errorf("the last run here (%s) was already undone", n)
+			return "", nil, fmt.Errorf("the last run here that changed files (%s) was already undone", n)
+		}
+		if !changedAnything(es) {
+			continue // a question, or a run stopped before its first change
 		}
 		return d, es, nil
 	}
 	return "", nil, fmt.Errorf("no guardsh-agent run recorded for %s (looked in %s)", workdir, root)
+}
+
+func changedAnything(es []Entry) bool {
+	for _, e := range es {
+		if e.Kind == "before" || e.Kind == "branch" {
+			return true
+		}
+	}
+	return false
 }
 
 // UndoReport says what undo did.
