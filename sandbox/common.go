@@ -6,7 +6,11 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"sort"
+	"strconv"
 	"strings"
+	"sync"
+	"syscall"
 	"time"
 )
 
@@ -20,6 +24,9 @@ const (
 	EnvRun = "GUARDSH_SANDBOX_RUN"
 	// EnvBrokerFD names the fd of the escalation channel in the interpreter.
 	EnvBrokerFD = "GUARDSH_SANDBOX_BROKER_FD"
+	// EnvFiles lists the files the privileged side opened for the
+	// interpreter before it was confined, as name=fd,name=fd.
+	EnvFiles = "GUARDSH_SANDBOX_FILES"
 )
 
 // Session is a confined interpreter process started by the privileged side.
@@ -90,10 +97,73 @@ func encodeSpec(s stageSpec) string {
 func withoutStage(env []string) []string {
 	out := make([]string, 0, len(env)+1)
 	for _, e := range env {
-		if strings.HasPrefix(e, envStage+"=") || strings.HasPrefix(e, EnvRun+"=") || strings.HasPrefix(e, EnvBrokerFD+"=") {
+		if strings.HasPrefix(e, envStage+"=") || strings.HasPrefix(e, EnvBrokerFD+"=") || strings.HasPrefix(e, EnvFiles+"=") {
 			continue
 		}
 		out = append(out, e)
 	}
 	return out
 }
+
+// passFiles lays out the descriptors the interpreter inherits: the broker
+// channel as fd 3, then the named files (sorted by name), and says where
+// in its environment.
+func passFiles(env []string, broker *os.File, files map[string]*os.File) ([]*os.File, []string) {
+	var clean []string
+	for _, e := range withoutStage(env) {
+		if !strings.HasPrefix(e, EnvRun+"=") {
+			clean = append(clean, e)
+		}
+	}
+	env = clean
+	var extra []*os.File
+	if broker != nil {
+		extra = append(extra, broker)
+		env = append(env, EnvBrokerFD+"=3")
+	}
+	var names []string
+	for n, f := range files {
+		if f != nil {
+			names = append(names, n)
+		}
+	}
+	sort.Strings(names)
+	var list []string
+	for _, n := range names {
+		extra = append(extra, files[n])
+		list = append(list, n+"="+strconv.Itoa(2+len(extra)))
+	}
+	if len(list) > 0 {
+		env = append(env, EnvFiles+"="+strings.Join(list, ","))
+	}
+	return extra, env
+}
+
+// PassedFile returns the file named name (e.g. "audit") that the
+// privileged side opened for this interpreter before confining it, or
+// nil. Each file can be taken once; it is close-on-exec from then on.
+func PassedFile(name string) *os.File {
+	passedMu.Lock()
+	defer passedMu.Unlock()
+	if passed == nil {
+		passed = map[string]*os.File{}
+		for _, kv := range strings.Split(os.Getenv(EnvFiles), ",") {
+			n, v, ok := strings.Cut(kv, "=")
+			fd, err := strconv.Atoi(v)
+			if !ok || err != nil || fd < 3 {
+				continue
+			}
+			syscall.CloseOnExec(fd)
+			passed[n] = os.NewFile(uintptr(fd), n)
+		}
+		os.Unsetenv(EnvFiles)
+	}
+	f := passed[name]
+	delete(passed, name)
+	return f
+}
+
+var (
+	passedMu sync.Mutex
+	passed   map[string]*os.File
+)

@@ -80,25 +80,21 @@ func command(backend string, spec stageSpec, env []string, extra []*os.File) (*e
 		return nil, err
 	}
 	cmd := exec.Command(sb, "-p", SeatbeltProfile(spec.Config), exe)
-	cmd.Env = append(withoutStage(env), encodeSpec(spec))
+	cmd.Env = append(env, encodeSpec(spec))
 	cmd.ExtraFiles = extra
 	return cmd, nil
 }
 
 // Start starts the confined interpreter under sandbox-exec.
-func Start(backend string, c Config, desc string, env []string, broker *os.File) (*Session, error) {
-	var extra []*os.File
-	if broker != nil {
-		extra = append(extra, broker)
-		env = append(env, EnvBrokerFD+"=3")
-	}
+func Start(backend string, c Config, desc string, env []string, broker *os.File, files map[string]*os.File) (*Session, error) {
+	extra, env := passFiles(env, broker, files)
 	cmd, err := command(backend, stageSpec{Config: c, Action: "run", Desc: desc}, env, extra)
 	if err != nil {
 		return nil, err
 	}
 	// No stage process: sandbox-exec confines, guardsh runs as the
 	// interpreter directly.
-	cmd.Env = append(withoutStage(env), EnvRun+"="+desc)
+	cmd.Env = append(env, EnvRun+"="+desc)
 	cmd.Args = append(cmd.Args, os.Args[1:]...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
 	if err := cmd.Start(); err != nil {
@@ -113,7 +109,7 @@ func ExecCommand(backend string, c Config, argv, env []string, dir string) (*exe
 	if !filepath.IsAbs(argv[0]) {
 		return nil, fmt.Errorf("%s: not an absolute path", argv[0])
 	}
-	cmd, err := command(backend, stageSpec{Config: c, Action: "exec", Argv: argv}, env, nil)
+	cmd, err := command(backend, stageSpec{Config: c, Action: "exec", Argv: argv}, withoutStage(env), nil)
 	if err != nil {
 		return nil, err
 	}

@@ -154,7 +154,7 @@ func Probe(backend string, c Config) ProbeResult {
 	pc.Protected = []string{filepath.Join(proj, ".git", "hooks"), gitConfig, filepath.Join(proj, ".gitmodules")}
 	pc.Writable = nil
 	spec := stageSpec{Config: pc, Action: "probe", Probe: &probeSpec{Inside: proj, Outside: out, GitConfig: gitConfig, TCP: ln.Addr().String()}}
-	cmd, err := command(backend, spec, os.Environ(), nil)
+	cmd, err := command(backend, spec, withoutStage(os.Environ()), nil)
 	if err != nil {
 		return fail(err)
 	}

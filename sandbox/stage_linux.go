@@ -123,7 +123,7 @@ func command(backend string, spec stageSpec, env []string, extra []*os.File) (*e
 	default:
 		return nil, fmt.Errorf("%s: %w", backend, ErrUnavailable)
 	}
-	cmd.Env = append(withoutStage(env), encodeSpec(spec))
+	cmd.Env = append(env, encodeSpec(spec))
 	cmd.ExtraFiles = extra
 	return cmd, nil
 }
@@ -164,12 +164,8 @@ func BwrapArgs(c Config) []string {
 // backend: the same binary and arguments, confined before it reads the
 // script. env is its environment (TMPDIR already set); broker, if not nil,
 // becomes its escalation channel.
-func Start(backend string, c Config, desc string, env []string, broker *os.File) (*Session, error) {
-	var extra []*os.File
-	if broker != nil {
-		extra = append(extra, broker)
-		env = append(env, EnvBrokerFD+"=3")
-	}
+func Start(backend string, c Config, desc string, env []string, broker *os.File, files map[string]*os.File) (*Session, error) {
+	extra, env := passFiles(env, broker, files)
 	cmd, err := command(backend, stageSpec{Config: c, Action: "run", Desc: desc}, env, extra)
 	if err != nil {
 		return nil, err
@@ -193,7 +189,7 @@ func ExecCommand(backend string, c Config, argv, env []string, dir string) (*exe
 	if !filepath.IsAbs(argv[0]) {
 		return nil, fmt.Errorf("%s: not an absolute path", argv[0])
 	}
-	cmd, err := command(backend, stageSpec{Config: c, Action: "exec", Argv: argv}, env, nil)
+	cmd, err := command(backend, stageSpec{Config: c, Action: "exec", Argv: argv}, withoutStage(env), nil)
 	if err != nil {
 		return nil, err
 	}

