@@ -1,0 +1,1376 @@
+package guardsh
+
+import (
+	"strconv"
+	"strings"
+	"sync"
+
+	"mvdan.cc/sh/v3/expand"
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// CheckEnv describes where a script would run, for the static checker.
+type CheckEnv struct {
+	Dir     string            // working directory (absolute); "" means Project
+	Project string            // project root (absolute)
+	Home    string            // home directory, for ~ and $HOME
+	Env     map[string]string // variables known to be set, e.g. TMPDIR
+	Via     string            // how the script arrived ("check", "hook", ...); "" means "check"
+}
+
+// CommandVerdict is the verdict on one simple command of a script.
+type CommandVerdict struct {
+	Source string   `json:"source"` // the command as written
+	Args   []string `json:"args"`   // normalised argv; words not known statically as written
+	Line   uint     `json:"line"`
+	Col    uint     `json:"col"`
+	Verdict
+}
+
+// ScriptVerdict is the checker's answer on a whole script: the verdict of
+// its most dangerous simple command, and every simple command's verdict.
+type ScriptVerdict struct {
+	Verdict
+	Commands []CommandVerdict `json:"commands"`
+}
+
+var parserPool = sync.Pool{New: func() any {
+	return syntax.NewParser(syntax.Variant(syntax.LangBash), syntax.KeepComments(false))
+}}
+
+func parseScript(src string) (*syntax.File, error) {
+	p := parserPool.Get().(*syntax.Parser)
+	f, err := p.Parse(strings.NewReader(src), "")
+	parserPool.Put(p)
+	return f, err
+}
+
+// CheckScript judges a script without running anything: every simple
+// command (in chains, pipes, substitutions, subshells, functions, aliases,
+// here-docs) after the expansion the checker can do statically. The
+// verdict is the most dangerous command's. A script that does not parse
+// is an error (and an ask verdict).
+func (p *Policy) CheckScript(src string, env CheckEnv) (ScriptVerdict, error) {
+	ck := newChecker(p, env, 0, src)
+	if fb, ok := forkBomb(src); ok {
+		ck.record(CommandVerdict{Source: fb, Args: []string{fb}, Line: 1, Col: 1, Verdict: p.settle(&judgement{kind: kOther, f: finding{Deny, idForkBomb, fb}})})
+	}
+	f, err := parseScript(src)
+	if err != nil {
+		v := p.settle(&judgement{kind: kOther, f: finding{Ask, idParse, err.Error()}})
+		if ck.has {
+			v = combine(ck.total, v)
+		}
+		return ScriptVerdict{Verdict: v, Commands: ck.out}, err
+	}
+	ck.stmts(f.Stmts, source{})
+	sv := ScriptVerdict{Verdict: ck.total, Commands: ck.out}
+	if !ck.has {
+		sv.Verdict = mkVerdict(Allow, "shell.builtin", "no commands", Effects{})
+	}
+	return sv, nil
+}
+
+// scriptVerdict checks shell code run by a command (sh -c, eval, su -c).
+func (p *Policy) scriptVerdict(src string, c *Command, depth int) Verdict {
+	if depth > maxDepth {
+		return p.settle(&judgement{kind: kOther, f: finding{Ask, idNesting, ""}})
+	}
+	env := CheckEnv{Dir: c.Dir, Project: c.Project, Home: c.Home, Via: c.Via}
+	ck := newChecker(p, env, depth, src)
+	ck.envFn = c.Env
+	if fb, ok := forkBomb(src); ok {
+		ck.add(p.settle(&judgement{kind: kOther, f: finding{Deny, idForkBomb, fb}}))
+	}
+	f, err := parseScript(src)
+	if err != nil {
+		return combine(ck.total, p.settle(&judgement{kind: kOther, f: finding{Ask, idParse, err.Error()}}))
+	}
+	ck.stmts(f.Stmts, source{})
+	if !ck.has {
+		return mkVerdict(Allow, "shell.builtin", "", Effects{})
+	}
+	return ck.total
+}
+
+// srcKind is what feeds a shell or interpreter its script.
+type srcKind uint8
+
+const (
+	srcNone    srcKind = iota // nothing (the terminal)
+	srcStatic                 // text known statically
+	srcUnknown                // another command's output or a file
+	srcDecoded                // decoded at run time (base64 -d, xxd -r)
+	srcNetwork                // fetched from the network
+)
+
+type source struct {
+	kind srcKind
+	text string
+	what string
+}
+
+func (a source) max(b source) source {
+	if b.kind > a.kind {
+		return b
+	}
+	return a
+}
+
+// unknownVal marks a variable whose value is not known statically.
+const unknownVal = "\x00"
+
+type checker struct {
+	p       *Policy
+	env     CheckEnv
+	envFn   func(string) string
+	dir     string // current directory; "" when not known
+	vars    map[string]string
+	funcs   map[string]*syntax.Stmt
+	aliases map[string]string
+	params  []string
+	hasPar  bool
+	depth   int
+	calls   int
+	src     string
+	out     []CommandVerdict
+	total   Verdict
+	has     bool
+	steps   int
+}
+
+func newChecker(p *Policy, env CheckEnv, depth int, src string) *checker {
+	ck := &checker{p: p, env: env, depth: depth, src: src}
+	ck.dir = env.Dir
+	if ck.dir == "" {
+		ck.dir = env.Project
+	}
+	return ck
+}
+
+func (ck *checker) add(v Verdict) {
+	if !ck.has {
+		ck.total, ck.has = v, true
+		return
+	}
+	ck.total = combine(ck.total, v)
+}
+
+func (ck *checker) record(cv CommandVerdict) {
+	ck.add(cv.Verdict)
+	if ck.depth == 0 && len(ck.out) < 10000 {
+		ck.out = append(ck.out, cv)
+	}
+}
+
+// lookup returns a variable's value; ok is false when it is not known.
+func (ck *checker) lookup(name string) (string, bool) {
+	if v, ok := ck.vars[name]; ok {
+		if v == unknownVal {
+			return "", false
+		}
+		return v, true
+	}
+	switch name {
+	case "HOME":
+		if ck.env.Home != "" {
+			return ck.env.Home, true
+		}
+	case "PWD":
+		if ck.dir != "" {
+			return ck.dir, true
+		}
+	case "IFS":
+		return " \t\n", true
+	}
+	if v, ok := ck.env.Env[name]; ok {
+		return v, true
+	}
+	if ck.envFn != nil {
+		if v := ck.envFn(name); v != "" {
+			return v, true
+		}
+	}
+	return "", false
+}
+
+func (ck *checker) setVar(name, val string) {
+	if ck.vars == nil {
+		ck.vars = map[string]string{}
+	}
+	ck.vars[name] = val
+}
+
+// ckEnv adapts the checker's variables for mvdan's expander.
+type ckEnv struct{ ck *checker }
+
+func (e ckEnv) Get(name string) expand.Variable {
+	ck := e.ck
+	switch name {
+	case "@", "*":
+		return expand.Variable{Set: true, Kind: expand.Indexed, List: ck.params}
+	case "#":
+		return expand.Variable{Set: true, Kind: expand.String, Str: strconv.Itoa(len(ck.params))}
+	}
+	if n, err := strconv.Atoi(name); err == nil && n >= 1 {
+		if n <= len(ck.params) {
+			return expand.Variable{Set: true, Kind: expand.String, Str: ck.params[n-1]}
+		}
+		return expand.Variable{}
+	}
+	if v, ok := ck.lookup(name); ok {
+		return expand.Variable{Set: true, Kind: expand.String, Str: v}
+	}
+	return expand.Variable{}
+}
+
+func (e ckEnv) Each(fn func(name string, vr expand.Variable) bool) {}
+
+func (ck *checker) cfg() *expand.Config {
+	return &expand.Config{Env: ckEnv{ck}}
+}
+
+// known reports whether a parameter expansion's value is known.
+func (ck *checker) knownParam(pe *syntax.ParamExp) bool {
+	if pe.Param == nil || pe.Excl || pe.NestedParam != nil || pe.Names != 0 {
+		return false
+	}
+	name := pe.Param.Value
+	switch name {
+	case "@", "*", "#":
+		return ck.hasPar
+	case "?", "$", "!", "-", "0", "_", "RANDOM", "LINENO", "SECONDS", "BASHPID", "PPID", "EPOCHSECONDS", "EPOCHREALTIME", "SRANDOM":
+		return false
+	}
+	if n, err := strconv.Atoi(name); err == nil && n >= 1 {
+		return ck.hasPar
+	}
+	if _, ok := ck.lookup(name); !ok {
+		// ${X:-default} with X unknown is still unknown
+		return false
+	}
+	if pe.Index != nil {
+		return false
+	}
+	if pe.Exp != nil && pe.Exp.Word != nil && !ck.staticWord(pe.Exp.Word) {
+		return false
+	}
+	if pe.Repl != nil && (pe.Repl.Orig != nil && !ck.staticWord(pe.Repl.Orig) || pe.Repl.With != nil && !ck.staticWord(pe.Repl.With)) {
+		return false
+	}
+	return true
+}
+
+// staticParts reports whether word parts are known statically.
+func (ck *checker) staticParts(parts []syntax.WordPart) bool {
+	for _, part := range parts {
+		switch x := part.(type) {
+		case *syntax.Lit, *syntax.SglQuoted, *syntax.ExtGlob, *syntax.BraceExp:
+		case *syntax.DblQuoted:
+			if !ck.staticParts(x.Parts) {
+				return false
+			}
+		case *syntax.ParamExp:
+			if !ck.knownParam(x) {
+				return false
+			}
+		case *syntax.ArithmExp:
+			if !ck.staticArith(x.X) {
+				return false
+			}
+		case *syntax.ProcSubst:
+			return false
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+func (ck *checker) staticArith(x syntax.ArithmExpr) bool {
+	ok := true
+	syntax.Walk(x, func(n syntax.Node) bool {
+		switch n := n.(type) {
+		case *syntax.CmdSubst, *syntax.ProcSubst:
+			ok = false
+		case *syntax.ParamExp:
+			if !ck.knownParam(n) {
+				ok = false
+			}
+		case *syntax.Lit:
+			// a bare name in arithmetic is a variable
+			if n.Value != "" && (n.Value[0] < '0' || n.Value[0] > '9') {
+				if _, known := ck.lookup(n.Value); !known {
+					ok = false
+				}
+			}
+		}
+		return ok
+	})
+	return ok
+}
+
+func (ck *checker) staticWord(w *syntax.Word) bool { return w == nil || ck.staticParts(w.Parts) }
+
+// substs checks every command and process substitution inside node n and
+// returns what they produce (for pipe-to-shell analysis).
+func (ck *checker) substs(n syntax.Node) source {
+	var src source
+	if n == nil {
+		return src
+	}
+	syntax.Walk(n, func(node syntax.Node) bool {
+		switch x := node.(type) {
+		case *syntax.CmdSubst:
+			ck.stmts(x.Stmts, source{})
+			src = src.max(ck.stmtsSource(x.Stmts))
+			return false
+		case *syntax.ProcSubst:
+			ck.stmts(x.Stmts, source{})
+			src = src.max(ck.stmtsSource(x.Stmts))
+			return false
+		}
+		return true
+	})
+	return src
+}
+
+// wordSrc returns the source text of a node.
+func (ck *checker) text(n syntax.Node) string {
+	if n == nil {
+		return ""
+	}
+	s, e := int(n.Pos().Offset()), int(n.End().Offset())
+	if s < 0 || e > len(ck.src) || s > e {
+		return ""
+	}
+	return ck.src[s:e]
+}
+
+// fields expands words to argv. Words not known statically become
+// placeholders (dynWord); srcs tells, per field, what command
+// substitutions produced it.
+func (ck *checker) fields(words []*syntax.Word) (args []string, srcs []source) {
+	cfg := ck.cfg()
+	for _, w := range words {
+		sub := ck.substs(w)
+		if ck.staticParts(w.Parts) {
+			fs, err := expand.Fields(cfg, w)
+			if err == nil {
+				for _, f := range fs {
+					args = append(args, f)
+					srcs = append(srcs, source{})
+				}
+				continue
+			}
+		}
+		if len(w.Parts) == 1 {
+			if ps, ok := w.Parts[0].(*syntax.ProcSubst); ok {
+				args = append(args, "/dev/fd/63")
+				srcs = append(srcs, ck.stmtsSource(ps.Stmts).max(source{kind: srcUnknown}))
+				continue
+			}
+		}
+		if name, ok := ck.whichSubst(w); ok {
+			args = append(args, name)
+			srcs = append(srcs, source{})
+			continue
+		}
+		args = append(args, ck.dynamic(w))
+		if sub.kind == srcNone {
+			sub.kind = srcUnknown
+		}
+		srcs = append(srcs, sub)
+	}
+	return args, srcs
+}
+
+// dynamic makes the placeholder for a word not known statically. A word
+// whose known prefix is "/" or home ("/$X", "~/$X") stands for anything
+// below it.
+func (ck *checker) dynamic(w *syntax.Word) string {
+	src := ck.text(w)
+	var pre strings.Builder
+	for _, part := range w.Parts {
+		lit, ok := part.(*syntax.Lit)
+		if !ok {
+			if dq, ok := part.(*syntax.DblQuoted); ok && len(dq.Parts) > 0 {
+				if l, ok := dq.Parts[0].(*syntax.Lit); ok {
+					pre.WriteString(l.Value)
+				} else if pe, ok := dq.Parts[0].(*syntax.ParamExp); ok && ck.knownParam(pe) {
+					v, _ := ck.lookup(pe.Param.Value)
+					pre.WriteString(v)
+					if len(dq.Parts) > 1 {
+						if l, ok := dq.Parts[1].(*syntax.Lit); ok {
+							pre.WriteString(l.Value)
+						}
+					}
+				}
+			} else if pe, ok := part.(*syntax.ParamExp); ok && ck.knownParam(pe) {
+				v, _ := ck.lookup(pe.Param.Value)
+				pre.WriteString(v)
+				continue
+			}
+			break
+		}
+		pre.WriteString(lit.Value)
+	}
+	p := pre.String()
+	if strings.HasPrefix(p, "~") && ck.env.Home != "" {
+		p = ck.env.Home + p[1:]
+	}
+	if p == "/" || ck.env.Home != "" && p == ck.env.Home+"/" {
+		return p + "*"
+	}
+	return dynWord(src)
+}
+
+// whichSubst resolves $(which rm), $(command -v rm), `type -p rm`.
+func (ck *checker) whichSubst(w *syntax.Word) (string, bool) {
+	if len(w.Parts) != 1 {
+		return "", false
+	}
+	part := w.Parts[0]
+	if dq, ok := part.(*syntax.DblQuoted); ok && len(dq.Parts) == 1 {
+		part = dq.Parts[0]
+	}
+	cs, ok := part.(*syntax.CmdSubst)
+	if !ok || len(cs.Stmts) != 1 {
+		return "", false
+	}
+	call, ok := cs.Stmts[0].Cmd.(*syntax.CallExpr)
+	if !ok || len(call.Args) < 2 {
+		return "", false
+	}
+	var words []string
+	for _, a := range call.Args {
+		l := a.Lit()
+		if l == "" {
+			return "", false
+		}
+		words = append(words, l)
+	}
+	switch {
+	case words[0] == "which" || words[0] == "whereis" || words[0] == "realpath":
+	case (words[0] == "command" || words[0] == "type") && (words[1] == "-v" || words[1] == "-p" || words[1] == "-P"):
+		words = words[1:]
+	default:
+		return "", false
+	}
+	return words[len(words)-1], true
+}
+
+func (ck *checker) stmts(list []*syntax.Stmt, in source) {
+	for _, s := range list {
+		ck.stmt(s, in)
+	}
+}
+
+func (ck *checker) stmt(s *syntax.Stmt, in source) {
+	ck.steps++
+	if s == nil || ck.steps > 20000 {
+		return
+	}
+	// Redirections: files read and written, here-docs feeding stdin.
+	var writes []redirWrite
+	for _, r := range s.Redirs {
+		src := ck.substs(r.Word)
+		if r.Hdoc != nil {
+			hsrc := ck.substs(r.Hdoc)
+			text, ok := ck.document(r.Hdoc)
+			switch {
+			case ok:
+				in = source{kind: srcStatic, text: text}
+			default:
+				in = hsrc.max(source{kind: srcUnknown})
+			}
+			continue
+		}
+		switch r.Op {
+		case syntax.WordHdoc:
+			args, srcs := ck.fields([]*syntax.Word{r.Word})
+			if len(args) == 1 && !isDynamic(args[0]) {
+				in = source{kind: srcStatic, text: args[0]}
+			} else {
+				in = src.max(source{kind: srcUnknown})
+				for _, s := range srcs {
+					in = in.max(s)
+				}
+			}
+		case syntax.RdrIn:
+			args, _ := ck.fields([]*syntax.Word{r.Word})
+			if len(args) == 1 {
+				writes = append(writes, redirWrite{path: args[0], write: false, node: r})
+			}
+			in = source{kind: srcUnknown, what: "file"}
+		case syntax.RdrOut, syntax.AppOut, syntax.RdrClob, syntax.AppClob, syntax.RdrAll, syntax.AppAll, syntax.RdrInOut, syntax.RdrAllClob, syntax.AppAllClob:
+			args, _ := ck.fields([]*syntax.Word{r.Word})
+			if len(args) == 1 {
+				writes = append(writes, redirWrite{path: args[0], write: true, node: r})
+			}
+		case syntax.DplOut, syntax.DplIn:
+			// >&2, <&0, >&- : file descriptors, or a file for ">& file"
+			if l := r.Word.Lit(); l != "" && l != "-" && strings.Trim(l, "0123456789-") != "" {
+				args, _ := ck.fields([]*syntax.Word{r.Word})
+				if len(args) == 1 {
+					writes = append(writes, redirWrite{path: args[0], write: r.Op == syntax.DplOut, node: r})
+				}
+			}
+		}
+	}
+	for _, w := range writes {
+		ck.access(w)
+	}
+	ck.command(s, in)
+}
+
+type redirWrite struct {
+	path  string
+	write bool
+	node  syntax.Node
+}
+
+// access judges a redirection's file.
+func (ck *checker) access(w redirWrite) {
+	var v Verdict
+	if isDynamic(w.path) {
+		if w.write {
+			v = ck.p.settle(&judgement{kind: kOther, f: finding{Ask, idWriteOutside, "redirection target not known before it runs: " + displayArg(w.path)}})
+		} else {
+			v = ck.p.settle(&judgement{kind: kRead, f: finding{Ask, idReadOutside, "redirection source not known before it runs: " + displayArg(w.path)}})
+		}
+	} else {
+		e := pathEnv{dir: ck.dir, project: cleanAbs(ck.env.Project), home: cleanAbs(ck.env.Home)}
+		abs, ok := e.abs(w.path)
+		if !ok {
+			v = ck.p.settle(&judgement{kind: kOther, f: finding{Ask, idWriteOutside, "path not known: " + w.path}})
+		} else {
+			l := e.locate(abs)
+			v = ck.p.ClassifyAccess(Access{Path: w.path, Resolved: abs, Inside: l == locProject || l == locProjectRoot, Write: w.write, Dir: ck.dir, Project: ck.env.Project, Home: ck.env.Home, Via: "redirect"})
+		}
+	}
+	op := "<"
+	if w.write {
+		op = ">"
+	}
+	pos := w.node.Pos()
+	ck.record(CommandVerdict{Source: ck.text(w.node), Args: []string{op, displayArg(w.path)}, Line: pos.Line(), Col: pos.Col(), Verdict: v})
+}
+
+// document expands a here-doc body; ok is false if it is not static.
+func (ck *checker) document(w *syntax.Word) (string, bool) {
+	if !ck.staticParts(w.Parts) {
+		return "", false
+	}
+	s, err := expand.Document(ck.cfg(), w)
+	return s, err == nil
+}
+
+func (ck *checker) command(s *syntax.Stmt, in source) {
+	switch x := s.Cmd.(type) {
+	case nil:
+	case *syntax.CallExpr:
+		ck.call(s, x, in)
+	case *syntax.BinaryCmd:
+		switch x.Op {
+		case syntax.Pipe, syntax.PipeAll:
+			ck.stmt(x.X, in)
+			ck.stmt(x.Y, ck.stmtSource(x.X))
+		default:
+			ck.stmt(x.X, in)
+			ck.stmt(x.Y, in)
+		}
+	case *syntax.Block:
+		ck.stmts(x.Stmts, in)
+	case *syntax.Subshell:
+		saved, savedDir := ck.copyVars(), ck.dir
+		ck.stmts(x.Stmts, in)
+		ck.vars, ck.dir = saved, savedDir
+	case *syntax.IfClause:
+		for c := x; c != nil; c = c.Else {
+			ck.stmts(c.Cond, in)
+			ck.stmts(c.Then, in)
+		}
+	case *syntax.WhileClause:
+		ck.stmts(x.Cond, in)
+		ck.stmts(x.Do, in)
+	case *syntax.ForClause:
+		switch l := x.Loop.(type) {
+		case *syntax.WordIter:
+			var items []string
+			if l.InPos.IsValid() {
+				items, _ = ck.fields(l.Items)
+			} else if ck.hasPar {
+				items = ck.params
+			} else {
+				items = []string{dynWord(`"$@"`)}
+			}
+			static := len(items) <= 16
+			for _, it := range items {
+				if isDynamic(it) {
+					static = false
+				}
+			}
+			if static && len(items) > 0 {
+				for _, it := range items {
+					ck.setVar(l.Name.Value, it)
+					ck.stmts(x.Do, in)
+				}
+				return
+			}
+			ck.setVar(l.Name.Value, unknownVal)
+			ck.stmts(x.Do, in)
+		case *syntax.CStyleLoop:
+			ck.substs(l)
+			syntax.Walk(l, func(n syntax.Node) bool {
+				if a, ok := n.(*syntax.BinaryArithm); ok {
+					if w, ok := a.X.(*syntax.Word); ok {
+						if lit := w.Lit(); lit != "" {
+							ck.setVar(lit, unknownVal)
+						}
+					}
+				}
+				return true
+			})
+			ck.stmts(x.Do, in)
+		}
+	case *syntax.CaseClause:
+		ck.substs(x.Word)
+		for _, it := range x.Items {
+			for _, pat := range it.Patterns {
+				ck.substs(pat)
+			}
+			ck.stmts(it.Stmts, in)
+		}
+	case *syntax.FuncDecl:
+		name := ""
+		if x.Name != nil {
+			name = x.Name.Value
+		}
+		if name != "" {
+			if ck.funcs == nil {
+				ck.funcs = map[string]*syntax.Stmt{}
+			}
+			ck.funcs[name] = x.Body
+			if selfSpawning(name, x.Body) {
+				pos := x.Pos()
+				ck.record(CommandVerdict{Source: ck.text(x), Args: []string{name + "()"}, Line: pos.Line(), Col: pos.Col(), Verdict: ck.p.settle(&judgement{kind: kOther, f: finding{Deny, idForkBomb, name}})})
+			}
+		}
+	case *syntax.ArithmCmd:
+		ck.substs(x.X)
+	case *syntax.LetClause:
+		for _, e := range x.Exprs {
+			ck.substs(e)
+		}
+	case *syntax.TestClause:
+		ck.substs(x.X)
+	case *syntax.DeclClause:
+		ck.assigns(x.Args, true)
+	case *syntax.TimeClause:
+		ck.stmt(x.Stmt, in)
+	case *syntax.CoprocClause:
+		ck.stmt(x.Stmt, in)
+	default:
+		ck.substs(s.Cmd)
+	}
+}
+
+func (ck *checker) copyVars() map[string]string {
+	if ck.vars == nil {
+		return nil
+	}
+	m := make(map[string]string, len(ck.vars))
+	for k, v := range ck.vars {
+		m[k] = v
+	}
+	return m
+}
+
+// assigns follows variable assignments.
+func (ck *checker) assigns(list []*syntax.Assign, decl bool) {
+	for _, a := range list {
+		if a.Name == nil {
+			if a.Value != nil {
+				ck.substs(a.Value)
+			}
+			continue
+		}
+		name := a.Name.Value
+		if a.Array != nil || a.Index != nil {
+			ck.substs(a.Array)
+			ck.setVar(name, unknownVal)
+			continue
+		}
+		if a.Naked {
+			continue
+		}
+		val := ""
+		if a.Value != nil {
+			ck.substs(a.Value)
+			v, ok := ck.assignValue(a.Value)
+			if !ok {
+				ck.setVar(name, unknownVal)
+				continue
+			}
+			val = v
+		}
+		if a.Append {
+			old, ok := ck.lookup(name)
+			if !ok {
+				ck.setVar(name, unknownVal)
+				continue
+			}
+			val = old + val
+		}
+		ck.setVar(name, val)
+	}
+}
+
+// assignValue expands an assignment's value (tilde at the start too).
+func (ck *checker) assignValue(w *syntax.Word) (string, bool) {
+	if !ck.staticParts(w.Parts) {
+		return "", false
+	}
+	s, err := expand.Literal(ck.cfg(), w)
+	if err != nil {
+		return "", false
+	}
+	if lit, ok := w.Parts[0].(*syntax.Lit); ok && strings.HasPrefix(lit.Value, "~") && ck.env.Home != "" {
+		if s == "~" || strings.HasPrefix(s, "~/") {
+			s = ck.env.Home + s[1:]
+		}
+	}
+	return s, true
+}
+
+// codeRunners are commands that run text as code.
+var codeRunners = map[string]bool{
+	"sh": true, "bash": true, "dash": true, "zsh": true, "ksh": true, "mksh": true, "ash": true, "fish": true,
+	"tcsh": true, "csh": true, "yash": true, "rbash": true, "python": true, "python2": true, "python3": true,
+	"pypy": true, "node": true, "nodejs": true, "perl": true, "ruby": true, "php": true, "lua": true, "deno": true,
+	"bun": true, "eval": true, "source": true, ".": true, "osascript": true, "pwsh": true, "powershell": true,
+	"tclsh": true, "irb": true, "awk": true, "gawk": true, "mawk": true, "nawk": true, "busybox": true,
+}
+
+var shellNames = map[string]bool{
+	"sh": true, "bash": true, "dash": true, "zsh": true, "ksh": true, "mksh": true, "ash": true, "fish": true,
+	"tcsh": true, "csh": true, "yash": true, "rbash": true, "posh": true,
+}
+
+func (ck *checker) call(s *syntax.Stmt, x *syntax.CallExpr, in source) {
+	if len(x.Args) == 0 {
+		ck.assigns(x.Assigns, false)
+		return
+	}
+	// Prefix assignments apply to the command's environment only.
+	var prefix map[string]string
+	for _, a := range x.Assigns {
+		if a.Name == nil {
+			continue
+		}
+		if a.Value != nil {
+			ck.substs(a.Value)
+		}
+		if prefix == nil {
+			prefix = map[string]string{}
+		}
+		v, ok := "", true
+		if a.Value != nil {
+			v, ok = ck.assignValue(a.Value)
+		}
+		if !ok {
+			v = unknownVal
+		}
+		prefix[a.Name.Value] = v
+	}
+	// Aliases replace the first word.
+	if lit := x.Args[0].Lit(); lit != "" && ck.aliases != nil && ck.calls < 16 {
+		if val, ok := ck.aliases[lit]; ok {
+			rest := ""
+			if len(x.Args) > 1 {
+				rest = " " + ck.src[x.Args[1].Pos().Offset():x.End().Offset()]
+			}
+			ck.calls++
+			ck.nested(val+rest, in, true)
+			return
+		}
+	}
+	args, srcs := ck.fields(x.Args)
+	if len(args) == 0 {
+		return
+	}
+	pos := s.Pos()
+	name := args[0]
+	cmd := Command{Args: args, Dir: ck.dir, Project: ck.env.Project, Home: ck.env.Home, Via: ck.env.Via}
+	if cmd.Via == "" {
+		cmd.Via = "check"
+	}
+	cmd.Env = func(n string) string {
+		if v, ok := prefix[n]; ok {
+			if v == unknownVal {
+				return ""
+			}
+			return v
+		}
+		v, _ := ck.lookup(n)
+		return v
+	}
+	if !isDynamic(name) {
+		// Calls of functions defined in the script are judged by their body.
+		if body, ok := ck.funcs[name]; ok && ck.calls < 32 {
+			ck.calls++
+			saved, savedHas := ck.params, ck.hasPar
+			ck.params, ck.hasPar = args[1:], true
+			ck.stmt(body, in)
+			ck.params, ck.hasPar = saved, savedHas
+			return
+		}
+		switch name {
+		case "alias":
+			for _, a := range args[1:] {
+				if k, v, ok := strings.Cut(a, "="); ok && !isDynamic(a) {
+					if ck.aliases == nil {
+						ck.aliases = map[string]string{}
+					}
+					ck.aliases[k] = v
+				}
+			}
+		case "cd", "pushd":
+			ops := operands(args[1:], optSpec{})
+			switch {
+			case len(ops) == 0:
+				ck.dir = ck.env.Home
+			case isDynamic(ops[0]) || ops[0] == "-":
+				ck.dir = ""
+			default:
+				e := pathEnv{dir: ck.dir, home: ck.env.Home}
+				if d, ok := e.abs(ops[0]); ok {
+					ck.dir = d
+				} else {
+					ck.dir = ""
+				}
+			}
+		case "read", "mapfile", "readarray", "getopts", "printf":
+			for k := 1; k < len(args); k++ {
+				a := args[k]
+				if name == "printf" {
+					if a == "-v" && k+1 < len(args) {
+						ck.setVar(args[k+1], unknownVal)
+					}
+					continue
+				}
+				if !strings.HasPrefix(a, "-") && !isDynamic(a) {
+					ck.setVar(a, unknownVal)
+				}
+			}
+		case "set":
+			for k, a := range args[1:] {
+				if a == "--" {
+					ck.params, ck.hasPar = append([]string(nil), args[k+2:]...), true
+					break
+				}
+			}
+		case "shift":
+			if ck.hasPar && len(ck.params) > 0 {
+				ck.params = ck.params[1:]
+			}
+		case "eval":
+			var b strings.Builder
+			dyn := false
+			for k, a := range args[1:] {
+				if isDynamic(a) {
+					dyn = true
+				}
+				if k > 0 {
+					b.WriteByte(' ')
+				}
+				b.WriteString(a)
+			}
+			if !dyn {
+				ck.recordCall(s, x, args, ck.nested(b.String(), in, false), pos)
+				return
+			}
+		}
+	}
+	var stdin *source
+	if in.kind != srcNone {
+		stdin = &in
+	}
+	v := ck.p.classifyArgsIn(&cmd, args, ck.depth, false, stdin)
+	// Code fed to shells and interpreters: pipes, here-docs, <(...), $(...).
+	norm := NormalizeArgv(args)
+	if len(norm) > 0 && codeRunners[baseName(cmdName(norm[0]))] {
+		v = ck.codeFeed(v, &cmd, norm, args, srcs, in)
+	}
+	ck.recordCall(s, x, args, v, pos)
+}
+
+func (ck *checker) recordCall(s *syntax.Stmt, x *syntax.CallExpr, args []string, v Verdict, pos syntax.Pos) {
+	norm := NormalizeArgv(args)
+	if len(norm) == 0 {
+		norm = args
+	}
+	disp := make([]string, len(norm))
+	for i, a := range norm {
+		disp[i] = displayArg(a)
+	}
+	ck.record(CommandVerdict{Source: ck.text(x), Args: disp, Line: pos.Line(), Col: pos.Col(), Verdict: v})
+}
+
+// nested checks text as shell code in this checker's context (aliases,
+// eval) and returns its verdict.
+func (ck *checker) nested(text string, in source, alias bool) Verdict {
+	if ck.depth >= maxDepth {
+		return ck.p.settle(&judgement{kind: kOther, f: finding{Ask, idNesting, ""}})
+	}
+	f, err := parseScript(text)
+	if err != nil {
+		v := ck.p.settle(&judgement{kind: kOther, f: finding{Ask, idParse, err.Error()}})
+		ck.add(v)
+		return v
+	}
+	sub := &checker{p: ck.p, env: ck.env, envFn: ck.envFn, dir: ck.dir, vars: ck.vars, funcs: ck.funcs, aliases: ck.aliases,
+		params: ck.params, hasPar: ck.hasPar, depth: ck.depth + 1, calls: ck.calls + 1, src: text, steps: ck.steps}
+	if alias {
+		// an alias is not expanded again inside itself
+		sub.aliases = nil
+	}
+	sub.stmts(f.Stmts, in)
+	ck.vars, ck.funcs, ck.dir, ck.steps = sub.vars, sub.funcs, sub.dir, sub.steps
+	if !sub.has {
+		return mkVerdict(Allow, "shell.builtin", "", Effects{})
+	}
+	if alias {
+		ck.add(sub.total)
+		if ck.depth == 0 {
+			for _, cv := range sub.out {
+				ck.out = append(ck.out, cv)
+			}
+		}
+	}
+	return sub.total
+}
+
+// codeFeed judges the code a shell or interpreter is fed: from a pipe or
+// here-doc on stdin, a <(...) file argument, or a $(...) in its code
+// argument. Code from the network or decoded at run time is denied;
+// unknown code asks; static code is checked.
+func (ck *checker) codeFeed(v Verdict, cmd *Command, norm, args []string, srcs []source, in source) Verdict {
+	name := baseName(cmdName(norm[0]))
+	// Anything fetched or decoded in an argument of a code runner.
+	worst := source{}
+	for _, s := range srcs {
+		worst = worst.max(s)
+	}
+	if worst.kind >= srcDecoded {
+		return combine(v, ck.pipeDeny(worst, name))
+	}
+	if !readsStdin(name, norm) {
+		return v
+	}
+	switch in.kind {
+	case srcNetwork, srcDecoded:
+		return combine(v, ck.pipeDeny(in, name))
+	case srcStatic:
+		var code []string
+		switch {
+		case shellNames[name]:
+			code = []string{name, "-c", in.text}
+		case name == "python" || name == "python2" || name == "python3" || name == "pypy":
+			code = []string{"python", "-c", in.text}
+		case name == "node" || name == "nodejs" || name == "deno" || name == "bun":
+			code = []string{"node", "-e", in.text}
+		case name == "perl" || name == "ruby" || name == "lua":
+			code = []string{name, "-e", in.text}
+		case name == "php":
+			code = []string{"php", "-r", in.text}
+		default:
+			return v
+		}
+		return combine(v, ck.p.classifyArgs(cmd, code, ck.depth+1, false))
+	case srcUnknown:
+		j := &judgement{kind: kOther, f: finding{Ask, idShellStdin, name + " reads its program from another command's output"}}
+		return combine(v, ck.p.settle(j))
+	}
+	return v
+}
+
+func (ck *checker) pipeDeny(s source, name string) Verdict {
+	what := "fetched from the network"
+	if s.kind == srcDecoded {
+		what = "decoded at run time"
+	}
+	if s.what != "" {
+		what += " by " + s.what
+	}
+	return ck.p.settle(&judgement{kind: kOther, f: finding{Deny, idPipeShell, name + " runs code " + what}})
+}
+
+// readsStdin reports whether a shell or interpreter takes its program from
+// standard input.
+func readsStdin(name string, args []string) bool {
+	switch name {
+	case "eval", "source", ".":
+		return false
+	}
+	for i := 1; i < len(args); i++ {
+		a := args[i]
+		if a == "-" {
+			return true
+		}
+		if a == "--" {
+			return i+1 >= len(args)
+		}
+		if isDynamic(a) || len(a) < 2 || a[0] != '-' && a[0] != '+' {
+			return false // a script file
+		}
+		if strings.HasPrefix(a, "--") {
+			if a == "--eval" || a == "--command" || a == "--print" {
+				return false
+			}
+			continue
+		}
+		if a == "-s" {
+			return true
+		}
+		for k := 1; k < len(a); k++ {
+			switch a[k] {
+			case 'c', 'e', 'E', 'r', 'p':
+				if shellNames[name] && a[k] != 'c' {
+					continue
+				}
+				if name == "perl" && a[k] == 'p' {
+					continue
+				}
+				return false
+			case 'm':
+				if strings.HasPrefix(name, "python") {
+					return false
+				}
+			case 'o', 'O':
+				i++
+			}
+		}
+	}
+	return true
+}
+
+// stmtSource says what a statement writes to its stdout, for the command
+// it pipes into.
+func (ck *checker) stmtSource(s *syntax.Stmt) source {
+	if s == nil {
+		return source{}
+	}
+	switch x := s.Cmd.(type) {
+	case *syntax.BinaryCmd:
+		if x.Op == syntax.Pipe || x.Op == syntax.PipeAll {
+			l, r := ck.stmtSource(x.X), ck.stmtSource(x.Y)
+			if r.kind == srcStatic {
+				// cat, tee ... pass their input on
+				return l.max(r)
+			}
+			if l.kind >= srcDecoded && r.kind < srcDecoded {
+				r.kind = l.kind
+				r.what = l.what
+			}
+			return r.max(source{kind: srcUnknown})
+		}
+		return ck.stmtSource(x.X).max(ck.stmtSource(x.Y)).max(source{kind: srcUnknown})
+	case *syntax.CallExpr:
+		return ck.callSource(s, x)
+	case *syntax.Block:
+		return ck.stmtsSource(x.Stmts)
+	case *syntax.Subshell:
+		return ck.stmtsSource(x.Stmts)
+	}
+	return source{kind: srcUnknown}
+}
+
+func (ck *checker) stmtsSource(list []*syntax.Stmt) source {
+	out := source{}
+	for _, s := range list {
+		out = out.max(ck.stmtSource(s))
+	}
+	if len(list) > 1 && out.kind == srcStatic {
+		out.kind = srcUnknown
+	}
+	return out
+}
+
+// network fetchers and decoders.
+var fetchers = map[string]bool{
+	"curl": true, "wget": true, "fetch": true, "http": true, "https": true, "xh": true, "aria2c": true,
+	"nc": true, "ncat": true, "netcat": true, "socat": true, "lynx": true, "w3m": true, "links": true,
+	"ssh": true, "scp": true, "telnet": true, "ftp": true, "tftp": true, "curlie": true, "httpie": true,
+	"gsutil": true, "aws": true, "gcloud": true, "az": true, "gh": true, "glab": true, "git": false,
+	"python": false, "iwr": true, "invoke-webrequest": true, "dig": true,
+}
+
+func (ck *checker) callSource(s *syntax.Stmt, x *syntax.CallExpr) source {
+	if len(x.Args) == 0 {
+		return source{}
+	}
+	args, srcs := ck.fieldsQuiet(x.Args)
+	norm := NormalizeArgv(args)
+	if len(norm) == 0 {
+		return source{kind: srcUnknown}
+	}
+	name := baseName(cmdName(norm[0]))
+	sub := source{}
+	for _, s := range srcs {
+		sub = sub.max(s)
+	}
+	switch {
+	case isDynamic(norm[0]):
+		return source{kind: srcUnknown}.max(sub)
+	case fetchers[name]:
+		return source{kind: srcNetwork, what: name}
+	case name == "base64" || name == "base32" || name == "basenc":
+		if hasOpt(norm[1:], 'd', "decode") || hasOpt(norm[1:], 'D') {
+			return source{kind: srcDecoded, what: name + " -d"}.max(sub)
+		}
+	case name == "xxd":
+		if hasOpt(norm[1:], 'r', "revert") {
+			return source{kind: srcDecoded, what: "xxd -r"}
+		}
+	case name == "openssl":
+		for _, a := range norm[1:] {
+			if a == "-d" || a == "enc" || a == "base64" {
+				return source{kind: srcDecoded, what: "openssl"}
+			}
+		}
+	case name == "uudecode" || name == "gunzip" || name == "zcat" || name == "bzcat" || name == "xzcat" || name == "rev" || name == "gpg":
+		return source{kind: srcDecoded, what: name}.max(sub)
+	case name == "tr" || name == "sed" || name == "awk" || name == "perl" || name == "python" || name == "python3" || name == "printf" && len(norm) > 1 && strings.Contains(norm[1], "%"):
+		// transformations of input: unknown, unless decoding network data
+		return source{kind: srcUnknown}.max(sub)
+	case name == "echo" || name == "printf":
+		if sub.kind > srcStatic {
+			return sub
+		}
+		text, ok := echoText(name, norm[1:])
+		if ok {
+			if text2, ok2 := ck.hdocText(s); ok2 && name == "cat" {
+				text = text2
+			}
+			return source{kind: srcStatic, text: text}
+		}
+		return source{kind: srcUnknown}
+	case name == "cat":
+		if len(norm) == 1 {
+			if text, ok := ck.hdocText(s); ok {
+				return source{kind: srcStatic, text: text}
+			}
+		}
+		return source{kind: srcUnknown, what: "cat"}
+	}
+	return source{kind: srcUnknown}.max(sub)
+}
+
+// hdocText returns a statement's static here-doc or here-string.
+func (ck *checker) hdocText(s *syntax.Stmt) (string, bool) {
+	for _, r := range s.Redirs {
+		if r.Hdoc != nil {
+			return ck.document(r.Hdoc)
+		}
+		if r.Op == syntax.WordHdoc && ck.staticWord(r.Word) {
+			if v, err := expand.Literal(ck.cfg(), r.Word); err == nil {
+				return v, true
+			}
+		}
+	}
+	return "", false
+}
+
+// fieldsQuiet expands words without checking substitutions again.
+func (ck *checker) fieldsQuiet(words []*syntax.Word) ([]string, []source) {
+	cfg := ck.cfg()
+	var args []string
+	var srcs []source
+	for _, w := range words {
+		if ck.staticParts(w.Parts) {
+			if fs, err := expand.Fields(cfg, w); err == nil {
+				for _, f := range fs {
+					args = append(args, f)
+					srcs = append(srcs, source{})
+				}
+				continue
+			}
+		}
+		if name, ok := ck.whichSubst(w); ok {
+			args = append(args, name)
+			srcs = append(srcs, source{})
+			continue
+		}
+		s := source{kind: srcUnknown}
+		syntax.Walk(w, func(n syntax.Node) bool {
+			switch x := n.(type) {
+			case *syntax.CmdSubst:
+				s = s.max(ck.stmtsSource(x.Stmts))
+				return false
+			case *syntax.ProcSubst:
+				s = s.max(ck.stmtsSource(x.Stmts))
+				return false
+			}
+			return true
+		})
+		args = append(args, dynWord(ck.text(w)))
+		srcs = append(srcs, s)
+	}
+	return args, srcs
+}
+
+// echoText is what echo/printf print, when static.
+func echoText(name string, args []string) (string, bool) {
+	for _, a := range args {
+		if isDynamic(a) {
+			return "", false
+		}
+	}
+	if name == "echo" {
+		escapes := false
+		for len(args) > 0 && (args[0] == "-n" || args[0] == "-e" || args[0] == "-E" || args[0] == "-ne" || args[0] == "-en") {
+			if strings.Contains(args[0], "e") {
+				escapes = true
+			}
+			args = args[1:]
+		}
+		s := strings.Join(args, " ")
+		if escapes {
+			s = cEscapes(s)
+		}
+		return s, true
+	}
+	if len(args) == 0 {
+		return "", true
+	}
+	f := args[0]
+	if strings.Contains(f, "%") {
+		out, _, err := expand.Format(nil, f, args[1:])
+		if err != nil {
+			return "", false
+		}
+		return out, true
+	}
+	return cEscapes(f), true
+}
+
+// cEscapes decodes \n, \t, \xHH, \NNN.
+func cEscapes(s string) string {
+	if !strings.Contains(s, `\`) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c != '\\' || i+1 >= len(s) {
+			b.WriteByte(c)
+			continue
+		}
+		i++
+		switch s[i] {
+		case 'n':
+			b.WriteByte('\n')
+		case 't':
+			b.WriteByte('\t')
+		case 'x':
+			if i+2 < len(s)+0 && i+2 <= len(s)-1 {
+				if v, ok := hexByte(s[i+1 : i+3]); ok {
+					b.WriteByte(v)
+					i += 2
+					continue
+				}
+			}
+			b.WriteString(`\x`)
+		case '0', '1', '2', '3':
+			v, n := 0, 0
+			for n < 3 && i < len(s) && s[i] >= '0' && s[i] <= '7' {
+				v = v*8 + int(s[i]-'0')
+				i++
+				n++
+			}
+			i--
+			b.WriteByte(byte(v))
+		case '\\':
+			b.WriteByte('\\')
+		default:
+			b.WriteByte('\\')
+			b.WriteByte(s[i])
+		}
+	}
+	return b.String()
+}
+
+// selfSpawning reports whether a function body starts copies of itself in
+// the background or in a pipe (a fork bomb).
+func selfSpawning(name string, body *syntax.Stmt) bool {
+	calls, spawn := 0, false
+	syntax.Walk(body, func(n syntax.Node) bool {
+		switch x := n.(type) {
+		case *syntax.Stmt:
+			if x.Background {
+				spawn = true
+			}
+		case *syntax.BinaryCmd:
+			if x.Op == syntax.Pipe || x.Op == syntax.PipeAll {
+				spawn = true
+			}
+		case *syntax.CallExpr:
+			if len(x.Args) > 0 && x.Args[0].Lit() == name {
+				calls++
+			}
+		}
+		return true
+	})
+	return spawn && calls >= 2
+}
+
+// forkBomb finds a fork bomb in the raw text, before any splitting:
+// name(){ name|name& };name with any spacing, ${IFS} or quoting.
+func forkBomb(src string) (string, bool) {
+	if !strings.Contains(src, "(") {
+		return "", false
+	}
+	s := strings.NewReplacer("${IFS}", " ", "$IFS", " ", `"`, "", `'`, "", "\\\n", "", "function ", " ").Replace(src)
+	for off := 0; off < len(s); {
+		i := strings.Index(s[off:], "()")
+		if i < 0 {
+			break
+		}
+		at := off + i
+		off = at + 2
+		// the name before "()"
+		k := at
+		for k > 0 && s[k-1] == ' ' {
+			k--
+		}
+		st := k
+		for st > 0 && !strings.ContainsRune(" \t\n;&|(){}", rune(s[st-1])) {
+			st--
+		}
+		name := s[st:k]
+		if name == "" {
+			continue
+		}
+		rest := strings.TrimLeft(s[at+2:], " \t\n")
+		if !strings.HasPrefix(rest, "{") {
+			continue
+		}
+		end := strings.IndexByte(rest, '}')
+		if end < 0 {
+			end = len(rest)
+		}
+		body := rest[1:end]
+		n := 0
+		for _, tok := range strings.FieldsFunc(body, func(r rune) bool { return strings.ContainsRune(" \t\n;&|(){}", r) }) {
+			if tok == name {
+				n++
+			}
+		}
+		if n >= 2 && strings.ContainsAny(body, "|&") {
+			return strings.TrimSpace(s[st : at+2+len(s[at+2:])-len(rest)+end+1]), true
+		}
+	}
+	return "", false
+}

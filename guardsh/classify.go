@@ -1,0 +1,388 @@
+package guardsh
+
+import (
+	"path"
+	"strings"
+)
+
+// kind is what a command does when no rule objects: it decides the verdict
+// per mode.
+type kind uint8
+
+const (
+	kPure  kind = iota // shell builtin without effects: allowed in every mode
+	kRead              // reads only
+	kEdit              // writes inside the project or temp dirs, local git
+	kDev               // runs project code: builds, tests, linters
+	kOther             // anything else (always comes with an ask finding)
+)
+
+// finding is the strongest rule that objected to a command.
+type finding struct {
+	dec    Decision // Allow (none), Ask or Deny
+	id     string
+	detail string
+}
+
+// judgement collects what the rules found about one simple command before
+// the mode turns it into a verdict.
+type judgement struct {
+	kind kind
+	f    finding
+	eff  Effects
+	// nested holds the combined verdict of commands this one runs (sh -c,
+	// wrappers, find -exec, xargs); hasNested says it is set.
+	nested    Verdict
+	hasNested bool
+	// priv is set for privilege wrappers (sudo ...): a denied inner command
+	// is reported as privilege escalation.
+	priv string
+}
+
+func (j *judgement) deny(id, detail string) {
+	if j.f.dec < Deny {
+		j.f = finding{Deny, id, detail}
+	}
+	if j.kind < kOther {
+		j.kind = kOther
+	}
+}
+
+func (j *judgement) ask(id, detail string) {
+	if j.f.dec < Ask {
+		j.f = finding{Ask, id, detail}
+	}
+}
+
+// other marks the command as not reading-only and asks with id.
+func (j *judgement) other(id, detail string) {
+	j.kind = kOther
+	j.ask(id, detail)
+}
+
+func (j *judgement) atLeast(k kind) {
+	if j.kind < k {
+		j.kind = k
+	}
+}
+
+func (j *judgement) addNested(v Verdict) {
+	if !j.hasNested {
+		j.nested, j.hasNested = v, true
+		return
+	}
+	j.nested = combine(j.nested, v)
+}
+
+// combine keeps the stricter verdict (the first on a tie) and merges effects.
+func combine(a, b Verdict) Verdict {
+	out := a
+	if b.Decision > a.Decision {
+		out = b
+	}
+	out.Effects = mergeEffects(a.Effects, b.Effects)
+	return out
+}
+
+func mergeEffects(a, b Effects) Effects {
+	if len(b.Reads) == 0 && len(b.Writes) == 0 && !b.Network && !b.Install {
+		return a
+	}
+	if len(a.Reads) == 0 && len(a.Writes) == 0 && !a.Network && !a.Install {
+		return b
+	}
+	out := Effects{Network: a.Network || b.Network, Install: a.Install || b.Install}
+	out.Reads = appendUnique(append([]string(nil), a.Reads...), b.Reads...)
+	out.Writes = appendUnique(append([]string(nil), a.Writes...), b.Writes...)
+	return out
+}
+
+func appendUnique(dst []string, src ...string) []string {
+outer:
+	for _, s := range src {
+		for _, d := range dst {
+			if d == s {
+				continue outer
+			}
+		}
+		dst = append(dst, s)
+	}
+	return dst
+}
+
+func reasonOf(id, detail string) (reason, hint string) {
+	r, ok := catalogue[id]
+	if !ok {
+		r.Reason = id
+	}
+	reason = r.Reason
+	if detail != "" {
+		reason += ": " + detail
+	}
+	return reason, r.Hint
+}
+
+func mkVerdict(d Decision, id, detail string, eff Effects) Verdict {
+	reason, hint := reasonOf(id, detail)
+	return Verdict{Decision: d, Rule: id, Reason: reason, Hint: hint, Effects: eff}
+}
+
+// settle turns a judgement into a verdict for the policy's mode (without
+// nested commands and configured rules).
+func (p *Policy) settle(j *judgement) Verdict {
+	mode := p.Mode
+	if mode == "" {
+		mode = ModeDefault
+	}
+	switch {
+	case j.f.dec == Deny:
+		if mode == ModeBypass && !catalogue[j.f.id].Catastrophic {
+			reason, _ := reasonOf(j.f.id, j.f.detail)
+			return Verdict{Decision: Allow, Rule: "mode.bypass", Reason: "bypass mode allows what " + j.f.id + " denies elsewhere (" + reason + ")", Effects: j.eff}
+		}
+		return mkVerdict(Deny, j.f.id, j.f.detail, j.eff)
+	case mode == ModePlan && j.kind > kRead:
+		detail := ""
+		if j.f.dec == Ask {
+			detail, _ = reasonOf(j.f.id, j.f.detail)
+		}
+		return mkVerdict(Deny, idModePlan, detail, j.eff)
+	case j.f.dec == Ask:
+		if mode == ModeBypass {
+			reason, _ := reasonOf(j.f.id, j.f.detail)
+			return Verdict{Decision: Allow, Rule: "mode.bypass", Reason: "bypass mode allows it (" + reason + ")", Effects: j.eff}
+		}
+		return mkVerdict(Ask, j.f.id, j.f.detail, j.eff)
+	}
+	var id string
+	switch j.kind {
+	case kPure:
+		return mkVerdict(Allow, "shell.builtin", "", j.eff)
+	case kRead:
+		id = "read.only"
+	case kEdit:
+		id = "edit.project"
+	case kDev:
+		id = "dev.routine"
+	default:
+		if mode == ModeBypass {
+			return mkVerdict(Allow, "mode.bypass", "", j.eff)
+		}
+		return mkVerdict(Ask, idUnknown, "", j.eff)
+	}
+	if mode == ModeDefault {
+		reason, _ := reasonOf(id, "")
+		return mkVerdict(Ask, idModeDefault, reason, j.eff)
+	}
+	return mkVerdict(Allow, id, "", j.eff)
+}
+
+// maxDepth bounds nesting (sh -c inside sudo inside xargs ...).
+const maxDepth = 12
+
+// Classify decides one simple command (argv after expansion). Deny beats
+// ask beats allow; configured rules and session approvals apply on top but
+// never unlock a built-in deny.
+func (p *Policy) Classify(c Command) Verdict {
+	return p.classifyArgs(&c, c.Args, 0, false)
+}
+
+// classifyArgs decides argv in the context of c. fromInput says argv is
+// completed from standard input at run time (xargs).
+func (p *Policy) classifyArgs(c *Command, args []string, depth int, fromInput bool) Verdict {
+	return p.classifyArgsIn(c, args, depth, fromInput, nil)
+}
+
+// classifyArgsIn is classifyArgs knowing what the checker found on
+// standard input (for xargs and parallel).
+func (p *Policy) classifyArgsIn(c *Command, args []string, depth int, fromInput bool, stdin *source) Verdict {
+	if len(args) == 0 {
+		return mkVerdict(Allow, "shell.builtin", "", Effects{})
+	}
+	if depth > maxDepth {
+		return p.settle(&judgement{kind: kOther, f: finding{Ask, idNesting, ""}})
+	}
+	j := &judgement{}
+	cx := &cmdCtx{p: p, c: c, pe: newPathEnv(c), depth: depth, j: j, fromInput: fromInput, stdin: stdin}
+	cx.run(args)
+	v := p.settle(j)
+	v = p.applyRules(v, args)
+	if j.hasNested {
+		n := j.nested
+		if j.priv != "" && n.Decision == Deny && v.Decision != Deny {
+			reason, hint := reasonOf(idPrivSudo, j.priv+" runs a command that is itself denied ["+n.Rule+"]: "+n.Reason)
+			if n.Hint != "" {
+				hint = n.Hint
+			}
+			v = Verdict{Decision: Deny, Rule: idPrivSudo, Reason: reason, Hint: hint, Effects: mergeEffects(v.Effects, n.Effects)}
+		} else {
+			v = combine(v, n)
+		}
+	}
+	return v
+}
+
+// applyRules lets configured rules and session approvals change a verdict:
+// a deny rule denies, an ask rule asks, an allow rule (or a session
+// approval) allows what would be asked. A built-in deny stays.
+func (p *Policy) applyRules(v Verdict, args []string) Verdict {
+	if len(p.Rules) == 0 && len(p.Session) == 0 {
+		return v
+	}
+	norm := NormalizeArgv(args)
+	basic := basicArgv(args)
+	var best *Rule
+	for i := range p.Rules {
+		r := &p.Rules[i]
+		if r.matchArgs(norm) || r.matchArgs(basic) {
+			if best == nil || r.Decision > best.Decision {
+				best = r
+			}
+		}
+	}
+	if best == nil || best.Decision == Allow {
+		for i := range p.Session {
+			r := &p.Session[i]
+			if r.matchArgs(norm) || r.matchArgs(basic) {
+				best = r
+				break
+			}
+		}
+	}
+	if best == nil || v.Decision == Deny {
+		return v
+	}
+	out := func(d Decision) Verdict {
+		reason := best.Reason
+		if reason == "" {
+			reason = "configured rule " + best.ID
+			if best.Source != "" {
+				reason += " (" + best.Source + ")"
+			}
+		}
+		eff := v.Effects
+		if d == Allow && best.Network {
+			eff.Network = true
+		}
+		return Verdict{Decision: d, Rule: best.ID, Reason: reason, Hint: best.Hint, Effects: eff}
+	}
+	switch best.Decision {
+	case Deny:
+		return out(Deny)
+	case Ask:
+		if v.Decision == Allow {
+			return out(Ask)
+		}
+		return v
+	default:
+		if v.Decision == Ask {
+			return out(Allow)
+		}
+		return v
+	}
+}
+
+// Matches reports whether argv (normalised with NormalizeArgv, or as given)
+// starts with r.Prefix, each word a glob in path.Match syntax. A last
+// prefix word "$" requires argv to end there. "*" also matches a word that
+// is only known at run time.
+func (r Rule) Matches(args []string) bool {
+	return r.matchArgs(args) || r.matchArgs(NormalizeArgv(args))
+}
+
+func (r *Rule) matchArgs(args []string) bool {
+	pre := r.Prefix
+	exact := false
+	if n := len(pre); n > 0 && pre[n-1] == "$" {
+		pre, exact = pre[:n-1], true
+	}
+	if len(pre) == 0 || len(args) < len(pre) || (exact && len(args) != len(pre)) {
+		return false
+	}
+	for i, pat := range pre {
+		a := args[i]
+		if pat == "*" {
+			continue
+		}
+		if isDynamic(a) {
+			return false
+		}
+		if pat == a {
+			continue
+		}
+		if ok, err := path.Match(pat, a); !ok || err != nil {
+			return false
+		}
+	}
+	return true
+}
+
+// ApprovalRule is the rule stored when a human allows c for the session:
+// its normalised argv as a prefix, with a wildcard where the words that
+// follow are the command's object (the branch of git push, ...), and an
+// exact match otherwise. Never the literal command line.
+func ApprovalRule(c Command) Rule {
+	args := NormalizeArgv(c.Args)
+	r := Rule{ID: "session.approval", Decision: Allow, Source: "session"}
+	if len(args) == 0 {
+		return r
+	}
+	name := args[0]
+	prefix := make([]string, 0, len(args)+1)
+	switch {
+	case name == "git" && len(args) >= 2:
+		sub := args[1]
+		prefix = append(prefix, "git", sub)
+		switch sub {
+		case "push", "pull", "fetch":
+			if len(args) >= 3 && !strings.HasPrefix(args[2], "-") {
+				prefix = append(prefix, args[2])
+			}
+		}
+		prefix = append(prefix, "*")
+	case subcommandCLI[name] && len(args) >= 2 && !strings.HasPrefix(args[1], "-") && !installVerb(args[1]):
+		prefix = append(prefix, name, args[1], "*")
+	default:
+		for _, a := range args {
+			if isDynamic(a) {
+				prefix = append(prefix, "*")
+				continue
+			}
+			prefix = append(prefix, escapeGlob(a))
+		}
+		prefix = append(prefix, "$")
+	}
+	r.Prefix = prefix
+	r.Reason = "approved for this session: " + strings.Join(prefix, " ")
+	if v := NewPolicy(ModeAuto).Classify(c); v.Effects.Network {
+		r.Network = true
+	}
+	return r
+}
+
+var subcommandCLI = map[string]bool{
+	"kubectl": true, "gh": true, "glab": true, "docker": true, "podman": true, "helm": true, "npm": true,
+	"yarn": true, "pnpm": true, "cargo": true, "go": true, "make": true, "terraform": true,
+}
+
+func installVerb(s string) bool {
+	switch s {
+	case "install", "i", "add", "ci", "get", "update", "upgrade", "remove", "uninstall", "publish":
+		return true
+	}
+	return false
+}
+
+func escapeGlob(s string) string {
+	if !strings.ContainsAny(s, `*?[\`) {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if strings.ContainsRune(`*?[\`, r) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}

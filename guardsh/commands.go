@@ -1,0 +1,2214 @@
+package guardsh
+
+import (
+	"path"
+	"strings"
+)
+
+// cmdCtx is the state for judging one simple command.
+type cmdCtx struct {
+	p         *Policy
+	c         *Command
+	pe        pathEnv
+	depth     int
+	j         *judgement
+	fromInput bool    // argv is completed from standard input (xargs)
+	stdin     *source // what the checker knows about standard input
+}
+
+type handler func(cx *cmdCtx, name string, args []string)
+
+var handlers map[string]handler
+
+// nest classifies a command this one runs.
+func (cx *cmdCtx) nest(args []string) {
+	cx.j.addNested(cx.p.classifyArgsIn(cx.c, args, cx.depth+1, cx.fromInput, cx.stdin))
+}
+
+// nestInput classifies a command whose argv is completed from input.
+func (cx *cmdCtx) nestInput(args []string) {
+	cx.j.addNested(cx.p.classifyArgs(cx.c, args, cx.depth+1, true))
+}
+
+// nestScript checks shell code this command runs.
+func (cx *cmdCtx) nestScript(src string) {
+	cx.j.addNested(cx.p.scriptVerdict(src, cx.c, cx.depth+1))
+}
+
+// run judges argv.
+func (cx *cmdCtx) run(args []string) {
+	j := cx.j
+	i := 0
+	for i < len(args) && isAssignWord(args[i]) {
+		i++
+	}
+	if i == len(args) {
+		j.kind = kPure
+		return
+	}
+	args = normDashes(args[i:])
+	if isDynamic(args[0]) {
+		cx.dynamicCommand(args)
+		return
+	}
+	name := baseName(cmdName(args[0]))
+	if hasUpper(args[0]) && !strings.Contains(args[0], "/") && !strings.Contains(args[0], `\`) {
+		// Linux file names are case-sensitive (GIT is not git), but on
+		// case-insensitive file systems they are not: ask, and deny what
+		// the lower-case command would deny.
+		j.other(idUnknown, args[0])
+		if handlers[name] != nil || privWrappers[name] {
+			if v := cx.p.classifyArgs(cx.c, append([]string{name}, args[1:]...), cx.depth+1, cx.fromInput); v.Decision == Deny {
+				j.addNested(v)
+			}
+		}
+		return
+	}
+	if privWrappers[name] {
+		j.other(idPrivSudo, strings.Join(displayArgs(args, 6), " "))
+		j.priv = name
+		if inner, script, ok := unwrap(append([]string{name}, args[1:]...)); ok {
+			if script != "" {
+				cx.nestScript(script)
+			} else if len(inner) > 0 {
+				cx.nest(inner)
+			}
+		}
+		return
+	}
+	if name == "xargs" || name == "parallel" {
+		cx.xargs(name, args)
+		return
+	}
+	if inner, script, ok := unwrap(append([]string{name}, args[1:]...)); ok {
+		j.kind = kPure
+		if name == "time" || name == "timeout" || name == "nice" || name == "nohup" {
+			j.kind = kPure
+		}
+		if script != "" {
+			cx.nestScript(script)
+		} else if len(inner) > 0 {
+			cx.nest(inner)
+			if name == "watch" {
+				// watch joins its arguments and runs them with sh -c
+				cx.nestScript(strings.Join(inner, " "))
+			}
+		}
+		return
+	}
+	if h := handlers[name]; h != nil {
+		h(cx, name, args)
+		return
+	}
+	// A program inside the project (./configure, ./scripts/test.sh).
+	if strings.Contains(args[0], "/") {
+		t := cx.pe.resolve(args[0])
+		if t.loc == locProject {
+			j.atLeast(kDev)
+			return
+		}
+	}
+	j.other(idUnknown, name)
+}
+
+func hasUpper(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 'A' && s[i] <= 'Z' {
+			return true
+		}
+	}
+	return false
+}
+
+// normDashes turns Unicode dashes at the start of words into ASCII ones
+// (‐‐hard is --hard to a rule, whatever the program makes of it).
+func normDashes(args []string) []string {
+	var out []string
+	for i, a := range args {
+		if len(a) < 3 || a[0] < 0x80 {
+			continue
+		}
+		b := a
+		for _, d := range [...]string{"\u2010", "\u2011", "\u2012", "\u2013", "\u2014", "\u2015", "\u2212", "\ufe63", "\uff0d"} {
+			b = strings.ReplaceAll(b, d, "-")
+		}
+		if b != a {
+			if out == nil {
+				out = append([]string(nil), args...)
+			}
+			out[i] = b
+		}
+	}
+	if out == nil {
+		return args
+	}
+	return out
+}
+
+func displayArgs(args []string, n int) []string {
+	out := make([]string, 0, n)
+	for i, a := range args {
+		if i == n {
+			out = append(out, "...")
+			break
+		}
+		out = append(out, displayArg(a))
+	}
+	return out
+}
+
+// dynamicCommand judges a command whose name is not known statically: it
+// asks, unless the arguments would be denied for rm or a shell.
+func (cx *cmdCtx) dynamicCommand(args []string) {
+	cx.j.other(idDynamicCommand, displayArg(args[0]))
+	if len(args) < 2 {
+		return
+	}
+	for _, as := range [...]string{"rm", "sh"} {
+		v := cx.p.classifyArgs(cx.c, append([]string{as}, args[1:]...), cx.depth+1, cx.fromInput)
+		if v.Decision == Deny {
+			v.Reason = "command name not known statically (" + displayArg(args[0]) + "); as " + as + " this is denied: " + v.Reason
+			cx.j.addNested(v)
+			return
+		}
+	}
+}
+
+// operands returns the words that are not options (all words after "--").
+func operands(args []string, spec optSpec) []string {
+	var out []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			return append(out, args[i+1:]...)
+		}
+		if len(a) > 1 && a[0] == '-' && !isDynamic(a) {
+			if strings.HasPrefix(a, "--") {
+				if !strings.Contains(a, "=") && spec.longTakes(a[2:]) {
+					i++
+				}
+				continue
+			}
+			for k := 1; k < len(a); k++ {
+				if strings.IndexByte(spec.short, a[k]) >= 0 {
+					if k == len(a)-1 {
+						i++
+					}
+					break
+				}
+			}
+			continue
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
+// optValue returns the value of option short -c / --long (last wins).
+func optValue(args []string, c byte, long string) (string, bool) {
+	val, found := "", false
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			break
+		}
+		switch {
+		case long != "" && a == "--"+long:
+			if i+1 < len(args) {
+				val, found = args[i+1], true
+				i++
+			}
+		case long != "" && strings.HasPrefix(a, "--"+long+"="):
+			val, found = a[len(long)+3:], true
+		case c != 0 && len(a) >= 2 && a[0] == '-' && a[1] == c:
+			if len(a) > 2 {
+				val, found = a[2:], true
+			} else if i+1 < len(args) {
+				val, found = args[i+1], true
+				i++
+			}
+		}
+	}
+	return val, found
+}
+
+// read judges reading a path.
+func (cx *cmdCtx) read(arg string) {
+	t := cx.pe.resolve(arg)
+	if t.abs == "" {
+		return
+	}
+	if len(cx.j.eff.Reads) < 32 {
+		cx.j.eff.Reads = append(cx.j.eff.Reads, t.abs)
+	}
+	switch {
+	case t.loc == locDevice:
+		cx.j.other("disk.read-raw", t.abs)
+	case cx.pe.credential(t.abs):
+		cx.j.ask(idReadCredentials, t.abs)
+	}
+}
+
+// write judges writing (del: deleting) a path.
+func (cx *cmdCtx) write(arg string, del bool) {
+	j := cx.j
+	t := cx.pe.resolve(arg)
+	if t.abs != "" && len(j.eff.Writes) < 32 {
+		j.eff.Writes = append(j.eff.Writes, t.abs)
+	}
+	switch {
+	case t.loc == locUnknown:
+		j.other(idWriteOutside, "target not known before it runs: "+displayArg(arg))
+	case t.loc == locDevSafe:
+		if del {
+			j.deny(idRmSystemFile, t.abs)
+		}
+		j.atLeast(kEdit)
+	case t.loc == locDevice:
+		j.deny(idDevice, t.abs)
+	case cx.pe.protectedWrite(t.abs):
+		j.deny(idWriteProtected, t.abs)
+	case agentConfig(t.abs):
+		j.other("write.agent-config", t.abs)
+	case t.loc.inside():
+		j.atLeast(kEdit)
+	case t.loc == locSystem && del:
+		j.deny(idRmSystemFile, t.abs)
+	case t.loc == locRoot || t.loc == locHome:
+		if del {
+			j.deny(idRmRoot, t.abs)
+			if t.loc == locHome {
+				j.f.id = idRmHome
+			}
+		} else {
+			j.other(idWriteOutside, t.abs)
+		}
+	default:
+		j.other(idWriteOutside, t.abs)
+	}
+}
+
+// artifactDirs are generated directories a build can recreate.
+var artifactDirs = map[string]bool{
+	"build": true, "dist": true, "out": true, "target": true, "node_modules": true, "__pycache__": true,
+	".pytest_cache": true, ".mypy_cache": true, ".ruff_cache": true, ".tox": true, ".nox": true,
+	".venv": true, "venv": true, "coverage": true, "htmlcov": true, ".coverage": true, ".cache": true,
+	".next": true, ".nuxt": true, ".parcel-cache": true, ".turbo": true, ".gradle": true, "obj": true,
+	".eggs": true, ".svelte-kit": true, "tmp": true, "temp": true, ".tmp": true, "_build": true,
+	".angular": true, "storybook-static": true, "site": true, "bin": false, ".hypothesis": true,
+	"pkg": false, "zig-cache": true, "zig-out": true, ".zig-cache": true, "cmake-build-debug": true,
+	"cmake-build-release": true, ".dart_tool": true, ".expo": true, "buck-out": true, "bazel-out": true,
+	"lib-cov": true, ".nyc_output": true, "test-results": true, "playwright-report": true, "logs": true,
+}
+
+func (cx *cmdCtx) artifact(abs string) bool {
+	rel, ok := strings.CutPrefix(abs, cx.pe.project+"/")
+	if !ok {
+		return false
+	}
+	for _, comp := range strings.Split(rel, "/") {
+		if artifactDirs[comp] || strings.HasSuffix(comp, ".egg-info") || strings.HasPrefix(comp, "cmake-build-") {
+			return true
+		}
+	}
+	return false
+}
+
+// remove judges deleting a target; rec: recursively.
+func (cx *cmdCtx) remove(arg string, rec bool) {
+	j := cx.j
+	t := cx.pe.resolve(arg)
+	if t.abs != "" && len(j.eff.Writes) < 32 {
+		j.eff.Writes = append(j.eff.Writes, t.abs)
+	}
+	rec = rec || t.whole
+	what := t.abs
+	if t.whole {
+		what += "/*"
+	}
+	switch {
+	case t.loc == locUnknown:
+		switch {
+		case rec && cx.fromInput:
+			j.deny("rm.xargs", displayArg(arg))
+		case rec:
+			j.other(idRmDynamic, displayArg(arg))
+		default:
+			j.other(idWriteOutside, "target not known before it runs: "+displayArg(arg))
+		}
+	case t.loc == locRoot:
+		j.deny(idRmRoot, what)
+	case t.loc == locHome:
+		j.deny(idRmHome, what)
+	case t.loc == locDevice || t.loc == locDevSafe:
+		j.deny(idRmSystemFile, t.abs)
+	case cx.pe.protectedWrite(t.abs):
+		j.deny(idWriteProtected, t.abs)
+	case t.loc == locSystem:
+		if rec {
+			j.deny(idRmSystem, what)
+		} else {
+			j.deny(idRmSystemFile, what)
+		}
+	case t.loc == locProjectRoot:
+		if rec {
+			j.deny(idRmProjectRoot, what)
+		} else {
+			j.atLeast(kEdit)
+		}
+	case t.loc == locProject:
+		if rec && !cx.artifact(t.abs) {
+			j.other(idRmProject, what)
+		} else {
+			j.atLeast(kEdit)
+		}
+	case t.loc == locTemp:
+		j.atLeast(kEdit)
+	case t.loc == locSharedTmp || strings.Contains(arg, "\x01found") && (t.loc == locHomeSub || t.loc == locOther):
+		j.other(idWriteOutside, what)
+	case t.loc == locTempRoot:
+		if rec && !t.whole {
+			j.deny(idRmSystem, what)
+		} else if rec {
+			j.other(idWriteOutside, what)
+		}
+	case agentConfig(t.abs):
+		j.other("write.agent-config", t.abs)
+	default: // home or elsewhere, outside the project
+		if rec {
+			j.deny(idRmOutside, what)
+		} else {
+			j.other(idWriteOutside, what)
+		}
+	}
+}
+
+// longIs reports whether a (before any "=") is an abbreviation of the long
+// option full ("--rec" for "--recursive") of at least min characters.
+func longIs(a, full string, min int) bool {
+	name, _, _ := strings.Cut(a, "=")
+	return len(name) >= min && strings.HasPrefix(full, name)
+}
+
+func hRm(cx *cmdCtx, name string, args []string) {
+	rec, noPreserve, dynOpt := false, false, false
+	var targets []string
+	optsDone := false
+	for _, a := range args[1:] {
+		switch {
+		case optsDone:
+			targets = append(targets, a)
+		case a == "--":
+			optsDone = true
+		case isDynamic(a):
+			dynOpt = true
+			targets = append(targets, a)
+		case strings.HasPrefix(a, "--"):
+			switch {
+			case longIs(a, "--recursive", 3):
+				rec = true
+			case longIs(a, "--no-preserve-root", 4):
+				noPreserve = true
+			}
+		case len(a) > 1 && a[0] == '-':
+			if strings.ContainsAny(a[1:], "rR") {
+				rec = true
+			}
+		default:
+			targets = append(targets, a)
+		}
+	}
+	if name == "rmdir" || name == "unlink" {
+		rec = false
+	}
+	if dynOpt {
+		rec = true
+	}
+	if noPreserve {
+		cx.j.deny("rm.no-preserve-root", "")
+	}
+	if len(targets) == 0 && cx.fromInput {
+		targets = []string{dynWord("(input)")}
+	}
+	for _, t := range targets {
+		cx.remove(t, rec)
+	}
+	cx.j.atLeast(kEdit)
+}
+
+func hShred(cx *cmdCtx, name string, args []string) {
+	cx.j.atLeast(kEdit)
+	spec := optSpec{short: "nsr", long: []string{"iterations", "size", "random-source", "reference"}}
+	ops := operands(args[1:], spec)
+	for _, t := range ops {
+		cx.remove(t, false)
+	}
+	if len(ops) > 0 {
+		cx.j.other("rm.destroy-data", name+" "+strings.Join(displayArgs(ops, 3), " "))
+	}
+}
+
+// xargs and parallel run a command with arguments read from input.
+func (cx *cmdCtx) xargs(name string, args []string) {
+	cx.j.kind = kPure
+	var known []string // input lines, when the checker knows them
+	if cx.stdin != nil && cx.stdin.kind == srcStatic {
+		for _, l := range strings.Split(strings.TrimRight(cx.stdin.text, "\n"), "\n") {
+			if len(known) == 16 {
+				break
+			}
+			known = append(known, l)
+		}
+	}
+	if name == "parallel" {
+		i := optSpec{short: "jSaI", long: []string{"jobs", "sshlogin", "arg-file", "joblog", "results", "tmpdir"}}.skip(args, 1)
+		inner := args[i:]
+		var items []string
+		hasItems := false
+		for k, a := range inner {
+			if a == ":::" || a == "::::" {
+				items = inner[k+1:]
+				inner = inner[:k]
+				hasItems = a == ":::"
+				break
+			}
+		}
+		if !hasItems && known != nil {
+			items, hasItems = known, true
+		}
+		if len(inner) == 0 {
+			// the input lines are the commands
+			switch {
+			case hasItems:
+				for n, it := range items {
+					if n == 8 {
+						break
+					}
+					cx.nestScript(it)
+				}
+				cx.j.other(idShellStdin, "parallel runs its input lines as commands")
+			default:
+				cx.j.other(idShellStdin, "parallel runs its input lines as commands")
+			}
+			return
+		}
+		if hasItems {
+			for n, it := range items {
+				if n == 8 {
+					break
+				}
+				cx.nest(append(append([]string(nil), inner...), it))
+			}
+			return
+		}
+		cx.nestInput(append(append([]string(nil), inner...), dynWord("(input)")))
+		return
+	}
+	i := specXargs.skip(args, 1)
+	inner := []string{"echo"}
+	if i < len(args) {
+		inner = append([]string(nil), args[i:]...)
+	}
+	repl, hasRepl := optValue(args[1:i], 'I', "replace")
+	if !hasRepl {
+		for _, a := range args[1:i] {
+			if a == "-i" || strings.HasPrefix(a, "-i") && len(a) > 2 {
+				repl, hasRepl = "{}", true
+				if len(a) > 2 {
+					repl = a[2:]
+				}
+			}
+		}
+	}
+	if known != nil {
+		if hasRepl && repl != "" {
+			for n, line := range known {
+				if n == 8 {
+					break
+				}
+				sub := make([]string, len(inner))
+				found := false
+				for k, w := range inner {
+					found = found || strings.Contains(w, repl)
+					sub[k] = strings.ReplaceAll(w, repl, line)
+				}
+				if !found {
+					sub = append(sub, line)
+				}
+				cx.nest(sub)
+			}
+			return
+		}
+		var words []string
+		for _, l := range known {
+			words = append(words, strings.Fields(l)...)
+		}
+		cx.nest(append(append([]string(nil), inner...), words...))
+		// xargs honours quotes: a line may also arrive as one argument
+		for n, l := range known {
+			if n == 4 {
+				break
+			}
+			cx.nest(append(append([]string(nil), inner...), l))
+		}
+		return
+	}
+	replaced := false
+	if hasRepl && repl != "" {
+		for k := 1; k < len(inner); k++ {
+			if strings.Contains(inner[k], repl) {
+				inner[k] = dynWord(inner[k])
+				replaced = true
+			}
+		}
+	}
+	if !replaced {
+		inner = append(inner, dynWord("(input)"))
+	}
+	cx.nestInput(inner)
+}
+
+func hPure(cx *cmdCtx, name string, args []string) { cx.j.kind = kPure }
+
+func hDev(cx *cmdCtx, name string, args []string) {
+	cx.j.atLeast(kDev)
+	if name == "java" {
+		for _, a := range args[1:] {
+			if strings.HasPrefix(a, "http://") || strings.HasPrefix(a, "https://") {
+				cx.j.eff.Network = true
+				cx.j.other(idNetwork, "java program talking to "+a)
+				return
+			}
+		}
+	}
+}
+
+// readSpecs lists read-only commands; the value is how many leading
+// operands are not paths (grep's pattern).
+var readSpecs = map[string]int{
+	"ls": 0, "cat": 0, "head": 0, "tail": 0, "less": 0, "more": 0, "bat": 0, "batcat": 0, "wc": 0,
+	"cut": 0, "tr": -1, "diff": 0, "cmp": 0, "comm": 0, "file": 0, "stat": 0, "du": 0, "df": 0,
+	"tree": 0, "xxd": 0, "od": 0, "hexdump": 0, "strings": 0, "nl": 0, "tac": 0, "rev": 0,
+	"column": 0, "fold": 0, "fmt": 0, "paste": 0, "join": 0, "md5sum": 0, "sha1sum": 0,
+	"sha256sum": 0, "sha512sum": 0, "sha224sum": 0, "sha384sum": 0, "b2sum": 0, "cksum": 0, "sum": 0,
+	"md5": 0, "shasum": 0, "base32": 0, "numfmt": -1, "expand": 0, "unexpand": 0, "zcat": 0,
+	"bzcat": 0, "xzcat": 0, "zless": 0, "lsof": -1, "ps": -1, "pgrep": -1, "top": -1, "htop": -1,
+	"free": -1, "uptime": -1, "w": -1, "who": -1, "last": -1, "lscpu": -1, "lsblk": -1, "lsusb": -1,
+	"lspci": -1, "dmesg": -1, "printenv": -1, "locale": -1, "getconf": -1, "man": -1, "info": -1,
+	"tldr": -1, "whereis": -1, "which": -1, "apropos": -1, "whatis": -1, "cal": -1, "factor": -1,
+	"expr": -1, "bc": 0, "dc": 0, "whoami": -1, "id": -1, "groups": -1, "uname": -1, "arch": -1,
+	"nproc": -1, "tty": -1, "realpath": 0, "readlink": 0, "basename": -1, "dirname": -1,
+	"seq": -1, "date": -1, "sleep": -1, "yes": -1, "jq": 1, "yq": 1, "gojq": 1, "jless": 0,
+	"grep": 1, "egrep": 1, "fgrep": 1, "zgrep": 1, "rg": 1, "ag": 1, "ack": 1, "git-grep": 1,
+	"fd": 1, "fdfind": 1, "locate": -1, "look": 1, "shuf": 0, "sort": 0, "uniq": 0, "fzf": -1,
+	"delta": 0, "difftool": 0, "colordiff": 0, "icdiff": 0, "wdiff": 0, "sdiff": 0, "diff3": 0,
+	"pstree": -1, "vmstat": -1, "iostat": -1, "mpstat": -1, "ss": -1, "netstat": -1, "ip": -1,
+	"ifconfig": -1, "env": -1, "pwd": -1, "hostname": -1, "stty": -1, "tput": -1, "clear": -1,
+	"reset": -1, "history": -1, "cloc": 0, "tokei": 0, "scc": 0, "exa": 0, "eza": 0, "lsd": 0,
+	"du-dust": 0, "dust": 0, "ncdu": 0, "duf": -1, "file-info": 0, "identify": 0, "exiftool": 0,
+	"pdfinfo": 0, "pdftotext": 0, "mediainfo": 0, "ffprobe": 0, "sqlite3": -2, "csvlook": 0,
+	"xmllint": 0, "htmlq": 1, "pup": -1, "mlr": -1, "tsc-check": 0, "python-config": -1,
+	"pip-licenses": -1, "printf": -1, "echo": -1, "test": -1, "[": -1, "true": -1, "false": -1,
+	"base64": 0, "iconv": 0, "ldd": 0, "nm": 0, "objdump": 0, "readelf": 0, "size": 0,
+	"lsattr": 0, "getfacl": 0, "namei": 0, "tput-": -1, "hash": -1, "type": -1, "help": -1,
+	"zipinfo": 0, "unzip-l": 0, "blkid": -1, "findmnt": -1, "mount-l": -1, "systemd-analyze": -1,
+	"journalctl": -1, "timedatectl-status": -1, "lsmod": -1, "sensors": -1, "nvidia-smi": -1,
+}
+
+func hRead(cx *cmdCtx, name string, args []string) {
+	skip := readSpecs[name]
+	j := cx.j
+	j.atLeast(kRead)
+	switch name {
+	case "sort", "shuf":
+		if out, ok := optValue(args[1:], 'o', "output"); ok {
+			cx.write(out, false)
+		}
+	case "base64", "base32":
+		if out, ok := optValue(args[1:], 'o', "output"); ok {
+			cx.write(out, false)
+		}
+	case "rg":
+		if hasOpt(args[1:], 0, "pre", "hostname-bin") {
+			j.other(idInlineCode, "rg --pre runs a program for every file")
+		}
+	case "date":
+		if hasOpt(args[1:], 's', "set") {
+			j.other("sys.system-write", "date --set")
+		}
+	case "hostname":
+		if ops := operands(args[1:], optSpec{}); len(ops) > 0 {
+			j.other("sys.system-write", "hostname "+displayArg(ops[0]))
+		}
+	case "ip":
+		if ops := operands(args[1:], optSpec{}); len(ops) > 1 {
+			switch ops[1] {
+			case "add", "del", "delete", "set", "change", "replace", "flush", "append":
+				j.other("sys.system-write", "ip "+strings.Join(displayArgs(ops, 3), " "))
+			}
+		}
+	case "ifconfig":
+		if ops := operands(args[1:], optSpec{}); len(ops) > 1 {
+			j.other("sys.system-write", "ifconfig "+strings.Join(displayArgs(ops, 3), " "))
+		}
+	case "sqlite3":
+		// sqlite3 DB [SQL]: local database file, may write it.
+		j.atLeast(kEdit)
+		if ops := operands(args[1:], optSpec{short: "", long: []string{"cmd", "init", "separator", "newline", "nullvalue"}}); len(ops) > 0 {
+			cx.write(ops[0], false)
+		}
+		return
+	case "uniq":
+		if ops := operands(args[1:], optSpec{short: "fsw", long: []string{"skip-fields", "skip-chars", "check-chars", "group", "all-repeated"}}); len(ops) > 1 {
+			cx.write(ops[1], false)
+		}
+	case "fd", "fdfind":
+		if hasOpt(args[1:], 'x', "exec", "exec-batch") || hasOpt(args[1:], 'X') {
+			j.other(idUnknown, "fd --exec")
+		}
+	case "env", "printenv":
+		// no command: prints the environment
+	case "less", "more", "man":
+		// can run shell commands interactively; harmless without a terminal
+	}
+	if skip < 0 {
+		return
+	}
+	spec := optSpec{short: "efABCmdgtTMDnco", long: []string{"regexp", "file", "max-count", "context", "after-context", "before-context", "glob", "type", "type-not", "max-depth", "lines", "bytes"}}
+	if name == "ls" || name == "cat" || name == "tree" || name == "du" {
+		spec = optSpec{short: "ILIw", long: []string{"ignore", "hide", "block-size", "width", "exclude"}}
+	}
+	ops := operands(args[1:], spec)
+	if skip > 0 && (name == "grep" || name == "egrep" || name == "fgrep" || name == "zgrep" || name == "rg" || name == "ag" || name == "ack") {
+		if hasOpt(args[1:], 'e', "regexp") || hasOpt(args[1:], 'f', "file") {
+			skip = 0
+		}
+	}
+	for k, o := range ops {
+		if k < skip {
+			continue
+		}
+		if k > 64 {
+			break
+		}
+		cx.read(o)
+	}
+}
+
+// Commands that only change files: every operand is written.
+func hWriteAll(cx *cmdCtx, name string, args []string) {
+	cx.j.atLeast(kEdit)
+	spec := optSpec{short: "mrdtsSZ", long: []string{"mode", "reference", "date", "time", "size", "context"}}
+	if name == "mknod" || name == "mkfifo" {
+		if name == "mknod" {
+			cx.j.other("sys.system-write", "mknod creates device nodes")
+		}
+	}
+	if name == "tee" {
+		spec = optSpec{long: []string{"output-error"}}
+	}
+	ops := operands(args[1:], spec)
+	if name == "mknod" && len(ops) > 0 {
+		ops = ops[:1]
+	}
+	for _, o := range ops {
+		cx.write(o, false)
+	}
+}
+
+func hCopy(cx *cmdCtx, name string, args []string) {
+	cx.j.atLeast(kEdit)
+	spec := optSpec{short: "tSmogb", long: []string{"target-directory", "suffix", "mode", "owner", "group", "backup", "reply", "sparse", "preserve", "no-preserve", "reflink", "context"}}
+	ops := operands(args[1:], spec)
+	dest, hasT := optValue(args[1:], 't', "target-directory")
+	if name == "install" && hasOpt(args[1:], 'd', "directory") {
+		for _, o := range ops {
+			cx.write(o, false)
+		}
+		return
+	}
+	if !hasT {
+		if len(ops) == 0 {
+			return
+		}
+		if len(ops) == 1 && name == "ln" {
+			dest = "."
+		} else {
+			dest = ops[len(ops)-1]
+			ops = ops[:len(ops)-1]
+		}
+	}
+	switch name {
+	case "mv":
+		d := cx.pe.resolve(dest)
+		if d.loc == locDevSafe || d.loc == locDevice {
+			cx.j.deny("mv.devnull", displayArg(dest))
+		}
+		for _, o := range ops {
+			t := cx.pe.resolve(o)
+			switch {
+			case t.loc == locRoot || t.loc == locHome || t.loc == locProjectRoot || t.loc == locTempRoot ||
+				t.loc == locSystem && strings.Count(t.abs, "/") <= 2:
+				cx.j.deny("mv.catastrophic", t.abs)
+			default:
+				cx.write(o, true)
+			}
+		}
+	case "ln":
+		// the link target is not touched
+	default:
+		for _, o := range ops {
+			cx.read(o)
+		}
+	}
+	cx.write(dest, false)
+}
+
+func hPerms(cx *cmdCtx, name string, args []string) {
+	cx.j.atLeast(kEdit)
+	rec := false
+	for _, a := range args[1:] {
+		if a == "--" {
+			break
+		}
+		if isDynamic(a) {
+			rec = true
+		} else if strings.HasPrefix(a, "--") {
+			if longIs(a, "--recursive", 4) {
+				rec = true
+			}
+		} else if len(a) > 1 && a[0] == '-' && strings.ContainsRune(a[1:], 'R') {
+			rec = true
+		}
+	}
+	ops := operands(args[1:], optSpec{long: []string{"reference", "from"}})
+	// chmod -x FILE: "-x" is a mode, not an option.
+	if name == "chmod" {
+		for _, a := range args[1:] {
+			if len(a) > 1 && a[0] == '-' && strings.Trim(a[1:], "rwxXstugo") == "" && !strings.ContainsRune(a, 'R') {
+				ops = append([]string{a}, ops...)
+				break
+			}
+		}
+	}
+	if !hasOpt(args[1:], 0, "reference") && len(ops) > 0 {
+		mode := ops[0]
+		ops = ops[1:]
+		if name == "chmod" && setuidMode(mode) {
+			cx.j.other("perms.setuid", mode)
+		}
+	}
+	for _, o := range ops {
+		t := cx.pe.resolve(o)
+		if rec || t.whole {
+			switch t.loc {
+			case locRoot, locHome, locSystem, locTempRoot:
+				cx.j.deny("perms.recursive-system", t.abs)
+				continue
+			case locUnknown:
+				cx.j.other("perms.recursive-system", "target not known before it runs: "+displayArg(o))
+				continue
+			}
+		}
+		cx.write(o, false)
+	}
+}
+
+func setuidMode(m string) bool {
+	if isDynamic(m) {
+		return false
+	}
+	if strings.Trim(m, "01234567") == "" {
+		return len(m) == 4 && (m[0] == '4' || m[0] == '2' || m[0] == '6')
+	}
+	return strings.Contains(m, "+s") || strings.ContainsAny(m, "s") && strings.Contains(m, "=")
+}
+
+func hDd(cx *cmdCtx, name string, args []string) {
+	cx.j.atLeast(kRead)
+	for _, a := range args[1:] {
+		switch {
+		case strings.HasPrefix(a, "of="):
+			cx.write(a[3:], false)
+		case strings.HasPrefix(a, "if="):
+			cx.read(a[3:])
+		}
+	}
+}
+
+// disk tools: formatting and partitioning.
+func hDisk(cx *cmdCtx, name string, args []string) {
+	list := false
+	switch name {
+	case "fdisk", "sfdisk", "parted", "gdisk", "sgdisk":
+		list = hasOpt(args[1:], 'l', "list") || hasOpt(args[1:], 'd', "dump") || hasOpt(args[1:], 'p', "print")
+	case "wipefs":
+		list = !hasOpt(args[1:], 'a', "all") && !hasOpt(args[1:], 'o', "offset")
+	case "hdparm", "badblocks":
+		list = !hasOpt(args[1:], 'w') && !hasOpt(args[1:], 0, "security-erase", "trim-sector-ranges")
+	}
+	if list {
+		cx.j.atLeast(kRead)
+		return
+	}
+	ops := operands(args[1:], optSpec{short: "tLbcCEgGIiJlmMNOoqrRsTUvF", long: []string{"type", "label", "block-size"}})
+	dev := false
+	for _, o := range ops {
+		if isDynamic(o) {
+			cx.j.other("disk.format", "target not known before it runs: "+displayArg(o))
+			continue
+		}
+		t := cx.pe.resolve(o)
+		if t.loc == locDevice || strings.HasPrefix(t.abs, "/dev/") {
+			cx.j.deny("disk.format", t.abs)
+			dev = true
+		}
+	}
+	if dev {
+		return
+	}
+	// mkfs on an image file inside the project is an edit.
+	for _, o := range ops {
+		if strings.HasPrefix(o, "-") {
+			continue
+		}
+		t := cx.pe.resolve(o)
+		if t.loc.inside() {
+			cx.j.atLeast(kEdit)
+			if t.abs != "" {
+				cx.j.eff.Writes = append(cx.j.eff.Writes, t.abs)
+			}
+			return
+		}
+	}
+	cx.j.other("disk.format", strings.Join(displayArgs(args, 4), " "))
+}
+
+func hKill(cx *cmdCtx, name string, args []string) {
+	switch name {
+	case "killall", "killall5":
+		if hasOpt(args[1:], 'l', "list") {
+			cx.j.kind = kPure
+			return
+		}
+		cx.j.deny("proc.kill-all", strings.Join(displayArgs(args, 4), " "))
+		return
+	case "pkill", "skill", "slay":
+		cx.j.other("proc.kill", strings.Join(displayArgs(args, 4), " "))
+		return
+	}
+	if hasOpt(args[1:], 'l', "list") || hasOpt(args[1:], 'L', "table") {
+		cx.j.kind = kPure
+		return
+	}
+	ops := operands(args[1:], optSpec{short: "sn", long: []string{"signal"}})
+	// "kill -9 -1": -1 after the signal is a pid; operands() took it as a flag.
+	pidsAll := false
+	for k, a := range args[1:] {
+		if a == "-1" && k > 0 || a == "-1" && len(args) == 2 {
+			pidsAll = true
+		}
+	}
+	for _, a := range args[1:] {
+		if a == "--" {
+			pidsAll = pidsAll || false
+		}
+	}
+	jobsOnly := len(ops) > 0
+	for _, o := range ops {
+		if o == "-1" || o == "1" || o == "0" && false {
+			pidsAll = true
+		}
+		if !strings.HasPrefix(o, "%") {
+			jobsOnly = false
+		}
+	}
+	switch {
+	case pidsAll:
+		cx.j.deny("proc.kill-all", strings.Join(displayArgs(args, 4), " "))
+	case jobsOnly:
+		cx.j.kind = kPure
+	default:
+		cx.j.other("proc.kill", strings.Join(displayArgs(args, 4), " "))
+	}
+}
+
+func hShutdown(cx *cmdCtx, name string, args []string) {
+	if name == "shutdown" && hasOpt(args[1:], 'c') {
+		cx.j.other("sys.service", "shutdown -c")
+		return
+	}
+	cx.j.deny("sys.shutdown", name)
+}
+
+func hInit(cx *cmdCtx, name string, args []string) {
+	ops := operands(args[1:], optSpec{})
+	if len(ops) > 0 && (ops[0] == "0" || ops[0] == "6") {
+		cx.j.deny("sys.shutdown", name+" "+ops[0])
+		return
+	}
+	cx.j.other("sys.service", name)
+}
+
+func hSystemctl(cx *cmdCtx, name string, args []string) {
+	ops := operands(args[1:], optSpec{short: "HMpstn", long: []string{"host", "machine", "property", "type", "state", "signal", "lines", "output", "root"}})
+	if len(ops) == 0 {
+		cx.j.atLeast(kRead)
+		return
+	}
+	switch ops[0] {
+	case "poweroff", "reboot", "halt", "kexec", "suspend", "hibernate", "hybrid-sleep", "suspend-then-hibernate", "emergency", "rescue", "soft-reboot":
+		cx.j.deny("sys.shutdown", name+" "+ops[0])
+	case "status", "show", "cat", "is-active", "is-enabled", "is-failed", "is-system-running", "list-units",
+		"list-unit-files", "list-timers", "list-sockets", "list-dependencies", "list-jobs", "help", "get-default", "show-environment":
+		cx.j.atLeast(kRead)
+	default:
+		cx.j.other("sys.service", name+" "+ops[0])
+	}
+}
+
+func hService(cx *cmdCtx, name string, args []string) {
+	ops := operands(args[1:], optSpec{})
+	if len(ops) >= 2 && ops[1] == "status" || len(ops) == 1 && ops[0] == "--status-all" || hasOpt(args[1:], 0, "status-all") {
+		cx.j.atLeast(kRead)
+		return
+	}
+	cx.j.other("sys.service", strings.Join(displayArgs(args, 4), " "))
+}
+
+func hCrontab(cx *cmdCtx, name string, args []string) {
+	switch {
+	case hasOpt(args[1:], 'r'):
+		cx.j.deny("sys.crontab-remove", "")
+	case hasOpt(args[1:], 'l'):
+		cx.j.atLeast(kRead)
+	default:
+		cx.j.other("sys.system-write", "crontab")
+	}
+}
+
+func hSysWrite(cx *cmdCtx, name string, args []string) {
+	switch name {
+	case "sysctl":
+		if !hasOpt(args[1:], 'w', "write") && !hasOpt(args[1:], 'p', "load", "system") {
+			ok := true
+			for _, o := range operands(args[1:], optSpec{}) {
+				if strings.Contains(o, "=") {
+					ok = false
+				}
+			}
+			if ok {
+				cx.j.atLeast(kRead)
+				return
+			}
+		}
+	case "mount":
+		if len(args) == 1 || hasOpt(args[1:], 'l') {
+			cx.j.atLeast(kRead)
+			return
+		}
+	case "iptables", "ip6tables", "nft", "ufw":
+		if hasOpt(args[1:], 'L', "list") || hasOpt(args[1:], 'S', "list-rules") || len(args) > 1 && (args[1] == "status" || args[1] == "list") {
+			cx.j.atLeast(kRead)
+			return
+		}
+	}
+	cx.j.other("sys.system-write", strings.Join(displayArgs(args, 4), " "))
+}
+
+// hShell judges sh/bash/... : -c STRING is checked as a script; a script
+// file inside the project runs under the same policy.
+func hShell(cx *cmdCtx, name string, args []string) {
+	j := cx.j
+	i := 1
+	cmd := false
+	for i < len(args) {
+		a := args[i]
+		if a == "--" || a == "-" {
+			i++
+			break
+		}
+		if isDynamic(a) || len(a) < 2 || (a[0] != '-' && a[0] != '+') {
+			break
+		}
+		i++
+		if strings.HasPrefix(a, "--") {
+			switch a {
+			case "--rcfile", "--init-file":
+				i++
+			case "--command":
+				cmd = true
+			}
+			continue
+		}
+		for k := 1; k < len(a); k++ {
+			switch a[k] {
+			case 'c':
+				cmd = true
+			case 'o', 'O':
+				i++
+			}
+		}
+	}
+	if cmd {
+		if i >= len(args) {
+			j.kind = kPure
+			return
+		}
+		j.kind = kPure
+		s := args[i]
+		if isDynamic(s) {
+			j.other(idShellStdin, "script given as "+displayArg(s))
+			return
+		}
+		cx.nestScript(s)
+		return
+	}
+	if i >= len(args) {
+		// Reads the script from standard input: the checker judges what
+		// feeds it; at run time the runner interprets it itself.
+		j.atLeast(kDev)
+		return
+	}
+	t := cx.pe.resolve(args[i])
+	switch {
+	case t.loc == locProject || t.loc == locTemp || t.loc == locDevSafe:
+		j.atLeast(kDev)
+		cx.read(args[i])
+	default:
+		j.other(idShellStdin, "script "+displayArg(args[i]))
+		cx.read(args[i])
+	}
+}
+
+// hSource: source/. FILE runs the file in this shell; the runner judges
+// each of its commands.
+func hSource(cx *cmdCtx, name string, args []string) {
+	cx.j.atLeast(kRead)
+	if len(args) > 1 {
+		t := cx.pe.resolve(args[1])
+		if t.loc == locUnknown {
+			cx.j.other("code.eval-dynamic", displayArg(args[1]))
+		}
+		cx.read(args[1])
+	}
+}
+
+func hEval(cx *cmdCtx, name string, args []string) {
+	cx.j.kind = kPure
+	var b strings.Builder
+	for k, a := range args[1:] {
+		if isDynamic(a) {
+			cx.j.other("code.eval-dynamic", displayArg(a))
+			return
+		}
+		if k > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(a)
+	}
+	cx.nestScript(b.String())
+}
+
+func hTrap(cx *cmdCtx, name string, args []string) {
+	cx.j.kind = kPure
+	ops := operands(args[1:], optSpec{})
+	if len(ops) >= 2 && ops[0] != "-" && ops[0] != "" {
+		if isDynamic(ops[0]) {
+			cx.j.other("code.eval-dynamic", displayArg(ops[0]))
+			return
+		}
+		cx.nestScript(ops[0])
+	}
+}
+
+func hFind(cx *cmdCtx, name string, args []string) {
+	j := cx.j
+	j.atLeast(kRead)
+	i := 1
+	for i < len(args) {
+		a := args[i]
+		if a == "-H" || a == "-L" || a == "-P" || strings.HasPrefix(a, "-O") {
+			i++
+			continue
+		}
+		if a == "-D" {
+			i += 2
+			continue
+		}
+		break
+	}
+	var roots []string
+	for i < len(args) {
+		a := args[i]
+		if !isDynamic(a) && (strings.HasPrefix(a, "-") || a == "(" || a == "!" || a == "\\(") {
+			break
+		}
+		roots = append(roots, a)
+		i++
+	}
+	if len(roots) == 0 {
+		roots = []string{"."}
+	}
+	filtered := false
+	expr := args[i:]
+	for k := 0; k < len(expr); k++ {
+		a := expr[k]
+		switch a {
+		case "-name", "-iname", "-path", "-ipath", "-wholename", "-iwholename", "-regex", "-iregex", "-lname", "-ilname",
+			"-newer", "-mtime", "-mmin", "-atime", "-amin", "-ctime", "-cmin", "-size", "-user", "-group", "-uid", "-gid",
+			"-perm", "-links", "-inum", "-samefile", "-type", "-xtype", "-used", "-newermt", "-anewer", "-cnewer", "-fstype",
+			"-context", "-mindepth":
+			filtered = true
+			k++
+		case "-maxdepth", "-regextype", "-files0-from":
+			k++
+		case "-empty":
+			filtered = true
+		case "-printf", "-fprint", "-fprint0", "-fls", "-fprintf":
+			if a != "-printf" && k+1 < len(expr) {
+				cx.write(expr[k+1], false)
+			}
+			k++
+			if a == "-fprintf" {
+				k++
+			}
+		case "-delete":
+			for _, r := range roots {
+				cx.findDelete(r, filtered, true)
+			}
+		case "-exec", "-execdir", "-ok", "-okdir":
+			end := k + 1
+			for end < len(expr) && expr[end] != ";" && !(expr[end] == "+" && end > k+1 && strings.Contains(expr[end-1], "{}")) {
+				end++
+			}
+			inner := append([]string(nil), expr[k+1:min(end, len(expr))]...)
+			k = end
+			if len(inner) == 0 {
+				continue
+			}
+			// Without its terminator find refuses to run, but a ";" the
+			// shell took as a separator is too easy to get wrong: judge it.
+			j.kind = kPure
+			for n, r := range roots {
+				if n == 4 {
+					break
+				}
+				sub := make([]string, len(inner))
+				for x, w := range inner {
+					if strings.Contains(w, "{}") {
+						w = strings.ReplaceAll(w, "{}", findMatch(r, filtered))
+					}
+					sub[x] = w
+				}
+				cx.nest(sub)
+			}
+		}
+	}
+}
+
+// findMatch stands for "{}", a file find found below root.
+func findMatch(root string, filtered bool) string {
+	if isDynamic(root) {
+		return root
+	}
+	root = strings.TrimSuffix(root, "/")
+	if root == "" {
+		root = "/"
+	}
+	if filtered {
+		if root == "/" {
+			return "/\x01found"
+		}
+		return root + "/\x01found"
+	}
+	if root == "/" {
+		return "/*"
+	}
+	return root + "/*"
+}
+
+// findDelete judges find ROOT ... -delete.
+func (cx *cmdCtx) findDelete(root string, filtered, rec bool) {
+	t := cx.pe.resolve(root)
+	switch t.loc {
+	case locRoot, locHome, locSystem, locTempRoot:
+		cx.j.deny("find.delete-outside", displayArg(root))
+		return
+	case locProject, locProjectRoot, locTemp, locUnknown:
+		cx.remove(findMatch(root, filtered), rec)
+		return
+	}
+	if filtered {
+		cx.j.other(idWriteOutside, "find "+t.abs+" ... -delete")
+		return
+	}
+	cx.remove(root, true)
+}
+
+func hAwk(cx *cmdCtx, name string, args []string) {
+	cx.j.atLeast(kRead)
+	spec := optSpec{short: "Fvfe", long: []string{"field-separator", "assign", "file", "source", "include", "load"}}
+	i := spec.skip(args, 1)
+	prog := ""
+	hasProgFile := false
+	for k := 1; k < i && k < len(args); k++ {
+		a := args[k]
+		switch {
+		case a == "-f" || a == "--file" || strings.HasPrefix(a, "--file=") || strings.HasPrefix(a, "-f") && len(a) > 2:
+			hasProgFile = true
+		case (a == "-e" || a == "--source") && k+1 < len(args):
+			prog = args[k+1]
+		}
+	}
+	ops := args[min(i, len(args)):]
+	if prog == "" && !hasProgFile && len(ops) > 0 {
+		prog = ops[0]
+		ops = ops[1:]
+	}
+	if hasProgFile {
+		cx.j.atLeast(kDev)
+	}
+	if isDynamic(prog) {
+		cx.j.other(idInlineCode, "awk program not known before it runs")
+		return
+	}
+	cx.inlineCode("awk", prog)
+	for _, o := range ops {
+		if !strings.Contains(o, "=") {
+			cx.read(o)
+		}
+	}
+}
+
+func hSed(cx *cmdCtx, name string, args []string) {
+	cx.j.atLeast(kRead)
+	spec := optSpec{short: "efl", long: []string{"expression", "file", "line-length"}}
+	inPlace := false
+	var scripts []string
+	for k := 1; k < len(args); k++ {
+		a := args[k]
+		if a == "--" {
+			break
+		}
+		switch {
+		case a == "-e" || a == "--expression":
+			if k+1 < len(args) {
+				scripts = append(scripts, args[k+1])
+			}
+		case strings.HasPrefix(a, "--expression="):
+			scripts = append(scripts, a[len("--expression="):])
+		case a == "-f" || a == "--file":
+			cx.j.atLeast(kDev)
+		case strings.HasPrefix(a, "--in-place") || a == "-I":
+			inPlace = true
+		case len(a) > 1 && a[0] == '-' && a[1] != '-':
+			for x := 1; x < len(a); x++ {
+				if a[x] == 'i' {
+					inPlace = true
+					break
+				}
+				if a[x] == 'e' || a[x] == 'f' || a[x] == 'l' {
+					if a[x] == 'e' && x < len(a)-1 {
+						scripts = append(scripts, a[x+1:])
+					}
+					break
+				}
+			}
+		}
+	}
+	ops := operands(args[1:], spec)
+	if len(scripts) == 0 && len(ops) > 0 && !hasOpt(args[1:], 'f', "file") {
+		scripts = append(scripts, ops[0])
+		ops = ops[1:]
+	}
+	for _, s := range scripts {
+		if isDynamic(s) {
+			cx.j.other(idInlineCode, "sed script not known before it runs")
+			continue
+		}
+		execs, writes := sedEffects(s)
+		if execs {
+			cx.j.other(idInlineCode, "sed e command runs shell commands")
+		}
+		for _, w := range writes {
+			cx.write(w, false)
+		}
+	}
+	for _, o := range ops {
+		if inPlace {
+			cx.write(o, false)
+		} else {
+			cx.read(o)
+		}
+	}
+}
+
+// sedEffects finds the e command / s///e flag (run shell commands) and the
+// w command / s///w flag (write files) in a sed script.
+func sedEffects(s string) (execs bool, writes []string) {
+	i := 0
+	for i < len(s) {
+		for i < len(s) && strings.IndexByte(" \t\n;{}!", s[i]) >= 0 {
+			i++
+		}
+		// addresses
+		for i < len(s) && (s[i] >= '0' && s[i] <= '9' || strings.IndexByte(",$~+", s[i]) >= 0) {
+			i++
+		}
+		if i < len(s) && (s[i] == '/' || s[i] == '\\') {
+			d := s[i]
+			if d == '\\' && i+1 < len(s) {
+				i++
+				d = s[i]
+			}
+			i++
+			for i < len(s) && s[i] != d {
+				if s[i] == '\\' {
+					i++
+				}
+				i++
+			}
+			i++
+			continue
+		}
+		if i >= len(s) {
+			break
+		}
+		c := s[i]
+		i++
+		switch c {
+		case 'e':
+			execs = true
+		case 'w', 'W':
+			end := strings.IndexByte(s[i:], '\n')
+			if end < 0 {
+				end = len(s) - i
+			}
+			if f := strings.TrimSpace(s[i : i+end]); f != "" {
+				writes = append(writes, f)
+			}
+			i += end
+		case 's', 'y':
+			if i >= len(s) {
+				break
+			}
+			d := s[i]
+			i++
+			for n := 0; n < 2; n++ {
+				for i < len(s) && s[i] != d {
+					if s[i] == '\\' {
+						i++
+					}
+					i++
+				}
+				i++
+			}
+			if c == 's' {
+				for i < len(s) && strings.IndexByte(" \t\n;}", s[i]) < 0 {
+					if s[i] == 'e' {
+						execs = true
+					}
+					if s[i] == 'w' {
+						end := strings.IndexByte(s[i:], '\n')
+						if end < 0 {
+							end = len(s) - i
+						}
+						if f := strings.TrimSpace(s[i+1 : i+end]); f != "" {
+							writes = append(writes, f)
+						}
+						i += end
+						break
+					}
+					i++
+				}
+			}
+		case 'r', 'R', 'a', 'i', 'c', 'b', 't', 'T', ':', 'l', 'L', 'q', 'Q':
+			// text or label to the end of the line
+			end := strings.IndexAny(s[i:], "\n;")
+			if c == 'a' || c == 'i' || c == 'c' || c == 'r' || c == 'R' {
+				end = strings.IndexByte(s[i:], '\n')
+			}
+			if end < 0 {
+				end = len(s) - i
+			}
+			i += end
+		}
+	}
+	return execs, writes
+}
+
+func hTar(cx *cmdCtx, name string, args []string) {
+	cx.j.atLeast(kRead)
+	if len(args) < 2 {
+		return
+	}
+	first := args[1]
+	mode := ""
+	has := func(c byte, long ...string) bool {
+		if !strings.HasPrefix(first, "-") && strings.IndexByte(first, c) >= 0 {
+			return true
+		}
+		return hasOpt(args[1:], c, long...)
+	}
+	switch {
+	case has('x', "extract", "get"):
+		mode = "x"
+	case has('c', "create") || has('r', "append") || has('u', "update"):
+		mode = "c"
+	}
+	if hasOpt(args[1:], 'I', "use-compress-program", "to-command", "checkpoint-action", "rsh-command", "info-script", "new-volume-script") {
+		cx.j.other(idInlineCode, "tar runs another program")
+	}
+	file, hasF := optValue(args[1:], 'f', "file")
+	if !hasF && !strings.HasPrefix(first, "-") && strings.IndexByte(first, 'f') >= 0 {
+		if ops := operands(args[2:], optSpec{short: "CfTXIbHgKLMNV", long: []string{"directory", "file"}}); len(ops) > 0 {
+			file = ops[0]
+			hasF = true
+		}
+	}
+	switch mode {
+	case "x":
+		dir, ok := optValue(args[1:], 'C', "directory")
+		if !ok {
+			dir = "."
+		}
+		cx.write(dir, false)
+		if hasF {
+			cx.read(file)
+		}
+	case "c":
+		if hasF {
+			cx.write(file, false)
+		}
+	default:
+		if hasF {
+			cx.read(file)
+		}
+	}
+}
+
+func hArchive(cx *cmdCtx, name string, args []string) {
+	cx.j.atLeast(kEdit)
+	switch name {
+	case "unzip":
+		if hasOpt(args[1:], 'l') || hasOpt(args[1:], 'v') || hasOpt(args[1:], 't') {
+			cx.j.kind = kRead
+			return
+		}
+		if d, ok := optValue(args[1:], 'd', ""); ok {
+			cx.write(d, false)
+		} else {
+			cx.write(".", false)
+		}
+		return
+	case "zip", "7z", "7za", "rar":
+		ops := operands(args[1:], optSpec{short: "xitn"})
+		if len(ops) > 0 {
+			cx.write(ops[0], false)
+		}
+		return
+	}
+	if hasOpt(args[1:], 'c', "stdout", "to-stdout") || hasOpt(args[1:], 'l', "list") || hasOpt(args[1:], 't', "test") {
+		cx.j.kind = kRead
+		return
+	}
+	for _, o := range operands(args[1:], optSpec{short: "S", long: []string{"suffix"}}) {
+		cx.write(o, false)
+	}
+}
+
+func hPatch(cx *cmdCtx, name string, args []string) {
+	cx.j.atLeast(kEdit)
+	if d, ok := optValue(args[1:], 'd', "directory"); ok {
+		cx.write(d, false)
+	} else {
+		cx.write(".", false)
+	}
+	if o, ok := optValue(args[1:], 'o', "output"); ok {
+		cx.write(o, false)
+	}
+	if ops := operands(args[1:], optSpec{short: "pdoiFBrzYVDg", long: []string{"strip", "directory", "output", "input", "fuzz", "prefix", "reject-file", "suffix"}}); len(ops) > 0 {
+		cx.write(ops[0], false)
+	}
+}
+
+// network commands.
+func hNet(cx *cmdCtx, name string, args []string) {
+	cx.j.eff.Network = true
+	cx.j.other(idNetwork, name)
+	switch name {
+	case "curl":
+		if o, ok := optValue(args[1:], 'o', "output"); ok {
+			cx.write(o, false)
+		}
+		if hasOpt(args[1:], 'O', "remote-name", "remote-name-all") {
+			cx.write(".", false)
+		}
+		for _, opt := range [...]string{"data", "data-binary", "data-raw", "data-urlencode", "upload-file", "form", "config"} {
+			var c byte
+			switch opt {
+			case "data":
+				c = 'd'
+			case "upload-file":
+				c = 'T'
+			case "form":
+				c = 'F'
+			case "config":
+				c = 'K'
+			}
+			if v, ok := optValue(args[1:], c, opt); ok {
+				if _, f, ok := strings.Cut(v, "@"); ok {
+					f, _, _ = strings.Cut(f, ";")
+					cx.read(f)
+				} else if c == 'T' || c == 'K' {
+					cx.read(v)
+				}
+			}
+		}
+	case "wget":
+		if o, ok := optValue(args[1:], 'O', "output-document"); ok {
+			cx.write(o, false)
+		} else if d, ok := optValue(args[1:], 'P', "directory-prefix"); ok {
+			cx.write(d, false)
+		} else {
+			cx.write(".", false)
+		}
+		if v, ok := optValue(args[1:], 0, "post-file"); ok {
+			cx.read(v)
+		}
+	case "ssh", "mosh":
+		cx.j.f.id = "net.remote-shell"
+		for _, k := range []byte{'i', 'F'} {
+			if v, ok := optValue(args[1:], k, ""); ok {
+				_ = v // an identity file is used, not read by the agent
+			}
+		}
+	case "scp", "sftp", "rsync":
+		cx.j.f.id = "net.remote-shell"
+		cx.copyRemote(name, args)
+	}
+}
+
+// copyRemote judges scp/rsync: local destinations are written.
+func (cx *cmdCtx) copyRemote(name string, args []string) {
+	spec := optSpec{short: "iFoPlcSJe", long: []string{"rsh", "exclude", "include", "filter", "exclude-from", "include-from", "files-from", "rsync-path", "port", "password-file", "log-file", "temp-dir", "partial-dir", "backup-dir", "suffix", "chmod", "chown", "timeout", "bwlimit", "compare-dest", "copy-dest", "link-dest"}}
+	ops := operands(args[1:], spec)
+	if len(ops) < 2 {
+		return
+	}
+	remote := func(s string) bool {
+		if isDynamic(s) {
+			return true
+		}
+		i := strings.IndexByte(s, ':')
+		return i > 0 && !strings.Contains(s[:i], "/") || strings.HasPrefix(s, "rsync://")
+	}
+	anyRemote := false
+	for _, o := range ops {
+		if remote(o) {
+			anyRemote = true
+		}
+	}
+	dest := ops[len(ops)-1]
+	for _, o := range ops[:len(ops)-1] {
+		if !remote(o) {
+			cx.read(o)
+		}
+	}
+	if !anyRemote && name == "rsync" {
+		// a local copy
+		cx.j.f = finding{}
+		cx.j.kind = kEdit
+		cx.j.eff.Network = false
+		if hasOpt(args[1:], 'n', "dry-run") {
+			cx.j.kind = kRead
+			return
+		}
+		if hasOpt(args[1:], 0, "del", "delete", "delete-before", "delete-during", "delete-delay", "delete-after", "delete-excluded", "remove-source-files") {
+			cx.remove(dest, true)
+			if strings.HasSuffix(dest, "/") {
+				cx.remove(strings.TrimSuffix(dest, "/")+"/*", true)
+			}
+		}
+	}
+	if !remote(dest) {
+		cx.write(dest, false)
+	}
+}
+
+func hCloud(cx *cmdCtx, name string, args []string) {
+	cx.j.eff.Network = true
+	cx.j.other("net.cloud", strings.Join(displayArgs(args, 3), " "))
+}
+
+func hDocker(cx *cmdCtx, name string, args []string) {
+	ops := operands(args[1:], optSpec{short: "Hc", long: []string{"host", "context", "config", "log-level"}})
+	if len(ops) == 0 {
+		cx.j.atLeast(kRead)
+		return
+	}
+	sub := ops[0]
+	if (sub == "container" || sub == "image" || sub == "volume" || sub == "network" || sub == "system" || sub == "builder" || sub == "compose") && len(ops) > 1 {
+		sub = ops[1]
+	}
+	switch sub {
+	case "ps", "images", "ls", "inspect", "logs", "version", "info", "stats", "top", "port", "diff", "history", "events", "df", "config", "search":
+		cx.j.atLeast(kRead)
+	case "rm", "rmi", "prune", "kill", "stop", "down", "remove":
+		cx.j.other("container.destructive", strings.Join(displayArgs(ops, 3), " "))
+	default:
+		cx.j.eff.Network = true
+		cx.j.other("net.cloud", name+" "+displayArg(sub))
+	}
+}
+
+// package managers.
+func hPip(cx *cmdCtx, name string, args []string) {
+	ops := operands(args[1:], optSpec{short: "rceti", long: []string{"requirement", "constraint", "editable", "target", "index-url", "extra-index-url", "python", "prefix", "root", "find-links", "log", "cache-dir", "src", "platform", "python-version", "implementation", "abi", "upgrade-strategy", "progress-bar", "trusted-host", "proxy", "timeout", "retries", "exists-action", "cert", "client-cert", "report"}})
+	if len(ops) == 0 {
+		cx.j.atLeast(kRead)
+		return
+	}
+	switch ops[0] {
+	case "install", "uninstall", "download", "wheel":
+		cx.install(args, name)
+	case "list", "show", "freeze", "check", "help", "debug", "inspect", "hash", "config", "cache", "index", "search":
+		cx.j.atLeast(kRead)
+	default:
+		cx.j.other(idUnknown, name+" "+displayArg(ops[0]))
+	}
+}
+
+// install judges a package install: inside a project venv it is an edit,
+// otherwise it asks.
+func (cx *cmdCtx) install(args []string, name string) {
+	cx.j.eff.Install = true
+	cx.j.eff.Network = true
+	if cx.inVenv(args[0]) && !hasOpt(args[1:], 0, "user", "root", "prefix", "target", "global") {
+		cx.j.atLeast(kEdit)
+		cx.j.f = finding{}
+		cx.j.eff.Writes = append(cx.j.eff.Writes, cx.pe.project)
+		return
+	}
+	cx.j.other(idInstall, strings.Join(displayArgs(args, 5), " "))
+}
+
+// inVenv reports whether program (pip, python, uv) runs from or for a
+// virtual environment inside the project.
+func (cx *cmdCtx) inVenv(program string) bool {
+	if strings.Contains(program, "/") {
+		t := cx.pe.resolve(program)
+		if t.loc == locProject {
+			return true
+		}
+	}
+	if cx.c.Env != nil {
+		if v := cx.c.Env("VIRTUAL_ENV"); v != "" {
+			if t := cx.pe.resolve(v); t.loc == locProject {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func hNpm(cx *cmdCtx, name string, args []string) {
+	ops := operands(args[1:], optSpec{short: "wC", long: []string{"workspace", "prefix", "cwd", "filter", "dir", "registry"}})
+	if len(ops) == 0 {
+		if name == "yarn" || name == "bun" || name == "pnpm" {
+			cx.install(args, name)
+			return
+		}
+		cx.j.atLeast(kRead)
+		return
+	}
+	switch ops[0] {
+	case "install", "i", "ci", "add", "update", "up", "upgrade", "remove", "rm", "uninstall", "un", "unlink", "link", "dedupe", "prune", "rebuild", "import", "patch-commit":
+		cx.install(args, name)
+	case "run", "run-script", "test", "t", "start", "build", "lint", "format", "fmt", "typecheck", "check", "dev", "tst", "exec", "pack", "init", "version", "create", "x":
+		if ops[0] == "x" || ops[0] == "create" || ops[0] == "init" && len(ops) > 1 {
+			cx.j.eff.Network = true
+			cx.j.other(idNetwork, name+" "+ops[0]+" downloads and runs a package")
+			return
+		}
+		cx.j.atLeast(kDev)
+	case "ls", "list", "why", "explain", "config", "get", "help", "prefix", "root", "bin", "outdated", "view", "info", "show", "search", "audit", "doctor", "--version", "-v", "whoami", "licenses", "cache":
+		if ops[0] == "outdated" || ops[0] == "view" || ops[0] == "info" || ops[0] == "search" || ops[0] == "audit" || ops[0] == "whoami" {
+			cx.j.eff.Network = true
+			cx.j.other(idNetwork, name+" "+ops[0])
+			return
+		}
+		cx.j.atLeast(kRead)
+	case "publish", "unpublish", "deprecate", "login", "logout", "adduser", "owner", "access", "token", "dist-tag", "team", "org", "star":
+		cx.j.eff.Network = true
+		cx.j.other("net.cloud", name+" "+ops[0])
+	case "global":
+		cx.install(args, name)
+	default:
+		if name == "yarn" || name == "pnpm" || name == "bun" {
+			// yarn SCRIPT runs a package.json script
+			cx.j.atLeast(kDev)
+			return
+		}
+		cx.j.other(idUnknown, name+" "+displayArg(ops[0]))
+	}
+}
+
+func hNpx(cx *cmdCtx, name string, args []string) {
+	cx.j.eff.Network = true
+	cx.j.other(idNetwork, name+" may download and run a package")
+}
+
+func hCargo(cx *cmdCtx, name string, args []string) {
+	ops := operands(args[1:], optSpec{short: "pjZ", long: []string{"package", "jobs", "target", "manifest-path", "features", "bin", "example", "test", "bench", "color", "config", "target-dir", "profile"}})
+	if len(ops) == 0 {
+		cx.j.atLeast(kRead)
+		return
+	}
+	switch strings.TrimPrefix(ops[0], "+") {
+	case "install", "uninstall":
+		cx.install(args, name)
+	case "publish", "login", "logout", "owner", "yank":
+		cx.j.eff.Network = true
+		cx.j.other("net.cloud", name+" "+ops[0])
+	case "add", "remove", "update", "fetch", "search", "generate-lockfile", "vendor":
+		cx.j.eff.Network = true
+		cx.j.other(idNetwork, name+" "+ops[0])
+	default:
+		cx.j.atLeast(kDev)
+	}
+}
+
+func hGo(cx *cmdCtx, name string, args []string) {
+	ops := operands(args[1:], optSpec{short: "Co", long: []string{}})
+	if len(ops) == 0 {
+		cx.j.atLeast(kRead)
+		return
+	}
+	switch ops[0] {
+	case "install", "get":
+		cx.install(args, name)
+	case "version", "env", "list", "doc", "help":
+		cx.j.atLeast(kRead)
+		if ops[0] == "env" && hasOpt(args[1:], 'w') {
+			cx.j.other("write.outside-project", "go env -w writes the user's go env file")
+		}
+	case "mod":
+		if len(ops) > 1 && (ops[1] == "download" || ops[1] == "tidy") {
+			cx.j.atLeast(kDev)
+			return
+		}
+		cx.j.atLeast(kDev)
+	default:
+		cx.j.atLeast(kDev)
+	}
+}
+
+func hPkgSystem(cx *cmdCtx, name string, args []string) {
+	ops := operands(args[1:], optSpec{short: "otcS", long: []string{"option", "target-release", "config-file", "root"}})
+	if len(ops) == 0 {
+		cx.j.atLeast(kRead)
+		return
+	}
+	switch ops[0] {
+	case "list", "search", "show", "info", "policy", "depends", "rdepends", "madison", "showpkg", "stats", "dump",
+		"doctor", "config", "--version", "leaves", "deps", "uses", "desc", "home", "outdated", "-Q", "-Qi", "-Ql", "-Ss", "-Si":
+		cx.j.atLeast(kRead)
+	default:
+		cx.install(args, name)
+	}
+}
+
+func hPythonLike(cx *cmdCtx, name string, args []string) {
+	lang := name
+	switch name {
+	case "python", "pypy", "python2", "python3":
+		lang = "python"
+	case "nodejs":
+		lang = "node"
+	}
+	var code string
+	hasCode := false
+	i := 1
+	codeFlag := map[string]string{"python": "c", "node": "ep", "perl": "eE", "ruby": "e", "php": "r", "lua": "e", "deno": "", "bun": "e", "Rscript": "e", "rscript": "e", "osascript": "e", "tclsh": "", "julia": "e"}[lang]
+	argFlag := map[string]string{"python": "mWXQ", "node": "r", "perl": "IMmxdDCl", "ruby": "IrCxEF", "php": "dcfzt", "lua": "l", "julia": "LJ"}[lang]
+	for i < len(args) {
+		a := args[i]
+		if a == "--" || a == "-" {
+			i++
+			break
+		}
+		if isDynamic(a) || len(a) < 2 || a[0] != '-' {
+			break
+		}
+		i++
+		if strings.HasPrefix(a, "--") {
+			switch a {
+			case "--eval", "--print", "--command":
+				if i < len(args) {
+					code, hasCode = args[i], true
+					i++
+				}
+			case "--require", "--import", "--loader", "--experimental-loader":
+				i++
+			default:
+				if strings.HasPrefix(a, "--eval=") || strings.HasPrefix(a, "--print=") {
+					_, code, _ = strings.Cut(a, "=")
+					hasCode = true
+				}
+			}
+			if hasCode {
+				break
+			}
+			continue
+		}
+		stop := false
+		for k := 1; k < len(a); k++ {
+			c := a[k]
+			if strings.IndexByte(codeFlag, c) >= 0 {
+				if k < len(a)-1 && lang != "node" && lang != "deno" && lang != "bun" {
+					code, hasCode = a[k+1:], true
+				} else if i < len(args) {
+					code, hasCode = args[i], true
+					i++
+				}
+				stop = true
+				break
+			}
+			if lang == "python" && c == 'm' {
+				mod := ""
+				if k < len(a)-1 {
+					mod = a[k+1:]
+				} else if i < len(args) {
+					mod = args[i]
+					i++
+				}
+				cx.pythonModule(mod, args, i)
+				return
+			}
+			if strings.IndexByte(argFlag, c) >= 0 {
+				if k == len(a)-1 {
+					i++
+				}
+				break
+			}
+		}
+		if stop {
+			break
+		}
+	}
+	if hasCode {
+		if isDynamic(code) {
+			cx.j.other(idInlineCode, "code not known before it runs")
+			return
+		}
+		cx.inlineCode(lang, code)
+		return
+	}
+	if i >= len(args) {
+		// reads the program from standard input; the checker judges what feeds it
+		cx.j.atLeast(kDev)
+		return
+	}
+	t := cx.pe.resolve(args[i])
+	switch t.loc {
+	case locProject, locTemp, locProjectRoot:
+		cx.j.atLeast(kDev)
+	case locUnknown:
+		cx.j.other(idShellStdin, "program "+displayArg(args[i]))
+	default:
+		if lang == "deno" || lang == "bun" {
+			cx.j.atLeast(kDev)
+			return
+		}
+		cx.j.other(idShellStdin, "program "+t.abs+" outside the project")
+	}
+}
+
+func (cx *cmdCtx) pythonModule(mod string, args []string, i int) {
+	switch mod {
+	case "pip", "ensurepip":
+		if mod == "ensurepip" {
+			cx.install(args, "ensurepip")
+			return
+		}
+		sub := append([]string{args[0]}, args[i:]...)
+		ops := operands(sub[1:], optSpec{short: "rce"})
+		if len(ops) > 0 && (ops[0] == "install" || ops[0] == "uninstall" || ops[0] == "download") {
+			cx.install(sub, "pip")
+			return
+		}
+		cx.j.atLeast(kRead)
+	case "http.server", "SimpleHTTPServer", "smtpd", "ftplib", "webbrowser":
+		cx.j.eff.Network = true
+		cx.j.other(idNetwork, "python -m "+mod)
+	case "venv", "virtualenv":
+		ops := operands(args[i:], optSpec{short: "p", long: []string{"prompt", "python"}})
+		for _, o := range ops {
+			cx.write(o, false)
+		}
+		cx.j.atLeast(kEdit)
+	case "json.tool", "tokenize", "dis", "pydoc", "site", "sysconfig", "platform", "this", "timeit", "calendar":
+		cx.j.atLeast(kRead)
+	default:
+		cx.j.atLeast(kDev)
+	}
+}
+
+func hUv(cx *cmdCtx, name string, args []string) {
+	ops := operands(args[1:], optSpec{short: "p", long: []string{"python", "directory", "project", "with", "index-url"}})
+	if len(ops) == 0 {
+		cx.j.atLeast(kRead)
+		return
+	}
+	switch ops[0] {
+	case "sync", "lock", "venv", "init":
+		cx.j.eff.Network = ops[0] != "venv" && ops[0] != "init"
+		cx.j.atLeast(kEdit)
+	case "add", "remove":
+		if cx.pe.project != "" {
+			cx.j.eff.Install, cx.j.eff.Network = true, true
+			cx.j.atLeast(kEdit)
+			return
+		}
+		cx.install(args, name)
+	case "pip":
+		if len(ops) > 1 && (ops[1] == "install" || ops[1] == "uninstall" || ops[1] == "sync") {
+			if hasOpt(args[1:], 0, "system") {
+				cx.install([]string{"uv"}, name)
+				return
+			}
+			cx.j.eff.Install, cx.j.eff.Network = true, true
+			cx.j.atLeast(kEdit)
+			return
+		}
+		cx.j.atLeast(kRead)
+	case "tool", "self", "publish":
+		cx.install(args, name)
+	case "tree", "version", "help", "python":
+		cx.j.atLeast(kRead)
+	default:
+		cx.j.atLeast(kDev)
+	}
+}
+
+func hGradle(cx *cmdCtx, name string, args []string) {
+	for _, o := range operands(args[1:], optSpec{short: "DPIcpx", long: []string{"project-dir", "init-script", "settings-file", "exclude-task"}}) {
+		lo := strings.ToLower(displayArg(o))
+		if strings.Contains(lo, "publish") || strings.Contains(lo, "upload") || strings.Contains(lo, "deploy") || strings.Contains(lo, "release") {
+			cx.j.eff.Network = true
+			cx.j.other("net.cloud", name+" "+o)
+			return
+		}
+	}
+	cx.j.atLeast(kDev)
+}
+
+func hMvn(cx *cmdCtx, name string, args []string) {
+	for _, o := range operands(args[1:], optSpec{short: "DPfslbTe", long: []string{"file", "settings", "projects", "threads", "log-file", "activate-profiles"}}) {
+		lo := strings.ToLower(displayArg(o))
+		if lo == "deploy" || strings.Contains(lo, "release:") || strings.Contains(lo, "deploy:") {
+			cx.j.eff.Network = true
+			cx.j.other("net.cloud", name+" "+o)
+			return
+		}
+	}
+	cx.j.atLeast(kDev)
+}
+
+func hTerraform(cx *cmdCtx, name string, args []string) {
+	ops := operands(args[1:], optSpec{long: []string{"chdir"}})
+	if len(ops) > 0 {
+		switch ops[0] {
+		case "fmt", "validate", "version", "providers", "graph", "console", "show", "output":
+			cx.j.atLeast(kRead)
+			return
+		}
+	}
+	hCloud(cx, name, args)
+}
+
+func hKubectl(cx *cmdCtx, name string, args []string) {
+	hCloud(cx, name, args)
+}
+
+func hMake(cx *cmdCtx, name string, args []string) {
+	cx.j.atLeast(kDev)
+	for _, o := range operands(args[1:], optSpec{short: "CfIjloWE", long: []string{"directory", "file", "makefile", "include-dir", "jobs", "load-average", "old-file", "what-if", "eval"}}) {
+		lo := strings.ToLower(displayArg(o))
+		if lo == "install" || lo == "deploy" || lo == "publish" || lo == "release" || lo == "upload" || lo == "push" || strings.HasPrefix(lo, "deploy") || strings.HasPrefix(lo, "publish") {
+			cx.j.other(idUnknown, name+" "+o+" may install or publish")
+		}
+	}
+	if d, ok := optValue(args[1:], 'C', "directory"); ok {
+		if t := cx.pe.resolve(d); !t.loc.inside() {
+			cx.j.other(idWriteOutside, "make -C "+displayArg(d))
+		}
+	}
+}
+
+func hCommandBuiltin(cx *cmdCtx, name string, args []string) {
+	// command -v / -V only look the name up; judge what follows anyway,
+	// so a mistyped option cannot smuggle a command through.
+	cx.j.kind = kPure
+	if i := (optSpec{}).skip(args, 1); i < len(args) {
+		cx.nest(args[i:])
+	}
+}
+
+func hTee(cx *cmdCtx, name string, args []string) { hWriteAll(cx, name, args) }
+
+func hAlias(cx *cmdCtx, name string, args []string) { cx.j.kind = kPure }
+
+func hDocker2(cx *cmdCtx, name string, args []string) { hDocker(cx, name, args) }
+
+func hEditor(cx *cmdCtx, name string, args []string) {
+	// interactive editors edit the files they are given
+	cx.j.atLeast(kEdit)
+	for _, o := range operands(args[1:], optSpec{short: "cu", long: []string{"cmd"}}) {
+		if !strings.HasPrefix(o, "+") {
+			cx.write(o, false)
+		}
+	}
+}
+
+func hOpen(cx *cmdCtx, name string, args []string) {
+	cx.j.other(idUnknown, name+" opens files or URLs with other programs")
+}
+
+func hSsh(cx *cmdCtx, name string, args []string) { hNet(cx, name, args) }
+
+func hGitDispatch(cx *cmdCtx, name string, args []string) { hGit(cx, args) }
+
+// pathLike reports whether s names a path rather than a branch.
+func pathLike(s string) bool {
+	return s == "." || s == ".." || strings.HasPrefix(s, "./") || strings.HasPrefix(s, "../") ||
+		strings.HasPrefix(s, ":") || strings.ContainsAny(s, "*?") || strings.HasPrefix(s, "/")
+}
+
+func init() {
+	handlers = map[string]handler{}
+	reg := func(h handler, names ...string) {
+		for _, n := range names {
+			handlers[n] = h
+		}
+	}
+	for n := range readSpecs {
+		handlers[n] = hRead
+	}
+	reg(hPure, ":", "cd", "pushd", "popd", "dirs", "export", "set", "shift", "local", "declare", "typeset",
+		"readonly", "unset", "read", "return", "exit", "break", "continue", "wait", "jobs", "fg", "bg", "shopt",
+		"unalias", "umask", "getopts", "let", "times", "caller", "compgen", "complete", "compopt", "ulimit",
+		"disown", "logout", "mapfile", "readarray", "nohup", "time", "timeout", "nice", "setsid", "stdbuf",
+		"true", "false", "test", "[", "[[", "echo", "printf", "sleep", "wait", "builtin", "exec", "alias",
+		"enable", "suspend", "bind", "fc", "newgrp", "tput", "stty", "clear", "reset", "hash", "type", "help")
+	reg(hCommandBuiltin, "command")
+	reg(hRm, "rm", "rmdir", "unlink", "srm", "trash", "trash-put", "gio-trash")
+	reg(hShred, "shred", "wipe", "truncate")
+	reg(hWriteAll, "touch", "mkdir", "tee", "mkfifo", "mknod", "dos2unix", "unix2dos", "fallocate")
+	reg(hCopy, "cp", "mv", "ln", "install", "rename", "mmv")
+	reg(hPerms, "chmod", "chown", "chgrp", "chattr", "setfacl")
+	reg(hDd, "dd")
+	reg(hDisk, "mkfs", "mke2fs", "mkswap", "mkdosfs", "mkntfs", "wipefs", "fdisk", "sfdisk", "cfdisk", "parted", "gdisk",
+		"sgdisk", "blkdiscard", "hdparm", "badblocks", "mdadm", "cryptsetup", "losetup", "partprobe", "zpool", "pvcreate",
+		"vgcreate", "lvcreate", "lvremove", "vgremove", "pvremove", "fsck", "e2fsck", "tune2fs", "resize2fs", "diskutil", "newfs_apfs")
+	reg(hKill, "kill", "killall", "killall5", "pkill", "skill", "slay")
+	reg(hShutdown, "shutdown", "reboot", "halt", "poweroff", "kexec")
+	reg(hInit, "init", "telinit")
+	reg(hSystemctl, "systemctl", "loginctl")
+	reg(hService, "service", "launchctl", "rc-service", "sv")
+	reg(hCrontab, "crontab")
+	reg(hSysWrite, "mount", "umount", "swapon", "swapoff", "sysctl", "modprobe", "insmod", "rmmod", "iptables", "ip6tables",
+		"nft", "ufw", "firewall-cmd", "useradd", "userdel", "usermod", "passwd", "chpasswd", "groupadd", "groupdel",
+		"visudo", "setenforce", "hostnamectl", "timedatectl", "update-alternatives", "ldconfig", "depmod", "dracut",
+		"update-grub", "grub-install", "efibootmgr", "chsh", "chfn", "adduser", "deluser", "defaults", "scutil",
+		"csrutil", "nvram", "spctl", "pmset", "networksetup", "tccutil", "auditctl", "setcap")
+	reg(hShell, "sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "fish", "tcsh", "csh", "yash", "posh", "rbash")
+	reg(hSource, "source", ".")
+	reg(hEval, "eval")
+	reg(hTrap, "trap")
+	reg(hFind, "find", "gfind")
+	reg(hAwk, "awk", "gawk", "mawk", "nawk")
+	reg(hSed, "sed", "gsed")
+	reg(hTar, "tar", "gtar", "bsdtar")
+	reg(hArchive, "unzip", "zip", "gzip", "gunzip", "bzip2", "bunzip2", "xz", "unxz", "zstd", "unzstd", "lz4", "7z", "7za", "rar", "unrar", "compress", "uncompress")
+	reg(hPatch, "patch")
+	reg(hNet, "curl", "wget", "http", "https", "xh", "httpie", "aria2c", "axel", "fetch", "lynx", "w3m", "links",
+		"nc", "ncat", "netcat", "socat", "telnet", "ftp", "sftp", "tftp", "ssh", "scp", "rsync", "mosh", "ping",
+		"ping6", "traceroute", "tracepath", "mtr", "dig", "nslookup", "host", "whois", "nmap", "curlie", "grpcurl",
+		"websocat", "wscat", "ssh-copy-id", "sshpass", "autossh", "rclone", "s3cmd", "mc", "lftp", "smbclient",
+		"ngrok", "cloudflared", "tailscale", "wg", "openvpn", "yt-dlp", "youtube-dl", "git-lfs", "openssl")
+	reg(hCloud, "aws", "gcloud", "gsutil", "bq", "az", "azcopy", "doctl", "flyctl", "fly", "heroku", "vercel", "netlify",
+		"wrangler", "firebase", "pulumi", "cdk", "sam", "serverless", "sls", "helm", "k9s", "oc", "eksctl", "minikube",
+		"kind", "gh", "glab", "hub", "vault", "consul", "nomad", "op", "doppler", "stripe", "psql", "mysql", "mariadb",
+		"mongo", "mongosh", "redis-cli", "sqlcmd", "clickhouse-client", "cqlsh", "influx", "pg_dump", "pg_restore",
+		"mysqldump", "mongodump", "mongorestore", "dropdb", "createdb", "kafka-topics", "rabbitmqctl", "rabbitmqadmin",
+		"nats", "velero", "argocd", "kubectx", "kubens", "skaffold", "tilt", "ansible", "ansible-playbook", "salt",
+		"packer", "vagrant", "linode-cli", "hcloud", "scw", "oci", "ibmcloud", "aliyun", "tccli", "supabase",
+		"railway", "render", "neonctl", "planetscale", "pscale", "turso", "upstash", "kafkactl", "restic", "borg",
+		"gcloud-alpha", "s5cmd", "b2", "ollama", "terragrunt", "cf", "juju", "lxc", "multipass", "virsh")
+	reg(hKubectl, "kubectl", "k", "kubeadm", "kustomize")
+	reg(hTerraform, "terraform", "tofu")
+	reg(hDocker, "docker", "podman", "nerdctl", "docker-compose", "podman-compose", "colima", "lima", "buildah", "crictl", "ctr")
+	reg(hPip, "pip", "pip3", "pip2")
+	reg(hNpm, "npm", "yarn", "pnpm", "bun", "corepack")
+	reg(hNpx, "npx", "pnpx", "bunx", "dlx")
+	reg(hCargo, "cargo")
+	reg(hGo, "go")
+	reg(hUv, "uv")
+	reg(hPkgSystem, "apt", "apt-get", "aptitude", "dpkg", "dnf", "yum", "zypper", "pacman", "apk", "brew", "port",
+		"snap", "flatpak", "nix-env", "emerge", "pkg", "gem", "conda", "mamba", "micromamba", "pipx", "poetry", "pdm",
+		"composer", "rye", "hatch", "pipenv", "opam", "cabal", "stack", "luarocks", "cpan", "cpanm", "nuget",
+		"choco", "winget", "scoop", "mas", "asdf", "mise", "rtx", "nvm", "pyenv", "rbenv", "rustup", "sdk", "volta", "fnm",
+		"gvm", "goenv", "nodenv", "bundle", "bundler", "vcpkg", "conan", "spack", "dotnet-tools", "krew", "helmfile", "rpm")
+	reg(hPythonLike, "python", "python2", "python3", "pypy", "node", "nodejs", "perl", "ruby", "php", "lua", "deno", "rscript",
+		"julia", "osascript", "tclsh", "wish", "pwsh", "powershell", "irb", "jshell", "ts-node", "tsx", "elixir", "iex", "erl",
+		"escript", "groovy", "scala", "kotlin", "swift", "guile", "racket", "sbcl", "clisp", "ghci", "runghc", "R")
+	reg(hGradle, "gradle", "gradlew")
+	reg(hMvn, "mvn", "mvnw")
+	reg(hMake, "make", "gmake", "bmake", "just", "task", "mage", "rake", "invoke", "nox", "tox", "ninja", "scons", "waf")
+	reg(hDev, "cmake", "meson", "bazel", "bazelisk", "buck", "buck2", "pants", "sbt", "lein", "mix", "rebar3", "dotnet",
+		"xcodebuild", "swiftc", "gcc", "g++", "cc", "c++", "clang", "clang++", "ld", "as", "ar", "strip", "rustc", "rustfmt",
+		"javac", "java", "kotlinc", "scalac", "tsc", "esbuild", "vite", "webpack", "rollup", "parcel", "turbo", "nx",
+		"jest", "vitest", "mocha", "ava", "karma", "playwright", "cypress", "pytest", "py.test", "coverage", "mypy",
+		"pyright", "pylint", "flake8", "ruff", "black", "isort", "yapf", "autopep8", "bandit", "eslint", "prettier",
+		"stylelint", "tslint", "standard", "gofmt", "goimports", "golangci-lint", "staticcheck", "govulncheck",
+		"shellcheck", "shfmt", "hadolint", "yamllint", "markdownlint", "rspec", "rails", "phpunit", "phpstan", "psalm",
+		"zig", "nim", "ghc", "elm", "dune", "ocaml", "latexmk", "pdflatex", "xelatex", "lualatex", "pandoc", "hugo",
+		"jekyll", "sphinx-build", "mkdocs", "doxygen", "protoc", "buf", "sqlc", "ctest", "valgrind", "gdb", "lldb",
+		"hyperfine", "pre-commit-run", "biome", "oxlint", "dprint", "clang-format", "clang-tidy", "cppcheck",
+		"cargo-clippy", "clippy-driver", "golint", "revive", "gotestsum", "ginkgo", "bats", "shunit2", "behave",
+		"nosetests", "trial", "ward", "unittest", "codespell", "typos", "vale", "actionlint", "checkov", "tflint",
+		"ktlint", "detekt", "swiftlint", "swiftformat", "rubocop", "standardrb", "erb", "sass", "lessc", "postcss",
+		"tailwindcss", "svgo", "terser", "uglifyjs", "babel", "swc", "node-gyp", "wasm-pack", "trunk", "tauri",
+		"electron", "expo", "react-native", "flutter", "dart", "ng", "vue", "nuxt", "next", "astro", "remix",
+		"gatsby", "storybook", "lerna", "changeset", "semantic-release-dry", "air", "reflex", "entr", "watchexec",
+		"nodemon", "cargo-watch", "diffoscope", "graphviz", "dot", "plantuml", "mermaid", "mmdc", "convert", "magick",
+		"ffmpeg", "sox", "gcov", "lcov", "gcovr", "perf", "pprof", "benchstat", "stringer", "mockgen", "wire",
+		"swag", "oapi-codegen", "openapi-generator", "gqlgen", "sqlboiler", "ent", "migrate", "alembic", "flask",
+		"django-admin", "manage.py", "uvicorn", "gunicorn", "hypercorn", "streamlit", "jupyter", "ipython",
+		"notebook", "nbconvert", "papermill", "dvc-repro", "mlflow-local", "bundle-exec", "yarnpkg", "tsc-watch",
+		"pnpm-run", "vsce", "ovsx", "cue", "jsonnet", "dhall", "nickel", "kcl", "opa", "conftest", "regal", "semgrep",
+		"trivy-fs", "grype-dir", "syft-dir", "license-checker", "depcheck", "madge", "knip", "ts-prune", "size-limit",
+		"bundlesize", "lighthouse-local", "pa11y-local", "axe-local")
+	reg(hEditor, "vi", "vim", "nvim", "nano", "emacs", "ed", "ex", "micro", "helix", "hx", "kak", "code", "subl")
+	reg(hOpen, "open", "xdg-open", "start", "gio")
+	reg(hGitDispatch, "git")
+	// pre-commit install writes .git/hooks.
+	handlers["pre-commit"] = func(cx *cmdCtx, name string, args []string) {
+		ops := operands(args[1:], optSpec{short: "tc", long: []string{"hook-type", "config"}})
+		if len(ops) > 0 && (ops[0] == "install" || ops[0] == "install-hooks" || ops[0] == "uninstall" || ops[0] == "autoupdate") {
+			if ops[0] == "autoupdate" || ops[0] == "install-hooks" {
+				cx.j.eff.Network = true
+				cx.j.other(idNetwork, "pre-commit "+ops[0])
+				return
+			}
+			cx.j.deny(idWriteProtected, ".git/hooks (pre-commit "+ops[0]+")")
+			return
+		}
+		cx.j.atLeast(kDev)
+	}
+	handlers["pip"] = hPip
+	_ = path.Clean
+}

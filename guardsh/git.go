@@ -1,0 +1,722 @@
+package guardsh
+
+import "strings"
+
+// gitExecKey reports whether setting git config key k (lower case) to v
+// makes git run a program.
+func gitExecKey(k, v string) bool {
+	switch k {
+	case "core.pager", "core.editor", "sequence.editor", "pager.log", "pager.diff", "pager.show", "pager.status", "pager.branch":
+		switch strings.TrimSpace(v) {
+		case "", "cat", "less", "more", "true", ":", "less -r", "less -R", "less -FRX":
+			return false
+		}
+		return true
+	case "core.sshcommand", "core.fsmonitor", "core.hookspath", "core.askpass", "core.gitproxy", "diff.external",
+		"credential.helper", "gpg.program", "uploadpack.packobjectshook", "include.path", "init.templatedir",
+		"interactive.difffilter", "web.browser", "core.worktree", "safe.directory", "core.attributesfile",
+		"sendemail.smtpserver", "ssh.variant", "http.proxy", "core.sshCommand":
+		return true
+	}
+	for _, pre := range [...]string{"alias.", "filter.", "pager.", "includeif.", "protocol.", "remote.", "url."} {
+		if strings.HasPrefix(k, pre) {
+			return pre != "url." || strings.Contains(v, "ext::")
+		}
+	}
+	for _, suf := range [...]string{".textconv", ".command", ".driver", ".cmd", ".program", ".helper", ".receivepack", ".uploadpack", ".proxy"} {
+		if strings.HasSuffix(k, suf) {
+			return true
+		}
+	}
+	return false
+}
+
+// hGit judges git: global options, then the subcommand.
+func hGit(cx *cmdCtx, args []string) {
+	j := cx.j
+	i := 1
+	for i < len(args) {
+		a := args[i]
+		if len(a) < 2 || a[0] != '-' || isDynamic(a) {
+			break
+		}
+		i++
+		switch {
+		case a == "-c" || (strings.HasPrefix(a, "-c") && len(a) > 2):
+			kv := a[2:]
+			if a == "-c" {
+				if i >= len(args) {
+					break
+				}
+				kv = args[i]
+				i++
+			}
+			k, v, _ := strings.Cut(kv, "=")
+			if isDynamic(kv) || gitExecKey(strings.ToLower(k), v) {
+				j.other("git.config-exec", "-c "+displayArg(kv))
+			}
+		case a == "-C":
+			i++
+		case strings.HasPrefix(a, "--config-env"):
+			j.other("git.config-exec", a)
+			if !strings.Contains(a, "=") {
+				i++
+			}
+		case strings.HasPrefix(a, "--") && !strings.Contains(a, "=") && specGitTop.longTakes(a[2:]):
+			i++
+		case a == "--help" || a == "--version" || a == "-h":
+			j.atLeast(kRead)
+			return
+		}
+	}
+	if i >= len(args) {
+		j.atLeast(kRead)
+		return
+	}
+	if isDynamic(args[i]) {
+		j.other(idDynamicCommand, "git "+displayArg(args[i]))
+		return
+	}
+	sub := strings.ToLower(args[i])
+	rest := args[i+1:]
+	lrest := make([]string, len(rest))
+	for k, a := range rest {
+		if strings.HasPrefix(a, "--") {
+			lrest[k] = strings.ToLower(a)
+		} else {
+			lrest[k] = a
+		}
+	}
+	gitSub(cx, sub, rest, lrest)
+}
+
+// gitOpts splits git subcommand words into option words, positional words
+// (before "--") and paths after "--".
+func gitOpts(rest []string, takesArg func(string) bool) (opts, pos, paths []string, dashdash bool) {
+	for k := 0; k < len(rest); k++ {
+		a := rest[k]
+		if a == "--" {
+			return opts, pos, rest[k+1:], true
+		}
+		if len(a) > 1 && a[0] == '-' && !isDynamic(a) {
+			opts = append(opts, a)
+			if takesArg != nil && takesArg(a) && k+1 < len(rest) {
+				k++
+				opts = append(opts, rest[k])
+			}
+			continue
+		}
+		pos = append(pos, a)
+	}
+	return opts, pos, nil, false
+}
+
+// shortHas reports whether a short option cluster in opts contains c.
+func shortHas(opts []string, c byte) bool { return shortHasA(opts, c, "") }
+
+// shortHasA is shortHas for commands whose options in argLetters take a
+// value, which may be attached (-bfeature is -b feature, not -f).
+func shortHasA(opts []string, c byte, argLetters string) bool {
+	for _, o := range opts {
+		if o == "--" {
+			return false
+		}
+		if len(o) < 2 || o[0] != '-' || o[1] == '-' || isDynamic(o) {
+			continue
+		}
+		for k := 1; k < len(o); k++ {
+			if o[k] == c {
+				return true
+			}
+			if strings.IndexByte(argLetters, o[k]) >= 0 {
+				break
+			}
+		}
+	}
+	return false
+}
+
+// beforeDashDash returns the words before "--".
+func beforeDashDash(words []string) []string {
+	for i, w := range words {
+		if w == "--" {
+			return words[:i]
+		}
+	}
+	return words
+}
+
+// longHas reports whether opts has an abbreviation (>= min chars) of full.
+func longHas(opts []string, full string, min int) bool {
+	for _, o := range opts {
+		if strings.HasPrefix(o, "--") && longIs(strings.ToLower(o), full, min) {
+			return true
+		}
+	}
+	return false
+}
+
+func gitSub(cx *cmdCtx, sub string, rest, lrest []string) {
+	j := cx.j
+	pre := beforeDashDash(lrest)
+	info := longHas(pre, "--help", 4) || longHas(pre, "--version", 5)
+	for _, a := range pre {
+		if a == "-h" {
+			info = true
+		}
+	}
+	if cx.c.Env != nil {
+		for _, k := range [...]string{"GIT_SSH_COMMAND", "GIT_SSH", "GIT_EXTERNAL_DIFF", "GIT_PROXY_COMMAND", "GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT", "GIT_ASKPASS", "GIT_EXEC_PATH", "GIT_TEMPLATE_DIR"} {
+			if v := cx.c.Env(k); v != "" {
+				j.other("git.config-exec", k+"="+v)
+			}
+		}
+	}
+	if info && sub != "restore" {
+		j.atLeast(kRead)
+		return
+	}
+	switch sub {
+	case "status", "log", "show", "blame", "annotate", "describe", "shortlog", "rev-parse", "rev-list", "ls-files",
+		"ls-tree", "cat-file", "for-each-ref", "name-rev", "merge-base", "grep", "whatchanged", "count-objects",
+		"verify-commit", "verify-tag", "verify-pack", "fsck", "version", "help", "check-ignore", "check-attr",
+		"check-ref-format", "var", "range-diff", "diff", "diff-tree", "diff-files", "diff-index", "show-ref",
+		"show-branch", "cherry", "get-tar-commit-id", "column", "fmt-merge-msg", "interpret-trailers",
+		"patch-id", "request-pull", "difftool", "citool", "gui", "gitk", "stripspace", "ls-remote-local", "hash-object":
+		j.atLeast(kRead)
+		if sub == "hash-object" && shortHas(lrest, 'w') {
+			j.atLeast(kEdit)
+		}
+		if sub == "ls-files" || sub == "grep" || sub == "diff" || sub == "log" || sub == "show" {
+			if longHas(lrest, "--ext-diff", 5) || longHas(lrest, "--open-files-in-pager", 6) || shortHas(lrest, 'O') && sub == "grep" {
+				j.other("git.config-exec", "git "+sub+" runs an external program")
+			}
+		}
+		for k, o := range rest {
+			lo := lrest[k]
+			switch {
+			case strings.HasPrefix(lo, "--output="):
+				cx.write(o[len("--output="):], false)
+			case lo == "--output" && k+1 < len(rest):
+				cx.write(rest[k+1], false)
+			}
+		}
+	case "reflog":
+		if len(rest) > 0 && (rest[0] == "expire" || rest[0] == "delete") {
+			j.deny("git.reflog-expire", "git reflog "+rest[0])
+			return
+		}
+		j.atLeast(kRead)
+	case "add", "commit", "mv", "init", "revert", "am", "apply", "tag", "notes", "bisect", "sparse-checkout",
+		"update-index", "commit-tree", "mktree", "write-tree", "read-tree", "symbolic-ref", "update-ref",
+		"replace", "repack", "pack-refs", "mergetool", "rerere", "format-patch", "bundle", "archive", "worktree",
+		"merge-file", "checkout-index", "maintenance-run", "stage", "restore-staged":
+		j.atLeast(kEdit)
+		switch sub {
+		case "archive":
+			if longHas(lrest, "--remote", 5) {
+				j.eff.Network = true
+				j.other("git.network", "git archive --remote")
+			}
+			if o, ok := optValue(rest, 'o', "output"); ok {
+				cx.write(o, false)
+			}
+		case "bisect":
+			if len(rest) > 1 && rest[0] == "run" {
+				cx.nest(rest[1:])
+			}
+		case "format-patch":
+			if o, ok := optValue(rest, 'o', "output"); ok {
+				cx.write(o, false)
+			}
+		case "init":
+			_, pos, _, _ := gitOpts(rest, func(a string) bool {
+				return a == "--template" || a == "--separate-git-dir" || a == "-b" || a == "--initial-branch"
+			})
+			if len(pos) > 0 {
+				cx.write(pos[0], false)
+			}
+			if longHas(lrest, "--template", 5) {
+				j.other("git.config-exec", "git init --template installs hooks")
+			}
+		case "worktree":
+			if len(rest) > 0 && rest[0] == "add" {
+				_, pos, _, _ := gitOpts(rest[1:], func(a string) bool { return a == "-b" || a == "-B" || a == "--reason" })
+				if len(pos) > 0 {
+					cx.write(pos[0], false)
+				}
+			}
+			if len(rest) > 0 && rest[0] == "remove" && (shortHas(rest[1:], 'f') || longHas(lrest, "--force", 4)) {
+				j.other(idRmProject, "git worktree remove --force")
+			}
+			if len(rest) > 0 && rest[0] == "list" {
+				j.kind = kRead
+			}
+		case "tag":
+			switch {
+			case shortHasA(rest, 'd', "mFu") || longHas(lrest, "--delete", 5):
+				j.other("git.ref-delete", "git tag --delete")
+			case shortHasA(rest, 'f', "mFu") || longHas(lrest, "--force", 4):
+				j.other("git.branch-force", "git tag --force")
+			case len(rest) == 0 || shortHas(rest, 'l') || longHas(lrest, "--list", 4):
+				j.kind = kRead
+			}
+		case "notes":
+			if len(rest) == 0 || rest[0] == "list" || rest[0] == "show" {
+				j.kind = kRead
+			}
+		}
+	case "rm":
+		opts, pos, paths, _ := gitOpts(rest, func(a string) bool { return a == "--pathspec-from-file" })
+		dry, cached, force := false, false, false
+		for _, o := range opts {
+			lo := strings.ToLower(o)
+			switch {
+			case strings.HasPrefix(lo, "--"):
+				switch {
+				case longIs(lo, "--dry-run", 4):
+					dry = true
+				case longIs(lo, "--no-dry-run", 6):
+					dry = false
+				case longIs(lo, "--cached", 4):
+					cached = true
+				case longIs(lo, "--no-cached", 6):
+					cached = false
+				case longIs(lo, "--force", 4):
+					force = true
+				case longIs(lo, "--no-force", 6):
+					force = false
+				}
+			default:
+				if strings.Contains(o, "n") {
+					dry = true
+				}
+				if strings.Contains(o, "f") {
+					force = true
+				}
+			}
+		}
+		if dry {
+			j.atLeast(kRead)
+			return
+		}
+		j.atLeast(kEdit)
+		if force && !cached {
+			j.other("git.rm-force", strings.Join(displayArgs(append(pos, paths...), 3), " "))
+		}
+		if (shortHas(opts, 'r')) && (shortHas(opts, 'f') || longHas(lrest, "--force", 4)) && !longHas(lrest, "--cached", 4) {
+			for _, p := range append(pos, paths...) {
+				t := cx.pe.resolve(p)
+				if t.loc == locProjectRoot || p == "." || p == "*" {
+					j.other("git.rm-all", "git rm -rf "+p)
+				}
+			}
+		}
+	case "reset":
+		switch {
+		case longHas(lrest, "--hard", 4):
+			j.deny("git.reset-hard", "")
+		case longHas(lrest, "--merge", 4):
+			j.other("git.abort", "git reset --merge")
+		default:
+			j.atLeast(kEdit)
+		}
+	case "clean":
+		opts, _, _, _ := gitOpts(rest, func(a string) bool { return a == "-e" || a == "--exclude" })
+		dry := shortHas(opts, 'n') || longHas(lrest, "--dry-run", 4)
+		force := shortHas(opts, 'f') || longHas(lrest, "--force", 4)
+		switch {
+		case dry:
+			j.atLeast(kRead)
+		case force:
+			j.deny("git.clean-force", "")
+		case shortHas(opts, 'i') || longHas(lrest, "--interactive", 4):
+			j.other("git.clean-force", "git clean --interactive")
+		default:
+			j.atLeast(kRead) // refuses without -f (clean.requireForce)
+		}
+	case "push":
+		gitPush(cx, rest, lrest)
+	case "fetch", "pull", "clone", "ls-remote", "remote", "submodule", "lfs", "send-email", "daemon", "instaweb",
+		"http-fetch", "http-push", "fetch-pack", "send-pack", "upload-pack", "receive-pack", "svn", "p4", "cvsimport", "archive-remote":
+		switch {
+		case sub == "remote":
+			_, pos, _, _ := gitOpts(rest, nil)
+			if len(pos) == 0 || pos[0] == "get-url" {
+				j.atLeast(kRead)
+				return
+			}
+			if pos[0] == "add" || pos[0] == "remove" || pos[0] == "rm" || pos[0] == "rename" || pos[0] == "set-url" || pos[0] == "set-head" || pos[0] == "set-branches" {
+				j.other("git.config-write", "git remote "+pos[0])
+				return
+			}
+		case sub == "submodule":
+			_, pos, _, _ := gitOpts(rest, nil)
+			if len(pos) == 0 || pos[0] == "status" || pos[0] == "summary" {
+				j.atLeast(kRead)
+				return
+			}
+			if pos[0] == "foreach" && len(pos) > 1 {
+				cx.nestScript(strings.Join(pos[1:], " "))
+			}
+		case sub == "lfs":
+			if len(rest) > 0 && (rest[0] == "ls-files" || rest[0] == "status" || rest[0] == "env" || rest[0] == "version") {
+				j.atLeast(kRead)
+				return
+			}
+		case sub == "clone":
+			_, pos, _, _ := gitOpts(rest, func(a string) bool {
+				switch a {
+				case "-b", "--branch", "-o", "--origin", "--depth", "--reference", "-u", "--upload-pack", "-c", "--config", "--template", "--separate-git-dir", "-j", "--jobs", "--filter":
+					return true
+				}
+				return false
+			})
+			if len(pos) > 1 {
+				cx.write(pos[1], false)
+			}
+			if longHas(lrest, "--upload-pack", 4) || shortHas(rest, 'u') || longHas(lrest, "--config", 5) || longHas(lrest, "--template", 5) {
+				j.other("git.config-exec", "git clone option that runs a program")
+			}
+		case sub == "pull":
+			if longHas(lrest, "--force", 4) || shortHas(rest, 'f') {
+				j.other("git.network", "git pull --force")
+			}
+		}
+		j.eff.Network = true
+		j.other("git.network", "git "+sub)
+	case "branch":
+		opts, pos, _, _ := gitOpts(rest, func(a string) bool {
+			switch a {
+			case "-u", "--set-upstream-to", "--contains", "--no-contains", "--merged", "--no-merged", "--points-at", "--sort", "--format", "--color", "--column":
+				return true
+			}
+			return false
+		})
+		del := shortHasA(opts, 'd', "u") || longHas(lrest, "--delete", 5)
+		force := shortHasA(opts, 'f', "u") || longHas(lrest, "--force", 4)
+		switch {
+		case shortHasA(opts, 'D', "u") || del && force:
+			j.deny("git.branch-force-delete", strings.Join(displayArgs(pos, 3), " "))
+		case force && len(pos) > 0:
+			j.other("git.branch-force", strings.Join(displayArgs(pos, 3), " "))
+		case del || shortHas(opts, 'm') || shortHas(opts, 'M') || shortHas(opts, 'c') || shortHas(opts, 'C') || len(pos) > 0 && !shortHas(opts, 'l') && !longHas(lrest, "--list", 4):
+			j.atLeast(kEdit)
+		default:
+			j.atLeast(kRead)
+		}
+	case "checkout":
+		gitCheckout(cx, rest, lrest)
+	case "switch":
+		opts, _, _, _ := gitOpts(rest, func(a string) bool {
+			return a == "-c" || a == "-C" || a == "--create" || a == "--force-create" || a == "--orphan"
+		})
+		force := false
+		for _, o := range opts {
+			lo := strings.ToLower(o)
+			if strings.HasPrefix(lo, "--") {
+				if lo == "--force" || longIs(lo, "--discard-changes", 4) {
+					force = true
+				}
+			}
+		}
+		if shortHasA(opts, 'f', "cC") || force {
+			j.deny("git.switch-discard", "")
+			return
+		}
+		j.atLeast(kEdit)
+	case "restore":
+		gitRestore(cx, rest)
+	case "stash":
+		_, pos, _, _ := gitOpts(rest, nil)
+		op := "push"
+		if len(pos) > 0 {
+			op = pos[0]
+		}
+		switch op {
+		case "drop", "clear":
+			j.deny("git.stash-drop", "git stash "+op)
+		case "list", "show":
+			j.atLeast(kRead)
+		default:
+			j.atLeast(kEdit)
+		}
+	case "merge", "rebase", "cherry-pick":
+		if longHas(lrest, "--abort", 4) {
+			j.other("git.abort", "git "+sub+" --abort")
+			return
+		}
+		if sub == "rebase" && (longHas(lrest, "--exec", 4) || shortHas(rest, 'x')) {
+			j.other("git.config-exec", "git rebase --exec runs commands")
+			return
+		}
+		j.atLeast(kEdit)
+	case "gc":
+		for k, lo := range lrest {
+			if strings.HasPrefix(lo, "--prune=") {
+				v := lo[len("--prune="):]
+				if v == "now" || v == "all" || strings.HasPrefix(v, "0") {
+					j.deny("git.gc-prune", rest[k])
+					return
+				}
+			}
+		}
+		j.atLeast(kEdit)
+	case "prune":
+		if shortHas(rest, 'n') || longHas(lrest, "--dry-run", 4) {
+			j.atLeast(kRead)
+			return
+		}
+		j.deny("git.gc-prune", "git prune")
+	case "filter-branch", "filter-repo":
+		j.deny("git.history-rewrite", "git "+sub)
+	case "config":
+		gitConfig(cx, rest, lrest)
+	case "credential", "credential-store", "credential-cache":
+		j.other(idReadCredentials, "git "+sub)
+	case "hook":
+		j.atLeast(kDev)
+	case "maintenance":
+		j.other("sys.system-write", "git maintenance registers scheduled jobs")
+	default:
+		j.other(idUnknown, "git "+sub+" (unknown subcommand or alias)")
+	}
+}
+
+func gitPush(cx *cmdCtx, rest, lrest []string) {
+	j := cx.j
+	j.eff.Network = true
+	opts, pos, _, _ := gitOpts(rest, func(a string) bool {
+		switch a {
+		case "--repo", "--receive-pack", "--exec", "-o", "--push-option", "--signed":
+			return true
+		}
+		return false
+	})
+	force := shortHas(opts, 'f') || longHas(lrest, "--mirror", 4)
+	for _, lo := range lrest {
+		if !strings.HasPrefix(lo, "--") {
+			continue
+		}
+		name, _, _ := strings.Cut(lo, "=")
+		if len(name) >= 4 && strings.HasPrefix("--force", name) {
+			force = true
+		}
+		if name == "--force" {
+			force = true
+		}
+	}
+	if longHas(lrest, "--receive-pack", 4) || longHas(lrest, "--exec", 4) {
+		j.other("git.config-exec", "git push --receive-pack")
+	}
+	del := shortHas(opts, 'd') || longHas(lrest, "--delete", 4) || longHas(lrest, "--prune", 4)
+	for k, p := range pos {
+		if k == 0 {
+			continue // remote
+		}
+		if strings.HasPrefix(p, "+") {
+			force = true
+		}
+		if strings.HasPrefix(p, ":") {
+			del = true
+		}
+	}
+	switch {
+	case force:
+		j.deny("git.push-force", strings.Join(displayArgs(append([]string{"git", "push"}, rest...), 6), " "))
+	case del:
+		j.other("git.push-delete", strings.Join(displayArgs(pos, 3), " "))
+	default:
+		j.other("git.push", strings.Join(displayArgs(pos, 3), " "))
+	}
+}
+
+func gitCheckout(cx *cmdCtx, rest, lrest []string) {
+	j := cx.j
+	var opts, pos, paths []string
+	dashdash := false
+	newBranch := false
+	for k := 0; k < len(rest); k++ {
+		a, lo := rest[k], lrest[k]
+		if a == "--" {
+			paths, dashdash = rest[k+1:], true
+			break
+		}
+		if len(a) > 1 && a[0] == '-' && !isDynamic(a) {
+			opts = append(opts, a)
+			switch {
+			case lo == "--orphan":
+				newBranch = true
+				k++ // the new branch's name
+			case a[1] != '-' && strings.ContainsAny(a, "bB"):
+				newBranch = true
+				if i := strings.IndexAny(a, "bB"); i == len(a)-1 {
+					k++ // the new branch's name
+				}
+			case strings.HasPrefix(lo, "--orphan="):
+				newBranch = true
+			case lo == "--track" || a == "-t":
+				if k+1 < len(rest) && (rest[k+1] == "direct" || rest[k+1] == "inherit") {
+					k++
+				}
+			case lo == "--recurse-submodules":
+				if k+1 < len(rest) {
+					switch rest[k+1] {
+					case "checkout", "on-demand", "yes", "no", "true", "false":
+						k++
+					}
+				}
+			case lo == "--conflict" || lo == "--pathspec-from-file" || lo == "--unified" || lo == "--inter-hunk-context" || a == "-U":
+				k++
+			}
+			continue
+		}
+		pos = append(pos, a)
+	}
+	switch {
+	case shortHasA(opts, 'f', "bBU") || longHas(opts, "--force", 4):
+		j.deny("git.checkout-discard", "git checkout --force")
+	case dashdash && len(paths) > 0:
+		j.deny("git.checkout-discard", strings.Join(displayArgs(paths, 3), " "))
+	case longHas(lrest, "--pathspec-from-file", 6):
+		j.deny("git.checkout-discard", "--pathspec-from-file")
+	case !newBranch && len(pos) >= 2:
+		j.deny("git.checkout-discard", strings.Join(displayArgs(pos[1:], 3), " "))
+	case !newBranch && len(pos) == 1 && pathLike(pos[0]):
+		j.deny("git.checkout-discard", pos[0])
+	case longHas(lrest, "--ours", 5) || longHas(lrest, "--theirs", 5):
+		j.deny("git.checkout-discard", "--ours/--theirs")
+	default:
+		j.atLeast(kEdit)
+	}
+}
+
+func gitConfig(cx *cmdCtx, rest, lrest []string) {
+	j := cx.j
+	var pos []string
+	write := false
+	for k, a := range rest {
+		lo := lrest[k]
+		switch {
+		case lo == "--get" || lo == "--get-all" || lo == "--get-regexp" || lo == "--list" || a == "-l" || lo == "--get-urlmatch" || lo == "--get-color" || lo == "--get-colorbool" || lo == "--show-origin" || lo == "--show-scope" || lo == "--name-only" || lo == "-z":
+		case lo == "--add" || lo == "--unset" || lo == "--unset-all" || lo == "--replace-all" || lo == "--rename-section" || lo == "--remove-section" || a == "-e" || lo == "--edit":
+			write = true
+		case lo == "--file" || a == "-f" || lo == "--blob" || lo == "--type" || lo == "--default":
+		case strings.HasPrefix(a, "-"):
+		default:
+			pos = append(pos, a)
+		}
+	}
+	if len(pos) > 0 {
+		switch pos[0] {
+		case "set", "unset", "rename-section", "remove-section", "edit":
+			write = true
+			pos = pos[1:]
+		case "get", "list":
+			pos = pos[1:]
+		}
+	}
+	if len(pos) >= 2 {
+		write = true
+	}
+	if !write {
+		j.atLeast(kRead)
+		return
+	}
+	if len(pos) > 0 {
+		v := ""
+		if len(pos) > 1 {
+			v = pos[1]
+		}
+		if gitExecKey(strings.ToLower(displayArg(pos[0])), v) {
+			j.other("git.config-exec", "git config "+displayArg(pos[0]))
+			return
+		}
+	}
+	j.other("git.config-write", "git config "+strings.Join(displayArgs(pos, 2), " "))
+}
+
+// gitRestore: restoring paths in the working tree discards changes.
+func gitRestore(cx *cmdCtx, rest []string) {
+	j := cx.j
+	staged, worktree, stagedSet, worktreeSet, patch, fromFile := false, false, false, false, false, false
+	var paths []string
+	for k := 0; k < len(rest); k++ {
+		a := rest[k]
+		if a == "--" {
+			paths = append(paths, rest[k+1:]...)
+			break
+		}
+		if len(a) < 2 || a[0] != '-' || isDynamic(a) {
+			paths = append(paths, a)
+			continue
+		}
+		lo := strings.ToLower(a)
+		if strings.HasPrefix(lo, "--") {
+			name, _, hasVal := strings.Cut(lo, "=")
+			switch {
+			case longIs(name, "--staged", 4):
+				staged, stagedSet = true, true
+			case name == "--no-staged":
+				staged, stagedSet = false, true
+			case longIs(name, "--worktree", 3):
+				worktree, worktreeSet = true, true
+			case name == "--no-worktree":
+				worktree, worktreeSet = false, true
+			case longIs(name, "--patch", 4):
+				patch = true
+			case name == "--no-patch":
+				patch = false
+			case longIs(name, "--pathspec-from-file", 6):
+				fromFile = true
+				if !hasVal {
+					k++
+				}
+			case longIs(name, "--help", 4) || name == "--version":
+				patch, paths, fromFile = false, nil, false
+				j.atLeast(kRead)
+				return
+			case longIs(name, "--source", 4) || name == "--conflict" || name == "--unified" || name == "--inter-hunk-context":
+				if !hasVal {
+					k++
+				}
+			}
+			continue
+		}
+		if a == "-h" {
+			j.atLeast(kRead)
+			return
+		}
+		for x := 1; x < len(a); x++ {
+			c := a[x]
+			switch c {
+			case 'S':
+				staged, stagedSet = true, true
+			case 'W':
+				worktree, worktreeSet = true, true
+			case 'p':
+				patch = true
+			case 's', 'U':
+				if x == len(a)-1 {
+					k++
+				}
+				x = len(a)
+			}
+		}
+	}
+	if !worktreeSet && !stagedSet {
+		worktree = true
+	}
+	if !worktreeSet && stagedSet {
+		worktree = false
+	}
+	_ = staged
+	switch {
+	case worktree && (len(paths) > 0 || fromFile):
+		j.deny("git.restore-worktree", strings.Join(displayArgs(paths, 3), " "))
+	case worktree && patch:
+		j.other("git.restore-patch", "git restore -p")
+	default:
+		j.atLeast(kEdit)
+	}
+}

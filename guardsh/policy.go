@@ -1,0 +1,52 @@
+package guardsh
+
+// Policy classifies commands for one session: a mode plus the configured
+// rules on top of the built-in catalogue.
+type Policy struct {
+	Mode Mode
+	// Rules come from the user's and the project's config files. They can
+	// allow, ask or deny; none of them unlocks a built-in deny.
+	Rules []Rule
+	// Session holds the approvals a human gave in this session ("allow for
+	// this session"), as normalised prefix rules.
+	Session []Rule
+}
+
+// NewPolicy returns the policy for mode with the built-in rules only.
+func NewPolicy(mode Mode) *Policy {
+	return &Policy{Mode: mode}
+}
+
+// Rule is a configured rule: a decision for every command whose normalised
+// argv starts with Prefix, each word a glob (path.Match syntax).
+type Rule struct {
+	ID       string   `toml:"id" json:"id"`
+	Decision Decision `toml:"-" json:"decision"`
+	Prefix   []string `toml:"prefix" json:"prefix"`
+	Reason   string   `toml:"reason" json:"reason,omitempty"`
+	Hint     string   `toml:"hint" json:"hint,omitempty"`
+	// Rights an approved command receives beyond the session sandbox.
+	Network bool     `toml:"network" json:"network,omitempty"`
+	Write   []string `toml:"write" json:"write,omitempty"`
+	// Examples checked when the rule loads: command lines that must and
+	// must not match.
+	Match    []string `toml:"match" json:"match,omitempty"`
+	NotMatch []string `toml:"not_match" json:"not_match,omitempty"`
+	// Source names where the rule came from (file:line, "session", ...).
+	Source string `toml:"-" json:"source,omitempty"`
+}
+
+// Access is one file access guardsh makes in its own process (a
+// redirection, source, cd, a glob, an agent file tool), as the path jail
+// resolved it.
+type Access struct {
+	Path     string // as written
+	Resolved string // canonical absolute path (symlinks and .. resolved)
+	Inside   bool   // Resolved lies inside Project
+	Link     string // the symlink that led outside, if any
+	Write    bool   // opened for writing, creating, truncating or deleting
+	Dir      string // working directory
+	Project  string // project root (canonical)
+	Home     string
+	Via      string // "redirect", "source", "cd", "glob", "agent", ...
+}

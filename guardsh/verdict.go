@@ -1,0 +1,107 @@
+// Package guardsh is guardsh's policy engine: it turns one simple command,
+// after expansion, into a Verdict (allow, ask or deny) with a rule ID, a
+// reason and a hint written for the model, and the command's effects.
+//
+// It is pure logic: nothing here executes a command, opens a terminal or
+// touches the file system beyond reading configuration.
+package guardsh
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Decision is what the policy says about a command. Larger is stricter:
+// Deny > Ask > Allow, and combining verdicts keeps the strictest.
+type Decision int
+
+// The three decisions, ordered from the most to the least permissive.
+const (
+	Allow Decision = iota
+	Ask
+	Deny
+)
+
+// String returns "allow", "ask" or "deny".
+func (d Decision) String() string {
+	switch d {
+	case Allow:
+		return "allow"
+	case Ask:
+		return "ask"
+	case Deny:
+		return "deny"
+	}
+	return fmt.Sprintf("decision(%d)", int(d))
+}
+
+// Mode is the session's posture (see DESIGN.md "Modes and the gate").
+type Mode string
+
+// The modes guardsh knows.
+const (
+	ModeDefault Mode = "default"
+	ModePlan    Mode = "plan"
+	ModeAuto    Mode = "auto"
+	ModeBypass  Mode = "bypass"
+)
+
+// ParseMode checks a mode name as given by --mode or GUARDSH_MODE.
+// The empty string means ModeDefault.
+func ParseMode(s string) (Mode, error) {
+	switch m := Mode(strings.ToLower(strings.TrimSpace(s))); m {
+	case "":
+		return ModeDefault, nil
+	case ModeDefault, ModePlan, ModeAuto, ModeBypass:
+		return m, nil
+	}
+	return "", fmt.Errorf("unknown mode %q (want default, plan, auto or bypass)", s)
+}
+
+// Effects are what a command does to the world, as far as the policy can
+// tell. The sandbox turns them into the rights an approved command receives.
+type Effects struct {
+	Reads   []string `json:"reads,omitempty"`   // paths read
+	Writes  []string `json:"writes,omitempty"`  // paths written, created or deleted
+	Network bool     `json:"network,omitempty"` // wants the network
+	Install bool     `json:"install,omitempty"` // installs packages
+}
+
+// Command is one simple command as the runner sees it: argv after
+// expansion, and where it runs.
+type Command struct {
+	Args    []string // expanded argv; Args[0] is the command name as written
+	Dir     string   // working directory (absolute)
+	Project string   // project root (absolute)
+	Home    string   // the user's home directory
+	// Env looks up a variable of the command's environment; nil means none.
+	Env func(name string) string
+	// Via says how the command was reached: "shell", "check", "hook", "agent".
+	Via string
+}
+
+// Verdict is the policy's answer for one command.
+type Verdict struct {
+	Decision Decision `json:"decision"`
+	Rule     string   `json:"rule"`   // rule ID, e.g. "rm.recursive-home"
+	Reason   string   `json:"reason"` // why, for the model
+	Hint     string   `json:"hint"`   // how to do the legitimate thing instead
+	Effects  Effects  `json:"effects"`
+}
+
+// Message is the line guardsh prints on stderr for a refused command:
+// "guardsh: denied [RULE]: REASON. HINT".
+func (v Verdict) Message() string {
+	word := "denied"
+	if v.Decision == Ask {
+		word = "needs approval"
+	}
+	msg := fmt.Sprintf("guardsh: %s [%s]: %s", word, v.Rule, strings.TrimRight(v.Reason, "."))
+	if v.Hint != "" {
+		msg += ". " + v.Hint
+	}
+	return msg
+}
+
+// Stricter reports whether a should win over b when two verdicts combine.
+func Stricter(a, b Verdict) bool { return a.Decision > b.Decision }
