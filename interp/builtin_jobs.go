@@ -41,6 +41,8 @@ type shared struct {
 	exited chan *proc
 
 	interrupted atomic.Bool
+	// terminating is the SIGTERM or SIGHUP being handled, or 0.
+	terminating atomic.Int32
 	intCh       chan struct{}
 	intOnce     sync.Once
 }

@@ -39,17 +39,35 @@ func (s *shared) waitInterrupted(d time.Duration) bool {
 // sig first, then SIGKILL for whatever is left after grace.
 func (g *Runner) KillChildren(sig syscall.Signal, grace time.Duration) {
 	pids := g.sh.runningPids()
+	// Deepest first, a moment apart: a parent still alive reaps its
+	// child, so nothing is left as a zombie of an orphan.
+	var levels [][]int
 	var all []int
 	for _, pid := range pids {
-		all = append(all, descendants(pid)...)
+		for d, l := range descendantLevels(pid) {
+			for len(levels) <= d {
+				levels = append(levels, nil)
+			}
+			levels[d] = append(levels[d], l...)
+			all = append(all, l...)
+		}
+		if len(levels) == 0 {
+			levels = append(levels, nil)
+		}
+		levels[0] = append(levels[0], pid)
 		all = append(all, pid)
 	}
 	if len(all) == 0 {
 		return
 	}
-	for _, pid := range all {
-		syscall.Kill(pid, sig)
-		syscall.Kill(pid, syscall.SIGCONT)
+	for d := len(levels) - 1; d >= 0; d-- {
+		for _, pid := range levels[d] {
+			syscall.Kill(pid, sig)
+			syscall.Kill(pid, syscall.SIGCONT)
+		}
+		if d > 0 {
+			time.Sleep(30 * time.Millisecond)
+		}
 	}
 	deadline := time.Now().Add(grace)
 	for time.Now().Before(deadline) {
@@ -96,6 +114,10 @@ func (g *Runner) WatchSignals(parent context.Context) (ctx context.Context, stop
 					cancel()
 					continue
 				}
+				// Stop the script first, so that it does not go on
+				// (or end with another status) while the children go.
+				g.sh.terminating.Store(int32(sig))
+				cancel()
 				g.KillChildren(sig, time.Second)
 				os.Exit(128 + int(sig))
 			case <-quit:
@@ -108,4 +130,14 @@ func (g *Runner) WatchSignals(parent context.Context) (ctx context.Context, stop
 		close(quit)
 		cancel()
 	}
+}
+
+// Finish returns the exit status of the shell, unless a terminating signal
+// is being handled: then it waits for the handler, which ends the process
+// with 128+N once the children are gone.
+func (g *Runner) Finish(status int) int {
+	if g.sh.terminating.Load() != 0 {
+		select {}
+	}
+	return status
 }

@@ -7,14 +7,32 @@ import (
 	"syscall"
 )
 
-// descendants lists the processes below pid (children, grandchildren...),
-// read from /proc.
-func descendants(pid int) []int {
+// descendantLevels lists the processes below pid by depth: [0] is empty
+// (pid itself), [1] its children, [2] their children...
+func descendantLevels(pid int) [][]int {
+	children := childMap()
+	levels := [][]int{nil}
+	cur := []int{pid}
+	for len(cur) > 0 {
+		var next []int
+		for _, p := range cur {
+			next = append(next, children[p]...)
+		}
+		if len(next) > 0 {
+			levels = append(levels, next)
+		}
+		cur = next
+	}
+	return levels
+}
+
+// childMap maps every process to its children.
+func childMap() map[int][]int {
+	children := map[int][]int{}
 	entries, err := os.ReadDir("/proc")
 	if err != nil {
-		return nil
+		return children
 	}
-	children := map[int][]int{}
 	for _, e := range entries {
 		p, err := strconv.Atoi(e.Name())
 		if err != nil {
@@ -38,16 +56,7 @@ func descendants(pid int) []int {
 		ppid, _ := strconv.Atoi(f[1])
 		children[ppid] = append(children[ppid], p)
 	}
-	var out []int
-	var walk func(int)
-	walk = func(p int) {
-		for _, c := range children[p] {
-			out = append(out, c)
-			walk(c)
-		}
-	}
-	walk(pid)
-	return out
+	return children
 }
 
 // processAlive reports whether pid exists and is not a zombie.

@@ -165,13 +165,15 @@ func shell(inv *invocation) int {
 	if inv.Login && !inv.NoProfile {
 		r.SourceLogin(ctx)
 	}
+	var status int
 	switch {
 	case inv.Command != nil:
-		return r.Run(ctx, strings.NewReader(*inv.Command), inv.Name)
+		status = r.Run(ctx, strings.NewReader(*inv.Command), inv.Name)
 	case inv.Script != "":
-		return r.RunScriptFile(ctx, inv.Script, shellName())
+		status = r.RunScriptFile(ctx, inv.Script, shellName())
 	default:
 		var in io.Reader = os.Stdin
-		return r.Run(ctx, in, inv.Name)
+		status = r.Run(ctx, in, inv.Name)
 	}
+	return r.Finish(status)
 }
