@@ -215,15 +215,25 @@ func TestUndoAfterCrash(t *testing.T) {
 // model is told, and the run goes on.
 func TestDeniedCommandContinues(t *testing.T) {
 	p := newProject(t, "gofix", true)
+	// The policy treats everything under /tmp as shared temp space, so the
+	// fake home must live elsewhere to be a home: under the real one.
+	home, err := os.MkdirTemp(realHome, ".guardsh-agent-test-home-")
+	if err != nil {
+		t.Skipf("no fake home outside /tmp: %v", err)
+	}
+	t.Cleanup(func() { os.RemoveAll(home) })
+	os.WriteFile(filepath.Join(home, "canary"), []byte("still here"), 0o644)
+	p.home = home
+	t.Setenv("HOME", home)
 	pol := guardsh.NewPolicy(guardsh.ModeDefault)
 	if v := pol.Classify(guardsh.Command{Args: []string{"rm", "-rf", p.home}, Dir: p.root, Project: p.root, Home: p.home, Via: "shell"}); v.Decision != guardsh.Deny {
-		t.Skipf("the policy's rules are not in yet: rm -rf ~ is %v (%s)", v.Decision, v.Rule)
+		t.Fatalf("the policy does not deny rm -rf ~: %v (%s)", v.Decision, v.Rule)
 	}
 	f := newFake(t,
 		calls(call("run_shell", `{"command": "rm -rf ~"}`)),
 		calls(call("list_files", `{"path": "."}`)).with(func(t *testing.T, req *api.ChatRequest) {
 			r := lastToolResult(req, "run_shell")
-			if !strings.Contains(r, "DENIED by guardsh, rule ") || !strings.Contains(r, "exit status: 126") {
+			if !strings.Contains(r, "DENIED by guardsh, rule rm.recursive-home:") || !strings.Contains(r, "exit status: 126") || !strings.Contains(r, "Do not retry it") {
 				t.Errorf("denial not reported with its rule:\n%s", r)
 			}
 		}),
@@ -236,7 +246,7 @@ func TestDeniedCommandContinues(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(p.home, "canary")); err != nil {
 		t.Fatal("the home directory was deleted")
 	}
-	if !strings.Contains(out, "denied [") {
+	if !strings.Contains(out, "denied [rm.recursive-home]") {
 		t.Errorf("screen does not show the denial:\n%s", out)
 	}
 }

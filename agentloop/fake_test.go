@@ -181,6 +181,9 @@ var goEnv struct {
 	cache, modcache, path string
 }
 
+// realHome is HOME before any test fakes it.
+var realHome, _ = os.UserHomeDir()
+
 // TestMain finds the real Go caches before any test fakes HOME.
 func TestMain(m *testing.M) {
 	out, err := exec.Command("go", "env", "GOCACHE", "GOMODCACHE", "GOPATH").Output()

@@ -78,6 +78,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 	numCtx := fs.Int("num-ctx", 0, "context window to ask of Ollama (default 16384)")
 	allowDirty := fs.Bool("allow-dirty", false, "start even with uncommitted changes in the repository")
 	noStream := fs.Bool("no-stream", false, "ask Ollama for whole replies instead of a stream")
+	noSandbox := fs.Bool("no-sandbox", false, "run the agent's commands without OS confinement (recorded in the audit log)")
 	fs.Usage = func() { usage(stderr); fs.PrintDefaults() }
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -124,28 +125,36 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 		fmt.Fprintf(stderr, "guardsh-agent: %v\n", err)
 		return 2
 	}
-	shell, err := interp.New(interp.Config{
+	env := agentEnv(os.Environ())
+	off, _ := sandboxOff(*noSandbox)
+	// local decides the file tools' accesses, and runs the commands too
+	// when the sandbox is off.
+	local, err := interp.New(interp.Config{
 		Policy:  gcfg.Policy(md),
 		Project: root,
 		Dir:     root,
-		Env:     agentEnv(os.Environ()),
-		Stdout:  io.Discard,
-		Stderr:  io.Discard,
+		Env:     env,
 		Name:    "guardsh",
-		Sandbox: "off (the agent's in-process session; see README)",
+		Sandbox: off,
 	})
 	if err != nil {
 		fmt.Fprintf(stderr, "guardsh-agent: %v\n", err)
 		return 2
 	}
-	fmt.Fprintf(stdout, "guardsh-agent: %s, mode %s (%s), Ollama at %s\n", root, md, modeSrc, hostDesc)
+	sess, err := startShell(root, md, local, env, *noSandbox, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "guardsh-agent: %v\n", err)
+		return 2
+	}
+	defer sess.close()
+	fmt.Fprintf(stdout, "guardsh-agent: %s, mode %s (%s), sandbox %s, Ollama at %s\n", root, md, modeSrc, sess.desc, hostDesc)
 	cfg := agentloop.Config{
 		Client:     api.NewClient(base, http.DefaultClient),
 		Model:      m,
 		Host:       hostDesc,
 		Task:       task,
 		Workdir:    root,
-		Shell:      shell,
+		Shell:      sess.shell,
 		TestCmd:    first(*testCmd, fc.TestCmd),
 		AllowDirty: *allowDirty,
 		MaxSteps:   firstInt(*maxSteps, fc.MaxSteps),

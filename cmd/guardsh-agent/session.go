@@ -1,0 +1,204 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/guardsh/guardsh/agentloop"
+	"github.com/guardsh/guardsh/guardsh"
+	"github.com/guardsh/guardsh/interp"
+	"github.com/guardsh/guardsh/sandbox"
+)
+
+// init runs the sandbox's confining stage when this process is one (the
+// probe, or the agent's shell session being confined), and the confined
+// session itself; neither returns. (In init, not main, so that a test
+// binary started as the session is the session too.)
+func init() {
+	sandbox.Stage()
+	if len(os.Args) > 1 && os.Args[1] == sessionArg {
+		os.Exit(sessionMain(os.Args[2:]))
+	}
+}
+
+// sessionArg is the hidden first argument of the agent's confined shell
+// session process.
+const sessionArg = "__session"
+
+// shellSession is the agent's run_shell session and how to end it.
+type shellSession struct {
+	shell agentloop.Shell
+	desc  string
+	close func()
+}
+
+// startShell starts the agent's guardsh session: a child process confined
+// by the sandbox (Landlock+seccomp or bubblewrap, proven by the probe
+// first), speaking the agentloop session protocol. The agent itself stays
+// outside: it must reach Ollama. local decides the file tools' accesses
+// (same policy, in this process). With the sandbox turned off by its named
+// switch the session runs in this process.
+func startShell(root string, md guardsh.Mode, local *interp.Runner, env []string, noSandbox bool, stderr io.Writer) (*shellSession, error) {
+	if why, off := sandboxOff(noSandbox); off {
+		fmt.Fprintf(stderr, "guardsh-agent: warning: sandbox %s: the agent's commands run without OS confinement\n", why)
+		return &shellSession{shell: local, desc: why, close: func() {}}, nil
+	}
+	tmp, err := os.MkdirTemp("", "guardsh-agent-")
+	if err != nil {
+		return nil, err
+	}
+	home, _ := os.UserHomeDir()
+	c := sandbox.NewConfig(root, tmp, home, os.Getenv)
+	var chosen sandbox.ProbeResult
+	var tried []string
+	for _, b := range backendsWanted() {
+		r := sandbox.Probe(b, c)
+		if r.OK {
+			chosen = r
+			break
+		}
+		why := r.Err
+		for _, ch := range r.Checks {
+			if !ch.OK && why == "" {
+				why = ch.Name + ": " + ch.Detail
+			}
+		}
+		tried = append(tried, b+": "+why)
+	}
+	if !chosen.OK {
+		os.RemoveAll(tmp)
+		return nil, fmt.Errorf("no sandbox backend could be verified (%s), so the agent runs no command; see `guardsh --doctor`, or run without OS confinement (recorded in the audit log) with --no-sandbox or GUARDSH_SANDBOX=off", strings.Join(tried, "; "))
+	}
+	reqR, reqW, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	respR, respW, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	// sandbox.Start runs this binary again with os.Args: make them the
+	// session's.
+	saved := os.Args
+	os.Args = []string{saved[0], sessionArg, "--mode", string(md), "--project", root}
+	s, err := sandbox.Start(chosen.Backend, c, chosen.Describe(), append(env, "TMPDIR="+tmp), nil,
+		map[string]*os.File{"agent-req": reqR, "agent-resp": respW})
+	os.Args = saved
+	reqR.Close()
+	respW.Close()
+	if err != nil {
+		os.RemoveAll(tmp)
+		return nil, fmt.Errorf("cannot start the sandboxed shell session: %v", err)
+	}
+	exited := make(chan struct{})
+	go func() { s.Cmd.Wait(); close(exited) }()
+	closeAll := func() {
+		reqW.Close() // the session ends when its requests end
+		select {
+		case <-exited:
+		case <-time.After(3 * time.Second):
+			s.Cmd.Process.Kill()
+			<-exited
+		}
+		respR.Close()
+		os.RemoveAll(tmp)
+	}
+	rs, err := agentloop.NewRemoteShell(reqW, respR, local.DecideAccess)
+	if err != nil {
+		closeAll()
+		return nil, err
+	}
+	return &shellSession{shell: rs, desc: rs.Sandbox, close: closeAll}, nil
+}
+
+// sandboxOff reports whether the user turned the sandbox off, and how.
+func sandboxOff(flagOff bool) (string, bool) {
+	switch {
+	case flagOff:
+		return "off (--no-sandbox)", true
+	case strings.EqualFold(os.Getenv("GUARDSH_SANDBOX"), "off"):
+		return "off (GUARDSH_SANDBOX=off)", true
+	}
+	return "", false
+}
+
+// backendsWanted is the platform's backend list narrowed by
+// GUARDSH_SANDBOX=<backend> and GUARDSH_SANDBOX_DISABLE, as for guardsh.
+func backendsWanted() []string {
+	list := sandbox.Backends()
+	if want := strings.ToLower(os.Getenv("GUARDSH_SANDBOX")); want != "" && want != "auto" {
+		list = slices.DeleteFunc(slices.Clone(list), func(b string) bool { return b != want })
+	}
+	off := strings.Split(strings.ToLower(os.Getenv("GUARDSH_SANDBOX_DISABLE")), ",")
+	return slices.DeleteFunc(list, func(b string) bool { return slices.Contains(off, b) })
+}
+
+// sessionMain is the confined shell session: it serves the agent's
+// run_shell requests in one persistent guardsh runner with the session's
+// policy until the agent closes the request pipe.
+func sessionMain(args []string) int {
+	desc, ok, err := sandbox.Inherited()
+	if err != nil || !ok {
+		fmt.Fprintf(os.Stderr, "guardsh-agent: %s is the agent's sandboxed shell session and runs only confined (%v)\n", sessionArg, err)
+		return 126
+	}
+	if err := sandbox.Harden(); err != nil {
+		fmt.Fprintf(os.Stderr, "guardsh-agent: session: %v\n", err)
+		return 126
+	}
+	fs := flag.NewFlagSet(sessionArg, flag.ContinueOnError)
+	mode := fs.String("mode", "", "")
+	project := fs.String("project", "", "")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	in, out := sandbox.PassedFile("agent-req"), sandbox.PassedFile("agent-resp")
+	if in == nil || out == nil {
+		fmt.Fprintln(os.Stderr, "guardsh-agent: session: the agent's pipes were not passed")
+		return 126
+	}
+	// Ctrl-C reaches the commands through the terminal; the session itself
+	// lives on (the agent cancels the running request).
+	sigs := make(chan os.Signal, 8)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGQUIT)
+	go func() {
+		for range sigs {
+		}
+	}()
+	home, _ := os.UserHomeDir()
+	gcfg, err := guardsh.LoadConfig(home, *project, os.Getenv)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "guardsh-agent: session: %v\n", err)
+		return 2
+	}
+	md, err := guardsh.ParseMode(*mode)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "guardsh-agent: session: %v\n", err)
+		return 2
+	}
+	r, err := interp.New(interp.Config{
+		Policy:  gcfg.Policy(md),
+		Project: *project,
+		Dir:     *project,
+		Env:     os.Environ(),
+		Name:    "guardsh",
+		Sandbox: desc,
+	})
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "guardsh-agent: session: %v\n", err)
+		return 2
+	}
+	if err := agentloop.ServeShell(in, out, r, desc); err != nil && !errors.Is(err, os.ErrClosed) {
+		fmt.Fprintf(os.Stderr, "guardsh-agent: session: %v\n", err)
+		return 1
+	}
+	return 0
+}
