@@ -126,3 +126,42 @@ func TestOllamaURL(t *testing.T) {
 		}
 	}
 }
+
+// TestSandboxedSession: in bypass mode the rules let a write outside the
+// project through, and the kernel sandbox of the agent's shell session
+// still stops it; without the sandbox (the control) it lands.
+func TestSandboxedSession(t *testing.T) {
+	realHome, _ := os.UserHomeDir()
+	outside, err := os.MkdirTemp(realHome, ".guardsh-agent-escape-")
+	if err != nil {
+		t.Skipf("no directory outside /tmp and the project: %v", err)
+	}
+	defer os.RemoveAll(outside)
+	target := filepath.Join(outside, "pwned")
+	for _, noSandbox := range []bool{false, true} {
+		dir, env := setup(t)
+		f := &fakeChat{turns: []string{
+			`[{"function":{"name":"run_shell","arguments":{"command":"echo pwned > ` + target + `; echo status=$?"}}}]`,
+		}}
+		srv := httptest.NewServer(f)
+		var out, errb bytes.Buffer
+		args := []string{"--host", srv.URL, "--workdir", dir, "--mode", "bypass", "task"}
+		if noSandbox {
+			args = append([]string{"--no-sandbox"}, args...)
+		}
+		code := run(context.Background(), args, &out, &errb, env)
+		srv.Close()
+		_, statErr := os.Stat(target)
+		switch {
+		case code == 2 && strings.Contains(errb.String(), "no sandbox backend"):
+			t.Skipf("no sandbox here: %s", errb.String())
+		case !noSandbox && statErr == nil:
+			t.Fatalf("the sandboxed session wrote outside the project:\n%s", out.String())
+		case !noSandbox && !strings.Contains(out.String(), "sandbox landlock") && !strings.Contains(out.String(), "sandbox bwrap"):
+			t.Errorf("no sandbox named in the header:\n%s", out.String())
+		case noSandbox && statErr != nil:
+			t.Fatalf("control: without the sandbox the write should land (%v):\n%s\n%s", statErr, out.String(), errb.String())
+		}
+		os.Remove(target)
+	}
+}
