@@ -57,6 +57,7 @@ var catalogue = map[string]BuiltinRule{
 	idRmDynamic:           {Decision: Ask, Reason: "recursive delete of targets guardsh cannot see before it runs", Hint: "name the paths literally, e.g. rm -r -- ./build ./dist"},
 	"rm.xargs":            {Decision: Deny, Catastrophic: true, Reason: "recursive delete of paths read from standard input (xargs/parallel), which no rule can inspect", Hint: "list the paths literally (rm -r -- ./a ./b) or use find ./dir -name PATTERN -delete inside the project"},
 	"rm.no-preserve-root": {Decision: Deny, Catastrophic: true, Reason: "rm --no-preserve-root disables the last protection against deleting /", Hint: "never needed; delete specific paths inside the project"},
+	"rm.destroy-data":     {Decision: Ask, Reason: "destroys file contents for good (shred, truncate)", Hint: "delete with rm or git rm so the change can be reviewed; a human must approve destroying data"},
 	idRmSystemFile:        {Decision: Deny, Reason: "delete of a file in a system directory", Hint: "system files are managed by the package manager or the administrator; change files inside the project instead"},
 	"find.delete-outside": {Decision: Deny, Catastrophic: true, Reason: "find deleting below the root file system, home or a system directory", Hint: "run find -delete only on a directory inside the project, e.g. find ./build -name '*.o' -delete"},
 	"mv.devnull":          {Decision: Deny, Catastrophic: true, Reason: "moving a file onto /dev/null destroys it (and as root replaces the device)", Hint: "to delete a file inside the project use rm FILE; to empty it use : > FILE"},
@@ -64,7 +65,7 @@ var catalogue = map[string]BuiltinRule{
 	// Disks.
 	idDevice:        {Decision: Deny, Catastrophic: true, Reason: "writing to a block device destroys the file system on it", Hint: "write images to a file inside the project, e.g. dd if=x.iso of=./out.img"},
 	"disk.format":   {Decision: Deny, Catastrophic: true, Reason: "formatting or repartitioning a disk device", Hint: "to build a file system image, target a file inside the project, e.g. mkfs.ext4 ./disk.img"},
-	"disk.read-raw": {Decision: Deny, Reason: "reading a raw block device exposes every file on it, including other users' secrets", Hint: "read files through the file system instead"},
+	"disk.read-raw": {Decision: Ask, Reason: "reading a raw block device exposes every file on it, including other users' secrets", Hint: "read files through the file system instead"},
 	// Permissions.
 	"perms.recursive-system": {Decision: Deny, Catastrophic: true, Reason: "recursive chmod/chown/chgrp of the root file system, home or a system directory", Hint: "change permissions only on paths inside the project, e.g. chmod -R u+w ./build"},
 	"perms.setuid":           {Decision: Ask, Reason: "setting the setuid/setgid bit creates a privilege escalation path", Hint: "a human must approve setuid binaries"},
@@ -106,7 +107,6 @@ var catalogue = map[string]BuiltinRule{
 	"proc.kill":          {Decision: Ask, Reason: "signalling processes guardsh did not start", Hint: "a human must approve killing processes; for jobs of this shell use kill %1"},
 	"sys.crontab-remove": {Decision: Deny, Reason: "crontab -r deletes all your cron jobs without confirmation", Hint: "edit single entries with crontab -e (human)"},
 	"sys.service":        {Decision: Ask, Reason: "starting, stopping or changing system services", Hint: "a human must approve changes to system services"},
-	"sys.mount":          {Decision: Ask, Reason: "mounting, unmounting or changing the system configuration", Hint: "a human must approve this"},
 	// Files.
 	idWriteProtected:     {Decision: Deny, Reason: "writing a protected file: shell rc files, ~/.ssh, .git/hooks, .git/config and guardsh's own config run code or grant access later", Hint: "these files are changed by the human only; describe the change you need"},
 	idWriteOutside:       {Decision: Ask, Reason: "writes outside the project", Hint: "write inside the project or its temp dir ($TMPDIR); a human must approve anything else"},

@@ -34,6 +34,8 @@ type judgement struct {
 	// wrappers, find -exec, xargs); hasNested says it is set.
 	nested    Verdict
 	hasNested bool
+	// allowID names the rule of an allow verdict (default: by kind).
+	allowID string
 	// priv is set for privilege wrappers (sudo ...): a denied inner command
 	// is reported as privilege escalation.
 	priv string
@@ -45,6 +47,13 @@ func (j *judgement) deny(id, detail string) {
 	}
 	if j.kind < kOther {
 		j.kind = kOther
+	}
+}
+
+// askOver asks with id even over an earlier, more generic ask.
+func (j *judgement) askOver(id, detail string) {
+	if j.f.dec <= Ask {
+		j.f = finding{Ask, id, detail}
 	}
 }
 
@@ -169,6 +178,9 @@ func (p *Policy) settle(j *judgement) Verdict {
 			return mkVerdict(Allow, "mode.bypass", "", j.eff)
 		}
 		return mkVerdict(Ask, idUnknown, "", j.eff)
+	}
+	if j.allowID != "" {
+		id = j.allowID
 	}
 	if mode == ModeDefault {
 		reason, _ := reasonOf(id, "")

@@ -174,6 +174,9 @@ func (cx *cmdCtx) dynamicCommand(args []string) {
 	}
 }
 
+// inputWord stands for the arguments xargs and parallel read from input.
+var inputWord = dynWord("(input)")
+
 // operands returns the words that are not options (all words after "--").
 func operands(args []string, spec optSpec) []string {
 	var out []string
@@ -245,7 +248,7 @@ func (cx *cmdCtx) read(arg string) {
 	case t.loc == locDevice:
 		cx.j.other("disk.read-raw", t.abs)
 	case cx.pe.credential(t.abs):
-		cx.j.ask(idReadCredentials, t.abs)
+		cx.j.askOver(idReadCredentials, t.abs)
 	}
 }
 
@@ -375,7 +378,9 @@ func (cx *cmdCtx) remove(arg string, rec bool) {
 	case agentConfig(t.abs):
 		j.other("write.agent-config", t.abs)
 	default: // home or elsewhere, outside the project
-		if rec {
+		if rec && t.loc == locHomeSub {
+			j.deny(idRmHome, what)
+		} else if rec {
 			j.deny(idRmOutside, what)
 		} else {
 			j.other(idWriteOutside, what)
@@ -401,7 +406,9 @@ func hRm(cx *cmdCtx, name string, args []string) {
 		case a == "--":
 			optsDone = true
 		case isDynamic(a):
-			dynOpt = true
+			if a != inputWord {
+				dynOpt = true // $FLAGS may hold -r
+			}
 			targets = append(targets, a)
 		case strings.HasPrefix(a, "--"):
 			switch {
@@ -428,7 +435,7 @@ func hRm(cx *cmdCtx, name string, args []string) {
 		cx.j.deny("rm.no-preserve-root", "")
 	}
 	if len(targets) == 0 && cx.fromInput {
-		targets = []string{dynWord("(input)")}
+		targets = []string{inputWord}
 	}
 	for _, t := range targets {
 		cx.remove(t, rec)
@@ -501,7 +508,7 @@ func (cx *cmdCtx) xargs(name string, args []string) {
 			}
 			return
 		}
-		cx.nestInput(append(append([]string(nil), inner...), dynWord("(input)")))
+		cx.nestInput(append(append([]string(nil), inner...), inputWord))
 		return
 	}
 	i := specXargs.skip(args, 1)
@@ -563,7 +570,7 @@ func (cx *cmdCtx) xargs(name string, args []string) {
 		}
 	}
 	if !replaced {
-		inner = append(inner, dynWord("(input)"))
+		inner = append(inner, inputWord)
 	}
 	cx.nestInput(inner)
 }
@@ -897,9 +904,11 @@ func hKill(cx *cmdCtx, name string, args []string) {
 		cx.j.other("proc.kill", strings.Join(displayArgs(args, 4), " "))
 		return
 	}
-	if hasOpt(args[1:], 'l', "list") || hasOpt(args[1:], 'L', "table") {
-		cx.j.kind = kPure
-		return
+	for _, a := range args[1:] {
+		if a == "-l" || a == "-L" || a == "--list" || a == "--table" {
+			cx.j.kind = kPure
+			return
+		}
 	}
 	ops := operands(args[1:], optSpec{short: "sn", long: []string{"signal"}})
 	// "kill -9 -1": -1 after the signal is a pid; operands() took it as a flag.
@@ -1688,6 +1697,7 @@ func (cx *cmdCtx) install(args []string, name string) {
 	if cx.inVenv(args[0]) && !hasOpt(args[1:], 0, "user", "root", "prefix", "target", "global") {
 		cx.j.atLeast(kEdit)
 		cx.j.f = finding{}
+		cx.j.allowID = "install.venv"
 		cx.j.eff.Writes = append(cx.j.eff.Writes, cx.pe.project)
 		return
 	}

@@ -301,16 +301,16 @@ func gitSub(cx *cmdCtx, sub string, rest, lrest []string) {
 			return
 		}
 		j.atLeast(kEdit)
-		if force && !cached {
-			j.other("git.rm-force", strings.Join(displayArgs(append(pos, paths...), 3), " "))
-		}
-		if (shortHas(opts, 'r')) && (shortHas(opts, 'f') || longHas(lrest, "--force", 4)) && !longHas(lrest, "--cached", 4) {
+		if shortHas(opts, 'r') && force && !cached {
 			for _, p := range append(pos, paths...) {
 				t := cx.pe.resolve(p)
 				if t.loc == locProjectRoot || p == "." || p == "*" {
 					j.other("git.rm-all", "git rm -rf "+p)
 				}
 			}
+		}
+		if force && !cached {
+			j.other("git.rm-force", strings.Join(displayArgs(append(pos, paths...), 3), " "))
 		}
 	case "reset":
 		switch {
