@@ -31,6 +31,7 @@ import (
 	"strings"
 
 	"github.com/guardsh/guardsh/guardsh"
+	"github.com/guardsh/guardsh/sandbox"
 	"mvdan.cc/sh/v3/syntax"
 )
 
@@ -87,7 +88,11 @@ func hookMain(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv f
 	if err != nil {
 		return hookFail(opts.agent, stdout, stderr, err.Error())
 	}
-	out := hookAnswer(opts, ev, hookVerdict(opts, ev, getenv))
+	v, mode, err := hookVerdict(opts, ev, getenv)
+	if err != nil {
+		return hookFail(opts.agent, stdout, stderr, err.Error())
+	}
+	out := hookAnswer(opts, ev, v, mode)
 	if _, err := stdout.Write(out); err != nil {
 		return hookFail(opts.agent, io.Discard, stderr, "cannot write the answer: "+err.Error())
 	}
@@ -274,92 +279,48 @@ func parseHookEvent(agent string, data []byte) (hookEvent, error) {
 	return ev, nil
 }
 
-// hookMode picks the policy mode: --mode or GUARDSH_MODE if given, else the
-// agent's permission mode where it maps onto one of guardsh's.
-func hookMode(opts hookOptions, ev hookEvent) guardsh.Mode {
-	if opts.mode != "" {
-		m, _ := guardsh.ParseMode(opts.mode) // checked in parseHookArgs
-		return m
-	}
-	switch ev.Mode {
-	case "plan":
-		return guardsh.ModePlan
-	case "bypassPermissions":
-		return guardsh.ModeBypass
-	}
-	return guardsh.ModeDefault
-}
-
-// hookVerdict is the static checker's verdict on the event's command.
-func hookVerdict(opts hookOptions, ev hookEvent, getenv func(string) string) guardsh.Verdict {
-	p := guardsh.NewPolicy(hookMode(opts, ev))
-	home := getenv("HOME")
-	return checkCommandLine(p, ev.Command, guardsh.Command{
-		Dir:     ev.Dir,
-		Project: ev.Dir,
-		Home:    home,
-		Env:     getenv,
-		Via:     "hook",
-	})
-}
-
-// checkCommandLine decides a whole command line before anything runs: the
-// strictest verdict over its simple commands. A line that does not parse is
-// denied.
-//
-// Placeholder until the static checker lands: literal simple commands go
-// through Policy.Classify one by one.
-func checkCommandLine(p *guardsh.Policy, src string, base guardsh.Command) guardsh.Verdict {
-	f, err := syntax.NewParser().Parse(strings.NewReader(src), "")
+// hookMode picks the policy mode: --mode, then GUARDSH_MODE, then the
+// configuration's mode, then the agent's own permission mode where it maps
+// onto one of guardsh's (Claude Code's and Codex's "plan" and
+// "bypassPermissions"). An agent in plan mode always gets guardsh's plan
+// mode, the strictest.
+func hookMode(opts hookOptions, ev hookEvent, cfg *guardsh.Config, getenv func(string) string) (guardsh.Mode, error) {
+	m, src, err := cfg.ResolveMode(opts.mode, getenv)
 	if err != nil {
-		return guardsh.Verdict{Decision: guardsh.Deny, Rule: "hook.parse",
-			Reason: "the command does not parse as bash: " + err.Error(),
-			Hint:   "fix the syntax and try again"}
+		return "", err
 	}
-	best := guardsh.Verdict{Decision: guardsh.Allow, Rule: "default.allow", Reason: "no rule matched"}
-	syntax.Walk(f, func(n syntax.Node) bool {
-		call, ok := n.(*syntax.CallExpr)
-		if !ok || len(call.Args) == 0 {
-			return true
-		}
-		c := base
-		for _, w := range call.Args {
-			c.Args = append(c.Args, literalWord(w))
-		}
-		if v := p.Classify(c); guardsh.Stricter(v, best) {
-			best = v
-		}
-		return true
-	})
-	return best
+	switch {
+	case ev.Mode == "plan":
+		return guardsh.ModePlan, nil
+	case src == "default" && ev.Mode == "bypassPermissions":
+		return guardsh.ModeBypass, nil
+	}
+	return m, nil
 }
 
-// literalWord is w's text with quotes removed where it is literal, or its
-// source form where it is not.
-func literalWord(w *syntax.Word) string {
-	if s := w.Lit(); s != "" {
-		return s
+// hookVerdict is the static checker's verdict on the event's command, with
+// the user's and the project's configuration, and the mode it used.
+func hookVerdict(opts hookOptions, ev hookEvent, getenv func(string) string) (guardsh.Verdict, guardsh.Mode, error) {
+	home := getenv("HOME")
+	project := sandbox.ProjectRoot(ev.Dir)
+	cfg, err := guardsh.LoadConfig(home, project, getenv)
+	if err != nil {
+		return guardsh.Verdict{}, "", fmt.Errorf("guardsh configuration: %v", err)
 	}
-	var b strings.Builder
-	for _, part := range w.Parts {
-		switch x := part.(type) {
-		case *syntax.Lit:
-			b.WriteString(x.Value)
-		case *syntax.SglQuoted:
-			b.WriteString(x.Value)
-		case *syntax.DblQuoted:
-			for _, q := range x.Parts {
-				if l, ok := q.(*syntax.Lit); ok {
-					b.WriteString(l.Value)
-				} else {
-					syntax.NewPrinter().Print(&b, q)
-				}
-			}
-		default:
-			syntax.NewPrinter().Print(&b, part)
+	mode, err := hookMode(opts, ev, cfg, getenv)
+	if err != nil {
+		return guardsh.Verdict{}, "", err
+	}
+	env := map[string]string{"PWD": ev.Dir}
+	for _, k := range []string{"HOME", "TMPDIR", "USER"} {
+		if v := getenv(k); v != "" {
+			env[k] = v
 		}
 	}
-	return b.String()
+	sv, _ := cfg.Policy(mode).CheckScript(ev.Command, guardsh.CheckEnv{
+		Dir: ev.Dir, Project: project, Home: home, Env: env, Via: "hook",
+	}) // a parse error comes back as the verdict (ask), with its reason
+	return sv.Verdict, mode, nil
 }
 
 // rewriteCommand is the command line that runs src under guardsh, so that
@@ -415,8 +376,7 @@ const noApprover = " A human must approve this command: run it yourself, or add 
 
 // hookAnswer encodes v in the agent's protocol. A policy deny is an ordinary
 // answer (exit status 0); only failures exit 2.
-func hookAnswer(opts hookOptions, ev hookEvent, v guardsh.Verdict) []byte {
-	mode := hookMode(opts, ev)
+func hookAnswer(opts hookOptions, ev hookEvent, v guardsh.Verdict, mode guardsh.Mode) []byte {
 	reason := v.Message() // rule ID, reason and hint
 	if v.Decision == guardsh.Allow {
 		reason = fmt.Sprintf("guardsh: allowed [%s] (mode %s)", v.Rule, mode)

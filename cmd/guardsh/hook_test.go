@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,14 +13,6 @@ import (
 
 	"github.com/guardsh/guardsh/guardsh"
 )
-
-// rulesLanded reports whether the built-in rule catalogue denies the
-// obvious: tests of denials skip (saying why) while it does not.
-func rulesLanded() bool {
-	v := guardsh.NewPolicy(guardsh.ModeDefault).Classify(guardsh.Command{
-		Args: []string{"rm", "-rf", "/"}, Dir: "/tmp", Project: "/tmp", Home: "/root", Via: "hook"})
-	return v.Decision == guardsh.Deny
-}
 
 var (
 	testBinOnce sync.Once
@@ -119,7 +112,15 @@ type hookResult struct {
 
 func runHookTest(t testing.TB, args []string, stdin string, env map[string]string) hookResult {
 	var out, errb bytes.Buffer
-	getenv := func(k string) string { return env[k] }
+	getenv := func(k string) string {
+		if v, ok := env[k]; ok {
+			return v
+		}
+		if k == "HOME" { // no user configuration
+			return "/nonexistent/guardsh-test-home"
+		}
+		return ""
+	}
 	code := hookMain(args, strings.NewReader(stdin), &out, &errb, getenv)
 	r := hookResult{code: code, stdout: out.String(), stderr: errb.String()}
 	var ans struct {
@@ -157,28 +158,31 @@ func TestHookProtocols(t *testing.T) {
 		args     []string
 		in       string
 		env      map[string]string
-		needRule bool
 		code     int
 		decision string
 		reason   string // substring of the reason (stdout) and, for code 2, of stderr
 		command  string // exact rewritten command, if any
 		keep     map[string]any
 	}{
-		{name: "claude ls allowed", args: []string{"claude"}, in: claudeBash("ls -la"),
+		{name: "claude ls allowed (auto)", args: []string{"claude", "--mode", "auto"}, in: claudeBash("ls -la"),
+			decision: "allow", reason: "guardsh: allowed ["},
+		{name: "claude ls asks in default mode", args: []string{"claude"}, in: claudeBash("ls -la"),
+			decision: "ask", reason: "guardsh: needs approval ["},
+		{name: "claude ls by GUARDSH_MODE", args: []string{"claude"}, in: claudeBash("ls -la"), env: map[string]string{"GUARDSH_MODE": "auto"},
 			decision: "allow"},
-		{name: "claude rm -rf ~ denied", args: []string{"claude"}, in: claudeBash("rm -rf ~"), needRule: true,
+		{name: "claude rm -rf ~ denied", args: []string{"claude"}, in: claudeBash("rm -rf ~"),
 			decision: "deny", reason: "guardsh: denied ["},
-		{name: "claude rm hidden in a pipeline denied", args: []string{"claude"}, in: claudeBash("cd /tmp && echo x | rm -rf /"), needRule: true,
+		{name: "claude rm hidden in a pipeline denied", args: []string{"claude"}, in: claudeBash("cd /tmp && echo x | rm -rf /"),
 			decision: "deny", reason: "guardsh: denied ["},
-		{name: "claude rewrite keeps the other fields", args: []string{"claude", "--rewrite"}, in: claudeBash("ls -la"),
-			decision: "allow", command: qexe + " --mode=default -c 'ls -la'",
+		{name: "claude rewrite keeps the other fields", args: []string{"claude", "--rewrite", "--mode=auto"}, in: claudeBash("ls -la"),
+			decision: "allow", command: qexe + " --mode=auto -c 'ls -la'",
 			keep: map[string]any{"description": "Run the command", "timeout": float64(120000), "run_in_background": false}},
 		{name: "claude rewrite by env, plan mode follows Claude's", args: []string{"claude"},
 			in:  strings.Replace(claudeBash("ls -la"), `"permission_mode":"default"`, `"permission_mode":"plan"`, 1),
 			env: map[string]string{"GUARDSH_HOOK_REWRITE": "1"}, decision: "allow", command: qexe + " --mode=plan -c 'ls -la'"},
 		{name: "claude --mode wins", args: []string{"claude", "--rewrite", "--mode", "auto"}, in: claudeBash("ls 'a b'"),
 			decision: "allow", command: qexe + ` --mode=auto -c "ls 'a b'"`},
-		{name: "claude rewrite never on deny", args: []string{"claude", "--rewrite"}, in: claudeBash("rm -rf ~"), needRule: true,
+		{name: "claude rewrite never on deny", args: []string{"claude", "--rewrite", "--mode=auto"}, in: claudeBash("rm -rf ~"),
 			decision: "deny", reason: "guardsh: denied ["},
 		{name: "claude unknown tool", args: []string{"claude"},
 			in:   `{"session_id":"s","transcript_path":"/t","cwd":"/","permission_mode":"default","hook_event_name":"PreToolUse","tool_name":"Write","tool_input":{"file_path":"/etc/passwd","content":"x"},"tool_use_id":"t"}`,
@@ -201,22 +205,24 @@ func TestHookProtocols(t *testing.T) {
 			code: 2, decision: "deny", reason: "not an object"},
 		{name: "no tool_name", args: []string{"claude"}, in: `{"hook_event_name":"PreToolUse","tool_input":{"command":"ls"}}`,
 			code: 2, decision: "deny", reason: "no tool_name"},
-		{name: "unparsable command", args: []string{"claude"}, in: claudeBash("echo 'unterminated"),
-			decision: "deny", reason: "[hook.parse]"},
+		{name: "unparsable command asks", args: []string{"claude", "--mode=auto"}, in: claudeBash("echo 'unterminated"),
+			decision: "ask", reason: "[parse.error]"},
 		{name: "unknown agent", args: []string{"cursor"}, in: claudeBash("ls"), code: 2, reason: "unknown agent"},
 		{name: "no agent", args: nil, in: claudeBash("ls"), code: 2, reason: "which agent"},
 		{name: "bad mode", args: []string{"claude", "--mode", "yolo"}, in: claudeBash("ls"), code: 2, decision: "deny", reason: "unknown mode"},
 
-		{name: "codex ls: empty answer", args: []string{"codex"}, in: codexBash("ls -la")},
-		{name: "codex rewrite: allow with updatedInput", args: []string{"codex", "--rewrite"}, in: codexBash("ls -la"),
-			decision: "allow", command: qexe + " --mode=default -c 'ls -la'"},
-		{name: "codex rm -rf ~ denied", args: []string{"codex"}, in: codexBash("rm -rf ~"), needRule: true,
+		{name: "codex ls: empty answer", args: []string{"codex", "--mode", "auto"}, in: codexBash("ls -la")},
+		{name: "codex ask becomes deny", args: []string{"codex"}, in: codexBash("ls -la"), decision: "deny", reason: "A human must approve"},
+		{name: "codex rewrite: allow with updatedInput", args: []string{"codex", "--rewrite", "--mode", "auto"}, in: codexBash("ls -la"),
+			decision: "allow", command: qexe + " --mode=auto -c 'ls -la'"},
+		{name: "codex rm -rf ~ denied", args: []string{"codex"}, in: codexBash("rm -rf ~"),
 			decision: "deny", reason: "guardsh: denied ["},
 
-		{name: "gemini ls allowed", args: []string{"gemini"}, in: geminiShell("ls -la"), decision: "allow"},
-		{name: "gemini rewrite", args: []string{"gemini", "--rewrite"}, in: geminiShell("ls -la"), decision: "allow",
-			command: qexe + " --mode=default -c 'ls -la'", keep: map[string]any{"dir_path": "src", "description": "list files"}},
-		{name: "gemini rm -rf ~ denied", args: []string{"gemini"}, in: geminiShell("rm -rf ~"), needRule: true,
+		{name: "gemini ls allowed", args: []string{"gemini", "--mode", "auto"}, in: geminiShell("ls -la"), decision: "allow"},
+		{name: "gemini ask becomes deny", args: []string{"gemini"}, in: geminiShell("ls -la"), decision: "deny", reason: "A human must approve"},
+		{name: "gemini rewrite", args: []string{"gemini", "--rewrite", "--mode", "auto"}, in: geminiShell("ls -la"), decision: "allow",
+			command: qexe + " --mode=auto -c 'ls -la'", keep: map[string]any{"dir_path": "src", "description": "list files"}},
+		{name: "gemini rm -rf ~ denied", args: []string{"gemini"}, in: geminiShell("rm -rf ~"),
 			decision: "deny", reason: "guardsh: denied ["},
 		{name: "gemini unknown tool", args: []string{"gemini"},
 			in:   `{"session_id":"g","cwd":"/","hook_event_name":"BeforeTool","timestamp":"2026-11-30T08:00:00Z","tool_name":"write_file","tool_input":{"file_path":"/etc/passwd","content":"x"}}`,
@@ -224,12 +230,8 @@ func TestHookProtocols(t *testing.T) {
 		{name: "gemini given a Claude event", args: []string{"gemini"}, in: claudeBash("ls"), code: 2, decision: "deny", reason: "BeforeTool events only"},
 		{name: "gemini garbage", args: []string{"gemini"}, in: "\x00\xff", code: 2, decision: "deny", reason: "malformed"},
 	}
-	landed := rulesLanded()
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if tc.needRule && !landed {
-				t.Skip("the built-in rule catalogue does not deny rm -rf / yet")
-			}
 			r := runHookTest(t, tc.args, tc.in, tc.env)
 			if r.code != tc.code {
 				t.Fatalf("exit status %d, want %d\nstdout: %s\nstderr: %s", r.code, tc.code, r.stdout, r.stderr)
@@ -287,14 +289,15 @@ func TestHookProcess(t *testing.T) {
 		code     int
 		contains string
 	}{
-		{[]string{"--hook", "claude"}, claudeBash("ls -la"), 0, `"permissionDecision":"allow"`},
+		{[]string{"--hook", "claude", "--mode", "auto"}, claudeBash("ls -la"), 0, `"permissionDecision":"allow"`},
 		{[]string{"--hook", "claude"}, "not json", 2, `"permissionDecision":"deny"`},
-		{[]string{"--hook", "gemini"}, geminiShell("ls -la"), 0, `"decision":"allow"`},
-		{[]string{"--hook=gemini"}, geminiShell("ls -la"), 0, `"decision":"allow"`},
+		{[]string{"--hook", "gemini", "--mode=auto"}, geminiShell("ls -la"), 0, `"decision":"allow"`},
+		{[]string{"--hook=gemini"}, geminiShell("rm -rf ~"), 0, `"decision":"deny"`},
 		{[]string{"--hook", "gemini"}, `{"tool_name":"read_file"}`, 2, `"decision":"deny"`},
 	} {
 		cmd := exec.Command(bin, tc.args...)
 		cmd.Stdin = strings.NewReader(tc.in)
+		cmd.Env = append(os.Environ(), "HOME="+t.TempDir(), "GUARDSH_MODE=")
 		var out, errb bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &out, &errb
 		err := cmd.Run()
@@ -372,4 +375,16 @@ func FuzzHook(f *testing.F) {
 			t.Fatalf("rewritten command %q does not run under guardsh", r.command)
 		}
 	})
+}
+
+// BenchmarkHookClaude is the in-process part of one guardsh --hook claude
+// call (the process start-up is measured by bench/run).
+func BenchmarkHookClaude(b *testing.B) {
+	in := claudeBash("git status && grep -rn TODO . | head -20")
+	env := func(k string) string { return map[string]string{"HOME": "/home/user"}[k] }
+	for b.Loop() {
+		if code := hookMain([]string{"claude"}, strings.NewReader(in), io.Discard, io.Discard, env); code != 0 {
+			b.Fatalf("exit status %d", code)
+		}
+	}
 }

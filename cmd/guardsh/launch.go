@@ -27,7 +27,7 @@ import (
 
 func init() { registerMode("--launch", runLaunch) }
 
-const launchUsage = "usage: guardsh --launch [--mode MODE] -- AGENT [ARGS...]"
+const launchUsage = "usage: guardsh --launch [--mode MODE] [--confine [--allow-write PATH]...] -- AGENT [ARGS...]"
 
 // shimNames are the shell names the shim directory answers to.
 var shimNames = []string{"bash", "sh"}
@@ -37,8 +37,10 @@ var shimNames = []string{"bash", "sh"}
 const launchEnvMarker = "GUARDSH_LAUNCH_SHIM"
 
 type launchOptions struct {
-	mode  string
-	agent []string
+	mode       string
+	confine    bool     // --confine: the agent itself runs in the sandbox
+	allowWrite []string // --allow-write: more writable paths for a confined agent
+	agent      []string
 }
 
 func parseLaunchArgs(args []string) (launchOptions, error) {
@@ -57,6 +59,16 @@ func parseLaunchArgs(args []string) (launchOptions, error) {
 			o.mode = args[i]
 		case strings.HasPrefix(a, "--mode="):
 			o.mode = strings.TrimPrefix(a, "--mode=")
+		case a == "--confine":
+			o.confine = true
+		case a == "--allow-write":
+			if i+1 >= len(args) {
+				return o, errors.New("--allow-write: option requires an argument")
+			}
+			i++
+			o.allowWrite = append(o.allowWrite, args[i])
+		case strings.HasPrefix(a, "--allow-write="):
+			o.allowWrite = append(o.allowWrite, strings.TrimPrefix(a, "--allow-write="))
 		case strings.HasPrefix(a, "-"):
 			return o, fmt.Errorf("--launch: unknown option %q", a)
 		default:
@@ -71,6 +83,9 @@ func parseLaunchArgs(args []string) (launchOptions, error) {
 		if _, err := guardsh.ParseMode(o.mode); err != nil {
 			return o, err
 		}
+	}
+	if len(o.allowWrite) > 0 && !o.confine {
+		return o, errors.New("--allow-write needs --confine")
 	}
 	return o, nil
 }
@@ -94,7 +109,16 @@ func runLaunch(args []string) int {
 		fmt.Fprintf(os.Stderr, "guardsh: --launch: %v\n", err)
 		return 127
 	}
-	shim, err := makeShim(exe)
+	// A confined agent may write /tmp: its shim must live where it cannot
+	// write, or it could put a real bash there.
+	shimBase := ""
+	if opts.confine {
+		if home := os.Getenv("HOME"); home != "" {
+			shimBase = filepath.Join(home, ".local", "share", "guardsh")
+			os.MkdirAll(shimBase, 0o700)
+		}
+	}
+	shim, err := makeShim(shimBase, exe)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "guardsh: --launch: %v\n", err)
 		return 1
@@ -105,13 +129,33 @@ func runLaunch(args []string) int {
 	cmd.Args[0] = opts.agent[0]
 	cmd.Env = launchEnv(os.Environ(), shim, opts.mode)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	if opts.confine {
+		wd, err := os.Getwd()
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "guardsh: --launch: %v\n", err)
+			return 1
+		}
+		tmp, err := os.MkdirTemp("", "guardsh-agent-")
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "guardsh: --launch: %v\n", err)
+			return 1
+		}
+		defer os.RemoveAll(tmp)
+		cmd.Env = append(cmd.Env, "TMPDIR="+tmp)
+		cmd, _, err = confineAgent(cmd, wd, tmp, opts.allowWrite)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "guardsh: %v\n", err)
+			return 1
+		}
+	}
 	return runChild(cmd, os.Stderr)
 }
 
-// makeShim creates the private shim directory: "bash" and "sh" linking to
-// exe. Only the current user can write to it.
-func makeShim(exe string) (string, error) {
-	dir, err := os.MkdirTemp("", "guardsh-shim-")
+// makeShim creates the private shim directory in base ("" for the
+// temporary directory): "bash" and "sh" linking to exe. Only the current
+// user can write to it.
+func makeShim(base, exe string) (string, error) {
+	dir, err := os.MkdirTemp(base, "guardsh-shim-")
 	if err != nil {
 		return "", err
 	}

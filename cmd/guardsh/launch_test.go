@@ -55,81 +55,90 @@ var agentShells = []struct {
 	{"/usr/bin/env bash -c", `/usr/bin/env bash -c CMD`},
 	{"codex: bash -lc", `bash -lc CMD`},
 	{"gemini wrapper", `bash -c "{ $CMD_RAW; }; __code=\$?; pgrep -g 0 >$TMPDIR_AGENT/shell_pgrep.tmp 2>&1; exit \$__code;"`},
-	{"claude wrapper", `"$CLAUDE_CODE_SHELL" -c -l "shopt -u extglob 2>/dev/null || true && eval '$CMD_RAW' < /dev/null && pwd -P >| $TMPDIR_AGENT/claude-1a2b-cwd"`},
+	{"claude wrapper", `"$CLAUDE_CODE_SHELL" -c -l "shopt -u extglob 2>/dev/null || true && eval '$CMD_RAW' < /dev/null && pwd -P >| $CLAUDE_CWD_FILE"`},
+}
+
+// claudeCwdFile is where Claude Code's wrapper records the working
+// directory: a fresh /tmp/claude-XXXX-cwd, removed after the test.
+func claudeCwdFile(t *testing.T) string {
+	f, err := os.CreateTemp("/tmp", "claude-*-cwd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	t.Cleanup(func() { os.Remove(f.Name()) })
+	return f.Name()
 }
 
 func shQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 
-// TestLaunchShellIsGuardsh: however the agent reaches for a shell, the
-// process it gets is guardsh.
-func TestLaunchShellIsGuardsh(t *testing.T) {
-	bin := guardshTestBinary(t)
-	for _, s := range agentShells {
-		t.Run(s.agent, func(t *testing.T) {
-			dir, home := t.TempDir(), t.TempDir()
-			// The shell prints the binary behind its own process.
-			cmd := `readlink /proc/$$/exe > exe.txt`
-			body := "CMD_RAW=" + shQuote(cmd) + "\nTMPDIR_AGENT=" + shQuote(dir) + "\n" +
-				strings.ReplaceAll(s.call, "CMD", shQuote(cmd))
-			if strings.Contains(s.call, "$CMD_RAW") {
-				body = "CMD_RAW=" + shQuote(cmd) + "\nTMPDIR_AGENT=" + shQuote(dir) + "\n" + s.call
-			}
-			agent := fakeAgent(t, dir, "agent", body)
-			code, out, errOut := launch(t, dir, home, "--", agent)
-			if code != 0 {
-				t.Fatalf("agent exited %d\nstdout: %s\nstderr: %s", code, out, errOut)
-			}
-			got, err := os.ReadFile(filepath.Join(dir, "exe.txt"))
-			if err != nil {
-				t.Fatalf("the shell did not run the command: %v\nstderr: %s", err, errOut)
-			}
-			if strings.TrimSpace(string(got)) != bin {
-				t.Errorf("shell was %q, want guardsh %q", strings.TrimSpace(string(got)), bin)
-			}
-			if strings.Contains(s.call, "claude-1a2b-cwd") {
-				cwd, err := os.ReadFile(filepath.Join(dir, "claude-1a2b-cwd"))
-				real, _ := filepath.EvalSymlinks(dir)
-				if err != nil || strings.TrimSpace(string(cwd)) != real {
-					t.Errorf("Claude's cwd file: %q (%v), want %q", cwd, err, real)
-				}
-			}
-		})
+// fakeHome is a throwaway home directory outside the temporary
+// directories (guardsh treats those as scratch space), with a canary file.
+func fakeHome(t *testing.T) (home, canary string) {
+	t.Helper()
+	base, err := os.UserCacheDir()
+	if err != nil {
+		t.Skip("no cache directory for a fake home outside /tmp")
 	}
+	os.MkdirAll(base, 0o755)
+	home, err = os.MkdirTemp(base, "guardsh-launch-test-home-")
+	if err != nil {
+		t.Skip("cannot make a fake home outside /tmp:", err)
+	}
+	t.Cleanup(func() { os.RemoveAll(home) })
+	canary = filepath.Join(home, "precious")
+	if err := os.WriteFile(canary, []byte("keep"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return home, canary
 }
 
-// TestLaunchDeniesDestructive: through each shell an agent uses, a
-// destructive command is refused by guardsh and a normal one runs.
-func TestLaunchDeniesDestructive(t *testing.T) {
-	if !rulesLanded() {
-		t.Skip("the built-in rule catalogue does not deny rm -rf / yet")
+// agentScript is the body of a fake agent that runs each of cmds through
+// the shell call s, as the agent would send it.
+func agentScript(s string, cmds []string, dir, cwdFile string) string {
+	var b strings.Builder
+	b.WriteString("TMPDIR_AGENT=" + shQuote(dir) + "\nCLAUDE_CWD_FILE=" + shQuote(cwdFile) + "\n")
+	for _, c := range cmds {
+		b.WriteString("CMD_RAW=" + shQuote(c) + "\n")
+		if strings.Contains(s, "$CMD_RAW") {
+			b.WriteString(s + "\n")
+		} else {
+			b.WriteString(strings.ReplaceAll(s, "CMD", shQuote(c)) + "\n")
+		}
 	}
+	return b.String()
+}
+
+// TestLaunchAgentShells: however the agent reaches for a shell, it gets
+// guardsh: rm -rf ~ is denied with guardsh's message (bash would have
+// deleted the fake home's canary) and normal work runs, including Claude
+// Code's working-directory file.
+func TestLaunchAgentShells(t *testing.T) {
 	for _, s := range agentShells {
 		t.Run(s.agent, func(t *testing.T) {
-			dir, home := t.TempDir(), t.TempDir()
-			canary := filepath.Join(home, "precious")
-			if err := os.WriteFile(canary, []byte("keep"), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			var body strings.Builder
-			body.WriteString("TMPDIR_AGENT=" + shQuote(dir) + "\n")
-			for _, c := range []string{`rm -rf ~`, `echo ran > ok.txt`} {
-				body.WriteString("CMD_RAW=" + shQuote(c) + "\n")
-				if strings.Contains(s.call, "$CMD_RAW") {
-					body.WriteString(s.call + "\n")
-				} else {
-					body.WriteString(strings.ReplaceAll(s.call, "CMD", shQuote(c)) + "\n")
-				}
-			}
-			agent := fakeAgent(t, dir, "agent", body.String())
-			_, out, errOut := launch(t, dir, home, "--", agent)
+			dir := t.TempDir()
+			home, canary := fakeHome(t)
+
+			// Auto mode: rm -rf ~ is denied, normal work runs.
+			cwdFile := claudeCwdFile(t)
+			agent := fakeAgent(t, dir, "agent", agentScript(s.call,
+				[]string{`rm -rf ~`, `echo ran > ok.txt`}, dir, cwdFile))
+			code, out, errOut := launch(t, dir, home, "--mode", "auto", "--", agent)
 			if _, err := os.Stat(canary); err != nil {
 				t.Fatalf("rm -rf ~ ran through %s: %v", s.agent, err)
 			}
 			if !strings.Contains(errOut, "guardsh: denied [") {
-				t.Errorf("no guardsh denial on stderr:\n%s\nstdout: %s", errOut, out)
+				t.Errorf("rm -rf ~ not denied by guardsh:\n%s", errOut)
 			}
 			if b, err := os.ReadFile(filepath.Join(dir, "ok.txt")); err != nil || string(b) != "ran\n" {
-				t.Errorf("the normal command did not run through %s: %q %v\nstderr: %s", s.agent, b, err, errOut)
+				t.Errorf("the normal command did not run: %q %v (exit %d)\nstdout: %s\nstderr: %s", b, err, code, out, errOut)
+			}
+			if strings.Contains(s.call, "CLAUDE_CWD_FILE") {
+				cwd, err := os.ReadFile(cwdFile)
+				real, _ := filepath.EvalSymlinks(dir)
+				if err != nil || strings.TrimSpace(string(cwd)) != real {
+					t.Errorf("Claude Code's cwd file: %q (%v), want %q", cwd, err, real)
+				}
 			}
 		})
 	}
@@ -190,5 +199,49 @@ func TestLaunchEnv(t *testing.T) {
 		if strings.HasPrefix(kv, "GUARDSH_MODE=") && kv != "GUARDSH_MODE=auto" {
 			t.Errorf("GUARDSH_MODE changed without --mode: %s", kv)
 		}
+	}
+}
+
+// TestLaunchConfine: with --confine the agent process itself cannot write
+// outside the project (its own file tools included), while its shell is
+// still guardsh and its state directory stays writable.
+func TestLaunchConfine(t *testing.T) {
+	dir := t.TempDir()
+	home, canary := fakeHome(t)
+	outside := filepath.Join(home, "outside.txt")
+	agent := fakeAgent(t, dir, "claude", `
+echo inside > inside.txt && echo inside-ok
+echo escaped > `+shQuote(outside)+` && echo outside-written
+echo state > "$HOME/.claude/state.txt" && echo state-ok
+ln -sf /usr/bin/bash "$GUARDSH_LAUNCH_SHIM/bash" 2>/dev/null && echo shim-replaced
+bash -c 'rm -rf ~'
+bash -c 'echo via-shim > shim.txt'
+`)
+	code, out, errOut := launch(t, dir, home, "--mode", "auto", "--confine", "--", agent)
+	if strings.Contains(errOut, "no sandbox backend passed the probe") {
+		t.Skip("no sandbox backend here:", errOut)
+	}
+	if code != 0 && !strings.Contains(out, "inside-ok") {
+		t.Fatalf("confined agent failed: exit %d\nstdout: %s\nstderr: %s", code, out, errOut)
+	}
+	for _, want := range []string{"inside-ok", "state-ok"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("confined agent: %s missing\nstdout: %s\nstderr: %s", want, out, errOut)
+		}
+	}
+	if _, err := os.Stat(outside); err == nil || strings.Contains(out, "outside-written") {
+		t.Errorf("the confined agent wrote outside the project (%s)", outside)
+	}
+	if strings.Contains(out, "shim-replaced") {
+		t.Errorf("the confined agent replaced its shim's bash")
+	}
+	if _, err := os.Stat(canary); err != nil {
+		t.Fatalf("rm -rf ~ ran in the confined agent: %v", err)
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "shim.txt")); err != nil || string(b) != "via-shim\n" {
+		t.Errorf("the confined agent's shell did not run a normal command: %q %v\nstderr: %s", b, err, errOut)
+	}
+	if !strings.Contains(errOut, "guardsh: denied [") {
+		t.Errorf("rm -rf ~ not denied by guardsh inside the confined agent:\n%s", errOut)
 	}
 }

@@ -1,0 +1,114 @@
+package main
+
+// guardsh --launch --confine: the agent process itself runs in guardsh's
+// sandbox, so that its own file tools (which never go through a shell)
+// cannot write outside the project either.
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"github.com/guardsh/guardsh/sandbox"
+)
+
+// agentStateDirs are the paths under $HOME each agent must write to keep
+// its sessions, settings and caches; --confine makes them writable.
+var agentStateDirs = map[string][]string{
+	"claude":    {".claude"}, // ~/.claude.json needs CLAUDE_CONFIG_DIR (files cannot be named yet)
+	"codex":     {".codex"},
+	"gemini":    {".gemini"},
+	"aider":     {".aider"},
+	"cline":     {".cline"},
+	"goose":     {".config/goose", ".local/share/goose", ".local/state/goose"},
+	"openhands": {".openhands"},
+}
+
+// confinedWritable lists what the confined agent may write besides the
+// project and its temporary directories: its state under home, the guardsh
+// cache (the probe of the guardsh shells it starts works there), and the
+// --allow-write paths. Missing state directories are created.
+func confinedWritable(agent, home string, extra []string) ([]string, error) {
+	var out []string
+	if home != "" {
+		names := append([]string{".cache/guardsh"}, agentStateDirs[filepath.Base(agent)]...)
+		for _, n := range names {
+			p := filepath.Join(home, n)
+			if err := os.MkdirAll(p, 0o700); err != nil {
+				return nil, err
+			}
+			out = append(out, p)
+		}
+	}
+	for _, p := range extra {
+		abs, err := filepath.Abs(p)
+		if err != nil {
+			return nil, err
+		}
+		if fi, err := os.Stat(abs); err != nil {
+			return nil, fmt.Errorf("--allow-write %s: %v", p, err)
+		} else if !fi.IsDir() {
+			return nil, fmt.Errorf("--allow-write %s: not a directory", p)
+		}
+		out = append(out, abs)
+	}
+	return out, nil
+}
+
+// confineAgent turns cmd (the agent, not started yet) into the same
+// command confined by guardsh's sandbox: writes only to the project
+// (sandbox.ProjectRoot of dir), tmpDir, /tmp, the agent's state and the
+// extra paths; .git/hooks, .git/config and shell rc files read-only. The
+// network stays open: the agent must reach its model. The backend is the
+// first that passes the sandbox's probe. It returns the sandbox's
+// description.
+func confineAgent(cmd *exec.Cmd, dir, tmpDir string, extra []string) (*exec.Cmd, string, error) {
+	home := os.Getenv("HOME")
+	c := sandbox.NewConfig(sandbox.ProjectRoot(dir), tmpDir, home, os.Getenv)
+	backend, desc := "", ""
+	var failures []string
+	for _, b := range sandbox.Backends() {
+		r := sandbox.Probe(b, c) // proves the file confinement with the network closed
+		if r.OK {
+			backend, desc = b, r.Describe()
+			break
+		}
+		failures = append(failures, b+": "+probeFailure(r))
+	}
+	if backend == "" {
+		return nil, "", fmt.Errorf("--confine: no sandbox backend passed the probe (%s)", strings.Join(failures, "; "))
+	}
+	w, err := confinedWritable(cmd.Args[0], home, extra)
+	if err != nil {
+		return nil, "", fmt.Errorf("--confine: %v", err)
+	}
+	c.Writable = append(c.Writable, w...)
+	c.Network = true
+	desc += ", agent confined by guardsh --launch --confine (network open)"
+	// The guardsh shells the agent starts cannot confine themselves again
+	// (the sandbox forbids the namespaces that takes): they run inside the
+	// agent's sandbox, which the marker tells them (guardsh believes it only
+	// in a process that really is confined).
+	env := append(append([]string{}, cmd.Env...), sandbox.EnvRun+"="+desc)
+	argv := append([]string{cmd.Path}, cmd.Args[1:]...)
+	cc, err := sandbox.ExecCommand(backend, c, argv, env, dir)
+	if err != nil {
+		return nil, "", fmt.Errorf("--confine: %v", err)
+	}
+	cc.Stdin, cc.Stdout, cc.Stderr = cmd.Stdin, cmd.Stdout, cmd.Stderr
+	return cc, desc, nil
+}
+
+func probeFailure(r sandbox.ProbeResult) string {
+	if r.Err != "" {
+		return r.Err
+	}
+	for _, c := range r.Checks {
+		if !c.OK {
+			return c.Name + ": " + c.Detail
+		}
+	}
+	return "failed"
+}
