@@ -2,22 +2,198 @@ package interp
 
 import (
 	"context"
+	"strings"
+	"sync"
 
 	"github.com/guardsh/guardsh/guardsh"
+	"mvdan.cc/sh/v3/interp"
 )
 
+// sessionMu guards Policy.Session: the gate appends to it while pipeline
+// members classify concurrently.
+var sessionMu sync.RWMutex
+
+// classify asks the policy, safely against concurrent session approvals.
+func (g *Runner) classify(c guardsh.Command) guardsh.Verdict {
+	sessionMu.RLock()
+	defer sessionMu.RUnlock()
+	return g.policy.Classify(c)
+}
+
 // decide asks the policy about one command; an ask goes to the gate, and an
-// ask that no gate approves is refused.
+// ask that no gate approves is refused. The decision is in the audit log
+// before decide returns (so before the command runs). An allowed command
+// that needs more than the session sandbox is marked for Config.Escalate.
 func (g *Runner) decide(ctx context.Context, c guardsh.Command) guardsh.Verdict {
-	v := g.policy.Classify(c)
-	if v.Decision == guardsh.Ask && g.ask(ctx, c.Args, v) {
-		v.Decision = guardsh.Allow
+	v := g.classify(c)
+	policyDecision := v.Decision
+	answer := ""
+	if v.Decision == guardsh.Ask {
+		var a GateAnswer
+		v, a = g.gatekeep(ctx, c, v, "")
+		answer = a.String()
+	}
+	escalate := false
+	if v.Decision == guardsh.Allow {
+		v.Effects = g.withRuleRights(v)
+		escalate = g.cfg.Escalate != nil && g.needsEscalation(v, policyDecision)
+	}
+	var id uint64
+	if a := g.cfg.Audit; a != nil {
+		id = a.Decide(&guardsh.AuditRecord{
+			Cwd:       c.Dir,
+			Project:   c.Project,
+			Argv:      c.Args,
+			Via:       c.Via,
+			Mode:      g.policy.Mode,
+			Decision:  policyDecision.String(),
+			Rule:      v.Rule,
+			Reason:    v.Reason,
+			Gate:      answer,
+			Escalated: escalate,
+			Effects:   v.Effects,
+			Sandbox:   g.cfg.Sandbox,
+		})
+	}
+	if v.Decision == guardsh.Allow && (id != 0 || escalate) {
+		track(c.Args, &pendingCmd{id: id, audit: g.cfg.Audit, escalate: escalate, v: v})
 	}
 	return v
 }
 
+// Gatekeep puts an ask verdict before the session's gate, as the runner
+// does for every ask; callers outside the runner (the agent's file tools)
+// use it with the diff of the write they want to make. It returns the
+// final verdict: Allow if a human approved (and, for "allow for this
+// session", the approval is stored in Policy.Session), else a refusal whose
+// hint tells the model what happened. Verdicts other than Ask come back
+// unchanged.
+func (g *Runner) Gatekeep(ctx context.Context, c guardsh.Command, v guardsh.Verdict, diff string) guardsh.Verdict {
+	v, _ = g.gatekeep(ctx, c, v, diff)
+	return v
+}
+
+func (g *Runner) gatekeep(ctx context.Context, c guardsh.Command, v guardsh.Verdict, diff string) (guardsh.Verdict, GateAnswer) {
+	if v.Decision != guardsh.Ask {
+		return v, GateAllowOnce
+	}
+	rule := approvalRule(c, v)
+	answer := GateNoHuman
+	if g.cfg.Gate != nil {
+		answer = g.cfg.Gate.Approve(ctx, GateRequest{Command: c, Verdict: v, Session: rule, Diff: diff})
+	}
+	switch answer {
+	case GateAllowOnce:
+		v.Decision = guardsh.Allow
+	case GateAllowSession:
+		v.Decision = guardsh.Allow
+		sessionMu.Lock()
+		g.policy.Session = append(g.policy.Session, rule)
+		sessionMu.Unlock()
+	case GateDeny:
+		v.Decision = guardsh.Deny
+		v.Hint = "A human refused it at the approval prompt. Do not retry it or work around it; ask the user how to proceed"
+	default:
+		answer = GateNoHuman
+		v.Hint = noHumanHint(v, rule)
+	}
+	return v, answer
+}
+
 // ask puts an ask verdict before the gate and reports whether it was
-// approved. Placeholder until the gate lands (issue 3): nothing is approved.
+// approved.
 func (g *Runner) ask(ctx context.Context, what []string, v guardsh.Verdict) bool {
+	c := guardsh.Command{Args: what, Project: g.cfg.Project, Via: "shell"}
+	if hc, ok := handlerCtx(ctx); ok {
+		c = g.command(hc, what)
+	}
+	v, _ = g.gatekeep(ctx, c, v, "")
+	return v.Decision == guardsh.Allow
+}
+
+func handlerCtx(ctx context.Context) (hc interp.HandlerContext, ok bool) {
+	defer func() {
+		if recover() != nil {
+			ok = false
+		}
+	}()
+	return interp.HandlerCtx(ctx), true
+}
+
+// withRuleRights adds the rights of the configured or session rule that
+// decided v (network, write paths) to its effects: an approved command
+// receives exactly those.
+func (g *Runner) withRuleRights(v guardsh.Verdict) guardsh.Effects {
+	e := v.Effects
+	sessionMu.RLock()
+	defer sessionMu.RUnlock()
+	for _, rules := range [][]guardsh.Rule{g.policy.Rules, g.policy.Session} {
+		for _, r := range rules {
+			if r.ID != v.Rule || r.Decision == guardsh.Deny {
+				continue
+			}
+			if r.Network {
+				e.Network = true
+			}
+		next:
+			for _, w := range r.Write {
+				for _, have := range e.Writes {
+					if have == w {
+						continue next
+					}
+				}
+				e.Writes = append(append([]string{}, e.Writes...), w)
+			}
+		}
+	}
+	return e
+}
+
+// needsEscalation reports whether an allowed command needs more than the
+// session sandbox: the network, or writes outside the project and the temp
+// dirs. Only a human approval (an ask that was allowed) or a configured
+// rule's explicit rights escalate: a mode that merely allows a command does
+// not take it out of the sandbox.
+func (g *Runner) needsEscalation(v guardsh.Verdict, policyDecision guardsh.Decision) bool {
+	if policyDecision != guardsh.Ask && !g.ruleGrantsRights(v.Rule) {
+		return false
+	}
+	if v.Effects.Network {
+		return true
+	}
+	for _, w := range v.Effects.Writes {
+		if !insideAny(w, append(tempDirs(), g.cfg.Project)...) {
+			return true
+		}
+	}
+	return false
+}
+
+func (g *Runner) ruleGrantsRights(id string) bool {
+	sessionMu.RLock()
+	defer sessionMu.RUnlock()
+	for _, rules := range [][]guardsh.Rule{g.policy.Rules, g.policy.Session} {
+		for _, r := range rules {
+			if r.ID == id && r.Decision != guardsh.Deny && (r.Network || len(r.Write) > 0) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func tempDirs() []string {
+	return []string{"/tmp", "/var/tmp", "/dev/null", strings.TrimRight(osTempDir(), "/")}
+}
+
+func insideAny(p string, roots ...string) bool {
+	for _, r := range roots {
+		if r == "" {
+			continue
+		}
+		if p == r || strings.HasPrefix(p, strings.TrimRight(r, "/")+"/") {
+			return true
+		}
+	}
 	return false
 }

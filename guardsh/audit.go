@@ -1,0 +1,77 @@
+package guardsh
+
+import (
+	"path/filepath"
+)
+
+// The audit log.
+//
+// Every simple command guardsh decides is appended to the audit log as one
+// JSON line before the command runs (event "decide"); when a command that
+// ran as a program ends, a second line with the same id follows (event
+// "exit") with its status and duration. A refused command has no exit line:
+// its status is 126.
+//
+// The log lives at $XDG_STATE_HOME/guardsh/audit.jsonl, by default
+// ~/.local/state/guardsh/audit.jsonl; the user config can move it
+// ([audit] path = "...") or turn it off ([audit] enabled = false).
+
+// AuditLogFile is the log's name under the state directory.
+const AuditLogFile = "guardsh/audit.jsonl"
+
+// Audit record events.
+const (
+	AuditDecide = "decide" // before the command runs
+	AuditExit   = "exit"   // after it ended
+)
+
+// AuditRecord is one line of the audit log.
+type AuditRecord struct {
+	Time    string `json:"time"`  // RFC 3339 with nanoseconds, UTC
+	Event   string `json:"event"` // AuditDecide or AuditExit
+	ID      uint64 `json:"id"`    // per session; an exit record repeats its decide record's id
+	Session string `json:"session"`
+
+	// Set on decide records.
+	Cwd      string   `json:"cwd,omitempty"`
+	Project  string   `json:"project,omitempty"`
+	Argv     []string `json:"argv,omitempty"`
+	Via      string   `json:"via,omitempty"`
+	Mode     Mode     `json:"mode,omitempty"`
+	Decision string   `json:"decision,omitempty"` // allow, ask, deny: the final decision
+	Rule     string   `json:"rule,omitempty"`
+	Reason   string   `json:"reason,omitempty"`
+	// Gate says who decided an ask: "once", "session" (allowed by a human),
+	// "denied" (refused by a human), "no-terminal" (nobody to ask),
+	// "session-rule" (an earlier "allow for this session").
+	Gate      string  `json:"gate,omitempty"`
+	Escalated bool    `json:"escalated,omitempty"` // ran outside the session sandbox with extra rights
+	Effects   Effects `json:"effects,omitzero"`
+	Sandbox   string  `json:"sandbox"` // e.g. "landlock+seccomp (abi 7)" or "off (--no-sandbox)"
+
+	// Set on exit records.
+	Status     *int    `json:"status,omitempty"`
+	DurationMS float64 `json:"duration_ms,omitempty"`
+}
+
+// AuditLogPath returns the default audit log path for home and env.
+func AuditLogPath(home string, env func(string) string) string {
+	if env != nil {
+		if x := env("XDG_STATE_HOME"); x != "" && filepath.IsAbs(x) {
+			return filepath.Join(x, AuditLogFile)
+		}
+	}
+	return filepath.Join(home, ".local", "state", AuditLogFile)
+}
+
+// AuditLogPath returns the audit log path the configuration chooses, ""
+// when the log is turned off.
+func (c *Config) AuditLogPath(home string, env func(string) string) string {
+	switch {
+	case c != nil && c.AuditOff:
+		return ""
+	case c != nil && c.AuditPath != "":
+		return c.AuditPath
+	}
+	return AuditLogPath(home, env)
+}

@@ -1,0 +1,290 @@
+package interp
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"unicode"
+
+	"github.com/guardsh/guardsh/guardsh"
+	"golang.org/x/term"
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// Gate answers the policy's asks: a human (the terminal gate), the agent's
+// own UI, or a test. A nil Config.Gate means nobody can be asked: every ask
+// is refused with a message saying that a human must approve it and how.
+type Gate interface {
+	// Approve decides one ask. It must not return GateAllowOnce or
+	// GateAllowSession unless a human said so.
+	Approve(ctx context.Context, req GateRequest) GateAnswer
+}
+
+// GateRequest is one ask put before the gate.
+type GateRequest struct {
+	Command guardsh.Command
+	Verdict guardsh.Verdict
+	// Session is the normalised prefix rule "allow for this session" would
+	// store.
+	Session guardsh.Rule
+	// Diff is the change a file write would make (unified diff), when the
+	// caller has one.
+	Diff string
+}
+
+// GateAnswer is the gate's decision.
+type GateAnswer int
+
+// The gate's answers.
+const (
+	GateDeny         GateAnswer = iota // a human refused
+	GateAllowOnce                      // run this command this once
+	GateAllowSession                   // run it, and store Session for the rest of the session
+	GateNoHuman                        // nobody could be asked (no terminal, EOF)
+)
+
+// String names the answer as audit records do.
+func (a GateAnswer) String() string {
+	switch a {
+	case GateDeny:
+		return "denied"
+	case GateAllowOnce:
+		return "once"
+	case GateAllowSession:
+		return "session"
+	case GateNoHuman:
+		return "no-terminal"
+	}
+	return "answer(" + strconv.Itoa(int(a)) + ")"
+}
+
+// UserConfigHint is how refusal messages name the user config file.
+var UserConfigHint = "~/.config/guardsh/config.toml"
+
+// TerminalGate asks on a terminal (normally /dev/tty, the controlling
+// terminal, which an agent cannot write to through the command's stdin):
+// allow once, allow for this session, or deny. EOF, an error, Ctrl-C or
+// Ctrl-D are a deny.
+type TerminalGate struct {
+	mu  sync.Mutex
+	in  io.Reader
+	out io.Writer
+	fd  int // terminal file descriptor for raw mode; -1 for none
+	rd  *bufio.Reader
+}
+
+// OpenTerminalGate opens /dev/tty. It fails when the process has no
+// controlling terminal; the caller then leaves Config.Gate nil.
+func OpenTerminalGate() (*TerminalGate, error) {
+	f, err := os.OpenFile("/dev/tty", os.O_RDWR, 0)
+	if err != nil {
+		return nil, err
+	}
+	if !term.IsTerminal(int(f.Fd())) {
+		f.Close()
+		return nil, fmt.Errorf("/dev/tty is not a terminal")
+	}
+	return NewTerminalGate(f), nil
+}
+
+// NewTerminalGate asks on tty. If tty is a terminal the answer is one key
+// (raw mode); otherwise a line is read.
+func NewTerminalGate(tty *os.File) *TerminalGate {
+	fd := int(tty.Fd())
+	if !term.IsTerminal(fd) {
+		fd = -1
+	}
+	return &TerminalGate{in: tty, out: tty, fd: fd, rd: bufio.NewReaderSize(tty, 64)}
+}
+
+// NewLineGate asks on out and reads answers (one per line) from in. For
+// tests and pipes.
+func NewLineGate(in io.Reader, out io.Writer) *TerminalGate {
+	return &TerminalGate{in: in, out: out, fd: -1, rd: bufio.NewReader(in)}
+}
+
+// Approve shows the command (and the diff, if any) and reads the answer.
+func (t *TerminalGate) Approve(ctx context.Context, req GateRequest) GateAnswer {
+	t.mu.Lock() // one prompt at a time (pipelines ask concurrently)
+	defer t.mu.Unlock()
+	if ctx.Err() != nil {
+		return GateDeny
+	}
+	v := req.Verdict
+	var b strings.Builder
+	fmt.Fprintf(&b, "\r\nguardsh: approve? [%s] %s\r\n", sanitize(v.Rule), sanitize(strings.TrimRight(v.Reason, ".")))
+	fmt.Fprintf(&b, "  $ %s\r\n", DisplayArgv(req.Command.Args))
+	if req.Command.Dir != "" {
+		fmt.Fprintf(&b, "  in %s\r\n", sanitize(req.Command.Dir))
+	}
+	if e := describeEffects(v.Effects); e != "" {
+		fmt.Fprintf(&b, "  wants: %s\r\n", e)
+	}
+	if req.Diff != "" {
+		for _, ln := range strings.Split(strings.TrimRight(req.Diff, "\n"), "\n") {
+			fmt.Fprintf(&b, "  %s\r\n", sanitize(ln))
+		}
+	}
+	sess := strings.Join(displayPrefix(req.Session.Prefix), " ")
+	fmt.Fprintf(&b, "  [o] allow once   [s] allow for this session (%s)   [d] deny: ", sess)
+	io.WriteString(t.out, b.String())
+	for {
+		c, err := t.readKey()
+		if err != nil {
+			io.WriteString(t.out, "\r\nguardsh: no answer: denied\r\n")
+			return GateNoHuman
+		}
+		switch unicode.ToLower(rune(c)) {
+		case 'o', 'y', '1':
+			io.WriteString(t.out, "allow once\r\n")
+			return GateAllowOnce
+		case 's', 'a', '2':
+			fmt.Fprintf(t.out, "allow for session\r\nguardsh: stored for this session: allow %s\r\n", sess)
+			return GateAllowSession
+		case 'd', 'n', '3', 0x1b:
+			io.WriteString(t.out, "deny\r\n")
+			return GateDeny
+		case 3, 4: // Ctrl-C, Ctrl-D
+			io.WriteString(t.out, "deny\r\n")
+			return GateDeny
+		case '\r', '\n', ' ':
+		default:
+			io.WriteString(t.out, "\r\n  please answer o (once), s (session) or d (deny): ")
+		}
+	}
+}
+
+// readKey reads one key: in raw mode on a terminal, else the first
+// character of a line.
+func (t *TerminalGate) readKey() (byte, error) {
+	if t.fd >= 0 {
+		old, err := term.MakeRaw(t.fd)
+		if err == nil {
+			defer term.Restore(t.fd, old)
+		}
+		return t.rd.ReadByte()
+	}
+	for {
+		line, err := t.rd.ReadString('\n')
+		s := strings.TrimSpace(line)
+		if s != "" {
+			return s[0], nil
+		}
+		if err != nil {
+			return 0, err
+		}
+	}
+}
+
+// DisplayArgv quotes argv for showing to a human: shell-quoted, with
+// control characters made visible so that an argument cannot redraw the
+// prompt.
+func DisplayArgv(args []string) string {
+	parts := make([]string, len(args))
+	for i, a := range args {
+		q, err := syntax.Quote(a, syntax.LangBash)
+		if err != nil {
+			q = strconv.Quote(a)
+		}
+		parts[i] = sanitize(q)
+	}
+	return strings.Join(parts, " ")
+}
+
+func displayPrefix(p []string) []string {
+	out := make([]string, len(p))
+	for i, w := range p {
+		out[i] = sanitize(w)
+	}
+	return out
+}
+
+// sanitize replaces control characters (escape sequences, carriage
+// returns, ...) with visible escapes.
+func sanitize(s string) string {
+	clean := true
+	for _, r := range s {
+		if r < 0x20 && r != '\t' || r == 0x7f || (r >= 0x80 && r < 0xa0) {
+			clean = false
+			break
+		}
+	}
+	if clean {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if r < 0x20 && r != '\t' || r == 0x7f || (r >= 0x80 && r < 0xa0) {
+			fmt.Fprintf(&b, "\\x%02x", r)
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+func describeEffects(e guardsh.Effects) string {
+	var parts []string
+	if e.Network {
+		parts = append(parts, "network")
+	}
+	if e.Install {
+		parts = append(parts, "installs packages")
+	}
+	if len(e.Writes) > 0 {
+		parts = append(parts, "writes "+sanitize(strings.Join(e.Writes, ", ")))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// noHumanHint is the hint of an ask nobody could approve: the agent reads
+// it, so it says plainly that a human must decide, and how they can.
+func noHumanHint(v guardsh.Verdict, r guardsh.Rule) string {
+	var b strings.Builder
+	b.WriteString("No human could be asked (no terminal), so it did not run. A human must approve it: ")
+	b.WriteString("ask the user to run it in an interactive guardsh session, or to allow it with a rule in ")
+	b.WriteString(UserConfigHint)
+	b.WriteString(", e.g.\n  [[rule]]\n  id = \"user.")
+	id := "approved"
+	if len(r.Prefix) > 0 {
+		id = ruleIDWord(r.Prefix)
+	}
+	b.WriteString(id)
+	b.WriteString("\"\n  decision = \"allow\"\n  prefix = [")
+	for i, w := range r.Prefix {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(strconv.Quote(w))
+	}
+	b.WriteString("]\nDo not try to get around this with another command")
+	if v.Hint != "" {
+		b.WriteString("; ")
+		b.WriteString(strings.TrimRight(v.Hint, "."))
+	}
+	return b.String()
+}
+
+func ruleIDWord(prefix []string) string {
+	var parts []string
+	for _, w := range prefix {
+		w = strings.Map(func(r rune) rune {
+			if unicode.IsLetter(r) || unicode.IsDigit(r) || r == '-' || r == '_' {
+				return r
+			}
+			return -1
+		}, w)
+		if w != "" {
+			parts = append(parts, w)
+		}
+	}
+	if len(parts) == 0 {
+		return "approved"
+	}
+	return strings.Join(parts, "-")
+}
