@@ -633,3 +633,31 @@ func TestUndoSkipsRunsWithoutChanges(t *testing.T) {
 		t.Error("undo did not reach the run that changed files")
 	}
 }
+
+// TestNoNativeTools: a model without tool support gets the tools described
+// in the prompt, its JSON replies are its calls, and results come back as
+// user messages.
+func TestNoNativeTools(t *testing.T) {
+	p := newProject(t, "gofix", false)
+	f := newFake(t,
+		turn{status: 400, body: `{"error":"registry.ollama.ai/library/gemma:2b does not support tools"}`},
+		turn{content: `{"name": "read_file", "arguments": {"path": "README.md"}}`}.with(func(t *testing.T, req *api.ChatRequest) {
+			if len(req.Tools) != 0 || !strings.Contains(req.Messages[0].Content, "reply with exactly one JSON object") || !strings.Contains(req.Messages[0].Content, "- edit_file:") {
+				t.Errorf("text mode request: %d tools, system prompt:\n%s", len(req.Tools), req.Messages[0].Content)
+			}
+		}),
+		turn{content: `{"name": "finish", "arguments": {"summary": "read"}}`}.with(func(t *testing.T, req *api.ChatRequest) {
+			n := len(req.Messages)
+			if m := req.Messages[n-1]; m.Role != "user" || !strings.HasPrefix(m.Content, "[result of read_file]\n") || !strings.Contains(m.Content, "Sum is wrong") {
+				t.Errorf("result message: %+v", m)
+			}
+			if m := req.Messages[n-2]; m.Role != "assistant" || len(m.ToolCalls) != 0 || !strings.Contains(m.Content, `"name":"read_file"`) {
+				t.Errorf("call message: %+v", m)
+			}
+		}),
+	)
+	res, err, out := p.run(t, context.Background(), f, guardsh.ModeAuto, nil)
+	if err != nil || !res.Finished {
+		t.Fatalf("run: %v %+v\n%s", err, res, out)
+	}
+}
