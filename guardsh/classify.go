@@ -86,7 +86,7 @@ func (j *judgement) addNested(v Verdict) {
 // combine keeps the stricter verdict (the first on a tie) and merges effects.
 func combine(a, b Verdict) Verdict {
 	out := a
-	if b.Decision > a.Decision {
+	if b.Decision > a.Decision || b.Decision == a.Decision && a.Rule == idModePlan && b.Rule != idModePlan {
 		out = b
 	}
 	out.Effects = mergeEffects(a.Effects, b.Effects)
@@ -166,6 +166,9 @@ func (p *Policy) settle(j *judgement) Verdict {
 	var id string
 	switch j.kind {
 	case kPure:
+		if j.allowID != "" {
+			return mkVerdict(Allow, j.allowID, "", j.eff)
+		}
 		return mkVerdict(Allow, "shell.builtin", "", j.eff)
 	case kRead:
 		id = "read.only"
@@ -221,7 +224,7 @@ func (p *Policy) classifyArgsIn(c *Command, args []string, depth int, fromInput 
 	v = p.applyRules(v, args)
 	if j.hasNested {
 		n := j.nested
-		if j.priv != "" && n.Decision == Deny && v.Decision != Deny {
+		if j.priv != "" && n.Decision == Deny && (v.Decision != Deny || v.Rule == idModePlan) {
 			reason, hint := reasonOf(idPrivSudo, j.priv+" runs a command that is itself denied ["+n.Rule+"]: "+n.Reason)
 			if n.Hint != "" {
 				hint = n.Hint
@@ -352,7 +355,7 @@ func ApprovalRule(c Command) Rule {
 			}
 		}
 		prefix = append(prefix, "*")
-	case subcommandCLI[name] && len(args) >= 2 && !strings.HasPrefix(args[1], "-") && !installVerb(args[1]):
+	case subcommandCLI[name] && len(args) >= 2 && !strings.HasPrefix(args[1], "-") && !installVerb(name, args[1]):
 		prefix = append(prefix, name, args[1], "*")
 	default:
 		for _, a := range args {
@@ -377,10 +380,14 @@ var subcommandCLI = map[string]bool{
 	"yarn": true, "pnpm": true, "cargo": true, "go": true, "make": true, "terraform": true,
 }
 
-func installVerb(s string) bool {
+// installVerb reports whether a subcommand installs or publishes: such
+// approvals stay exact.
+func installVerb(name, s string) bool {
 	switch s {
-	case "install", "i", "add", "ci", "get", "update", "upgrade", "remove", "uninstall", "publish":
+	case "install", "i", "add", "ci", "update", "upgrade", "remove", "uninstall", "publish", "run", "exec", "apply", "delete":
 		return true
+	case "get":
+		return name == "go"
 	}
 	return false
 }
