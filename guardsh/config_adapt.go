@@ -2,7 +2,6 @@ package guardsh
 
 import (
 	"fmt"
-	"path"
 	"strings"
 
 	"mvdan.cc/sh/v3/expand"
@@ -50,17 +49,6 @@ func wordString(w *syntax.Word) string {
 	return b.String()
 }
 
-// ruleMatches reports whether a configured rule matches argv. It is the
-// configuration's view of Rule matching (prefix globs word by word) and
-// must agree with the engine's.
-func ruleMatches(r Rule, argv []string) bool {
-	if len(argv) < len(r.Prefix) {
-		return false
-	}
-	for i, g := range r.Prefix {
-		if ok, _ := path.Match(g, argv[i]); !ok && g != argv[i] {
-			return false
-		}
-	}
-	return true
-}
+// ruleMatches reports whether a configured rule matches argv, as the
+// engine matches it (Rule.Matches).
+func ruleMatches(r Rule, argv []string) bool { return r.Matches(argv) }

@@ -1,32 +1,28 @@
 package interp
 
 import (
-	"path/filepath"
 	"strings"
 
 	"github.com/guardsh/guardsh/guardsh"
 )
 
 // approvalRule is the normalised prefix rule "allow for this session"
-// stores for c: the command and its subcommand, never the literal line.
+// stores for c (guardsh.ApprovalRule), with an ID naming what it allows so
+// that audit records and verdicts tell session approvals apart.
 func approvalRule(c guardsh.Command, v guardsh.Verdict) guardsh.Rule {
-	var prefix []string
-	if len(c.Args) > 0 {
-		prefix = append(prefix, filepath.Base(c.Args[0]))
-		if len(c.Args) > 1 {
-			if a := c.Args[1]; a != "" && !strings.HasPrefix(a, "-") && !strings.ContainsAny(a, "/~.*?[$=") {
-				prefix = append(prefix, a)
-			}
+	r := guardsh.ApprovalRule(c)
+	var words []string
+	for _, w := range r.Prefix {
+		if w != "*" && w != "$" {
+			words = append(words, w)
 		}
 	}
-	r := guardsh.Rule{
-		ID:       "session." + ruleIDWord(prefix),
-		Decision: guardsh.Allow,
-		Prefix:   prefix,
-		Reason:   "allowed for this session by a human",
-		Source:   "session",
-		Network:  v.Effects.Network,
-		Write:    v.Effects.Writes,
+	if len(words) > 3 {
+		words = words[:3]
+	}
+	r.ID = "session." + strings.ToLower(ruleIDWord(words))
+	if v.Effects.Network {
+		r.Network = true
 	}
 	return r
 }
