@@ -311,7 +311,7 @@ func TestEscalate(t *testing.T) {
 		escalate bool
 	}{
 		{"ls -d fetchy", true}, // approved ask with network rights
-		{"touch y", false},                   // approved, but needs nothing beyond the sandbox
+		{"touch y", false},     // approved, but needs nothing beyond the sandbox
 		{"true", false},
 	}
 	for _, tt := range tests {
