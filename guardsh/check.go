@@ -137,6 +137,7 @@ type checker struct {
 	total   Verdict
 	has     bool
 	steps   int
+	ecfg    *expand.Config
 }
 
 func newChecker(p *Policy, env CheckEnv, depth int, src string) *checker {
@@ -212,8 +213,9 @@ func (e ckEnv) Get(name string) expand.Variable {
 	case "#":
 		return expand.Variable{Set: true, Kind: expand.String, Str: strconv.Itoa(len(ck.params))}
 	}
-	if n, err := strconv.Atoi(name); err == nil && n >= 1 {
-		if n <= len(ck.params) {
+	if isNumber(name) {
+		n, _ := strconv.Atoi(name)
+		if n >= 1 && n <= len(ck.params) {
 			return expand.Variable{Set: true, Kind: expand.String, Str: ck.params[n-1]}
 		}
 		return expand.Variable{}
@@ -227,7 +229,42 @@ func (e ckEnv) Get(name string) expand.Variable {
 func (e ckEnv) Each(fn func(name string, vr expand.Variable) bool) {}
 
 func (ck *checker) cfg() *expand.Config {
-	return &expand.Config{Env: ckEnv{ck}}
+	if ck.ecfg == nil {
+		ck.ecfg = &expand.Config{Env: ckEnv{ck}}
+	}
+	return ck.ecfg
+}
+
+// isNumber reports whether s is all ASCII digits (a positional parameter).
+func isNumber(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// plainLit returns the value of a word that needs no expansion at all.
+func plainLit(w *syntax.Word) (string, bool) {
+	if len(w.Parts) != 1 {
+		return "", false
+	}
+	switch x := w.Parts[0].(type) {
+	case *syntax.Lit:
+		if strings.ContainsAny(x.Value, "\\~{") {
+			return "", false
+		}
+		return x.Value, true
+	case *syntax.SglQuoted:
+		if !x.Dollar {
+			return x.Value, true
+		}
+	}
+	return "", false
 }
 
 // known reports whether a parameter expansion's value is known.
@@ -242,7 +279,7 @@ func (ck *checker) knownParam(pe *syntax.ParamExp) bool {
 	case "?", "$", "!", "-", "0", "_", "RANDOM", "LINENO", "SECONDS", "BASHPID", "PPID", "EPOCHSECONDS", "EPOCHREALTIME", "SRANDOM":
 		return false
 	}
-	if n, err := strconv.Atoi(name); err == nil && n >= 1 {
+	if isNumber(name) && name != "0" {
 		return ck.hasPar
 	}
 	if _, ok := ck.lookup(name); !ok {
@@ -351,8 +388,15 @@ func (ck *checker) text(n syntax.Node) string {
 // placeholders (dynWord); srcs tells, per field, what command
 // substitutions produced it.
 func (ck *checker) fields(words []*syntax.Word) (args []string, srcs []source) {
-	cfg := ck.cfg()
+	args = make([]string, 0, len(words))
+	srcs = make([]source, 0, len(words))
 	for _, w := range words {
+		if v, ok := plainLit(w); ok {
+			args = append(args, v)
+			srcs = append(srcs, source{})
+			continue
+		}
+		cfg := ck.cfg()
 		sub := ck.substs(w)
 		if ck.staticParts(w.Parts) {
 			fs, err := expand.Fields(cfg, w)
