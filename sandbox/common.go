@@ -62,6 +62,7 @@ type ProbeResult struct {
 	Checks   []Check       `json:"checks,omitempty"`
 	Err      string        `json:"error,omitempty"`
 	Duration time.Duration `json:"duration"`
+	Cached   bool          `json:"-"` // from the probe cache (CachedProbe)
 }
 
 // Describe returns the sandbox description for audit records.
@@ -167,3 +168,10 @@ var (
 	passedMu sync.Mutex
 	passed   map[string]*os.File
 )
+
+func inode(fi os.FileInfo) uint64 {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return uint64(st.Ino)
+	}
+	return 0
+}

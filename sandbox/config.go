@@ -64,7 +64,8 @@ var rcFiles = []string{
 
 // NewConfig returns the default session sandbox for project (the user's
 // home is home): the project, tmpDir and /tmp writable; .git/hooks,
-// .git/config, .gitmodules, shell rc files and ~/.ssh protected. The
+// .git/config, .gitmodules, the project's .guardsh.toml, guardsh's user
+// configuration, shell rc files and ~/.ssh protected. The
 // environment can adjust it: GUARDSH_SANDBOX_WRITE (extra writable paths,
 // colon separated), GUARDSH_SANDBOX_TMP=0 (keep /tmp read-only),
 // GUARDSH_SANDBOX_UNIX=1 (allow AF_UNIX sockets on old kernels).
@@ -83,7 +84,7 @@ func NewConfig(project, tmpDir, home string, getenv func(string) string) Config 
 	}
 	c.Unix = getenv("GUARDSH_SANDBOX_UNIX") == "1"
 	if c.Project != "" {
-		for _, p := range []string{".git/hooks", ".git/config", ".gitmodules"} {
+		for _, p := range []string{".git/hooks", ".git/config", ".gitmodules", ".guardsh.toml"} {
 			c.Protected = append(c.Protected, filepath.Join(c.Project, p))
 		}
 	}
@@ -91,6 +92,14 @@ func NewConfig(project, tmpDir, home string, getenv func(string) string) Config 
 		for _, f := range rcFiles {
 			c.Protected = append(c.Protected, filepath.Join(canon(home), f))
 		}
+		// guardsh's own configuration: what the privileged side trusts.
+		c.Protected = append(c.Protected, filepath.Join(canon(home), ".config", "guardsh"))
+	}
+	if x := getenv("XDG_CONFIG_HOME"); filepath.IsAbs(x) {
+		c.Protected = append(c.Protected, filepath.Join(canon(x), "guardsh"))
+	}
+	if x := getenv("GUARDSH_CONFIG"); filepath.IsAbs(x) {
+		c.Protected = append(c.Protected, canon(x))
 	}
 	return c
 }
@@ -139,6 +148,25 @@ func (c Config) ProtectedInside() []string {
 		}
 	}
 	sort.Strings(out)
+	return out
+}
+
+// ProtectedMissing lists the protected paths inside a writable root that
+// do not exist: no read-only mount can cover them, so a confined process
+// could create them. The privileged side reports any that appear.
+func (c Config) ProtectedMissing() []string {
+	var out []string
+	for _, p := range c.Protected {
+		if _, err := os.Lstat(p); err == nil {
+			continue
+		}
+		for _, r := range c.WritableRoots() {
+			if within(p, r) {
+				out = append(out, p)
+				break
+			}
+		}
+	}
 	return out
 }
 

@@ -56,3 +56,34 @@ func TestProbeBackends(t *testing.T) {
 		})
 	}
 }
+
+func TestCachedProbe(t *testing.T) {
+	needRoot(t)
+	if LandlockABI() < minLandlockABI {
+		t.Skip("no Landlock")
+	}
+	// /tmp is writable in the sandbox: the cache must live elsewhere.
+	home, _ := os.UserHomeDir()
+	cache, err := os.MkdirTemp(home, "guardsh-cache-test-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(cache)
+	t.Setenv("XDG_CACHE_HOME", cache)
+	c := NewConfig(t.TempDir(), t.TempDir(), "", nil)
+	first := CachedProbe(BackendLandlock, c)
+	second := CachedProbe(BackendLandlock, c)
+	if !first.OK || first.Cached || !second.OK || !second.Cached {
+		t.Fatalf("first ok=%v cached=%v, second ok=%v cached=%v", first.OK, first.Cached, second.OK, second.Cached)
+	}
+	c.Network = true // other settings: probed afresh
+	if r := CachedProbe(BackendLandlock, c); r.Cached {
+		t.Error("a different configuration reused the cached result")
+	}
+	// A cache inside a writable root is never used.
+	t.Setenv("XDG_CACHE_HOME", c.TmpDir)
+	CachedProbe(BackendLandlock, c)
+	if r := CachedProbe(BackendLandlock, c); r.Cached {
+		t.Error("cache inside a writable root was used")
+	}
+}

@@ -146,7 +146,8 @@ func (f *fixture) env(backend string, extra ...string) []string {
 	}
 	env := []string{"HOME=" + f.home, "PATH=" + path, "LANG=C", "GUARDSH_MODE=bypass",
 		"GUARDSH_SANDBOX=" + backend, "GUARDSH_PROJECT=" + f.project,
-		"OUT=" + f.outside, "ETCDIR=" + f.etc, "XDG_STATE_HOME=" + filepath.Join(f.base, "state")}
+		"OUT=" + f.outside, "ETCDIR=" + f.etc, "XDG_STATE_HOME=" + filepath.Join(f.base, "state"),
+		"XDG_CACHE_HOME=" + filepath.Join(f.base, "cache")}
 	return append(env, extra...)
 }
 
@@ -618,5 +619,46 @@ func TestSandboxExitStatus(t *testing.T) {
 		if code != 128+int(syscall.SIGKILL) {
 			t.Errorf("%s: killed interpreter: status %d, want %d", b, code, 128+int(syscall.SIGKILL))
 		}
+	}
+}
+
+// TestSandboxEscalation: a command that a rule grants the network runs
+// through the privileged side and reaches the test's listener; the same
+// program without the rule, in the same session, does not.
+func TestSandboxEscalation(t *testing.T) {
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("python3 needed")
+	}
+	for _, backend := range backendsUnderTest(t) {
+		t.Run(backend, func(t *testing.T) {
+			f := newFixture(t)
+			l := newListeners(t, filepath.Join(f.outside, "sock"))
+			h, p := hostPort(l.tcp)
+			dial := fmt.Sprintf("import socket, sys\ns = socket.create_connection((%q, %s), 2)\ns.close()\nprint('connected')\n", h, p)
+			os.WriteFile(filepath.Join(f.project, "dial.py"), []byte(dial), 0o644)
+			os.WriteFile(filepath.Join(f.project, "other.py"), []byte(dial), 0o644)
+			conf := filepath.Join(f.home, ".config", "guardsh", "config.toml")
+			os.MkdirAll(filepath.Dir(conf), 0o755)
+			os.WriteFile(conf, []byte(`[[rule]]
+id = "test.dial"
+decision = "allow"
+prefix = ["python3", "dial.py"]
+network = true
+`), 0o644)
+			stdout, stderr, code := f.run(t, backend, `python3 dial.py; echo "RC dial $?"; python3 other.py; echo "RC other $?"`, "GUARDSH_MODE=default")
+			audit, _ := os.ReadFile(filepath.Join(f.base, "state", "guardsh", "audit.jsonl"))
+			if !bytes.Contains(audit, []byte(`"escalated":true`)) {
+				t.Skipf("the interpreter did not mark the command for escalation (its policy lacks the config's rules or the audit log is not wired yet): exit %d stdout %q stderr %q", code, stdout, stderr)
+			}
+			if !strings.Contains(stdout, "connected\nRC dial 0") {
+				t.Errorf("escalated command did not connect: stdout %q stderr %q", stdout, stderr)
+			}
+			if strings.Contains(stdout, "RC other 0") {
+				t.Errorf("command without the rule connected: %q", stdout)
+			}
+			if n := l.hits.Load(); n != 1 {
+				t.Errorf("listener reached %d times, want exactly 1", n)
+			}
+		})
 	}
 }

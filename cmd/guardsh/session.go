@@ -106,7 +106,12 @@ func probeAll(c sandbox.Config, all bool) (sandbox.ProbeResult, bool, []sandbox.
 	var chosen sandbox.ProbeResult
 	found := false
 	for _, b := range backendsWanted() {
-		r := sandbox.Probe(b, c)
+		var r sandbox.ProbeResult
+		if all {
+			r = sandbox.Probe(b, c) // the doctor always proves afresh
+		} else {
+			r = sandbox.CachedProbe(b, c)
+		}
 		results = append(results, r)
 		if r.OK && !found {
 			chosen, found = r, true
@@ -206,6 +211,14 @@ func sandboxSession(inv *invocation) (code int, done bool, describe string) {
 		fmt.Fprintf(os.Stderr, "guardsh: sandbox: %v\n", err)
 		return 126, true, ""
 	}
+	missing := c.ProtectedMissing()
+	defer func() {
+		for _, p := range missing {
+			if _, err := os.Lstat(p); err == nil {
+				fmt.Fprintf(os.Stderr, "guardsh: warning: %s was created during this sandboxed session (it is protected when it exists at the start); review it before git or your shell uses it\n", p)
+			}
+		}
+	}()
 	go broker.Serve()
 	go func() {
 		for sig := range sigs {

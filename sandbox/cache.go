@@ -1,0 +1,74 @@
+package sandbox
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// CachedProbe is Probe with memory: a passing result is remembered per
+// boot, guardsh binary (path, size, mtime, inode), backend, Landlock ABI,
+// user and sandbox settings, in the user's cache directory, and reused
+// while all of those stay the same. The cache is only read and written
+// where confined processes cannot write (outside every writable root);
+// failures are never cached. GUARDSH_SANDBOX_NOCACHE=1 turns it off.
+func CachedProbe(backend string, c Config) ProbeResult {
+	path := probeCachePath(backend, c)
+	if path != "" {
+		if b, err := os.ReadFile(path); err == nil {
+			var r ProbeResult
+			if json.Unmarshal(b, &r) == nil && r.OK && r.Backend == backend {
+				r.Cached = true
+				return r
+			}
+		}
+	}
+	r := Probe(backend, c)
+	if r.OK && path != "" {
+		if b, err := json.Marshal(r); err == nil {
+			os.MkdirAll(filepath.Dir(path), 0o700)
+			tmp := path + ".tmp"
+			if os.WriteFile(tmp, b, 0o600) == nil {
+				os.Rename(tmp, path)
+			}
+		}
+	}
+	return r
+}
+
+func probeCachePath(backend string, c Config) string {
+	if os.Getenv("GUARDSH_SANDBOX_NOCACHE") == "1" {
+		return ""
+	}
+	boot, err := os.ReadFile("/proc/sys/kernel/random/boot_id")
+	if err != nil {
+		return "" // no boot identity (macOS): always probe
+	}
+	exe, err := executable()
+	if err != nil {
+		return ""
+	}
+	fi, err := os.Stat(exe)
+	if err != nil {
+		return ""
+	}
+	dir, err := os.UserCacheDir()
+	if err != nil {
+		return ""
+	}
+	dir = filepath.Join(canon(dir), "guardsh")
+	for _, r := range c.WritableRoots() {
+		if within(dir, r) || within(r, dir) {
+			return ""
+		}
+	}
+	settings := c
+	settings.Project, settings.TmpDir, settings.Protected = "", "", nil
+	cfg, _ := json.Marshal(settings)
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\x00%s\x00%d\x00%d\x00%v\x00%s\x00%d\x00%d\x00%s", boot, exe, fi.Size(), fi.ModTime().UnixNano(), inode(fi), backend, LandlockABI(), os.Geteuid(), cfg)
+	return filepath.Join(dir, "probe-"+hex.EncodeToString(h.Sum(nil))[:32]+".json")
+}
