@@ -47,7 +47,7 @@ type AuditRecord struct {
 	Gate      string  `json:"gate,omitempty"`
 	Escalated bool    `json:"escalated,omitempty"` // ran outside the session sandbox with extra rights
 	Effects   Effects `json:"effects,omitzero"`
-	Sandbox   string  `json:"sandbox"` // e.g. "landlock+seccomp (abi 7)" or "off (--no-sandbox)"
+	Sandbox   string  `json:"sandbox,omitempty"` // e.g. "landlock+seccomp (abi 7)" or "off (--no-sandbox)"
 
 	// Set on exit records.
 	Status     *int    `json:"status,omitempty"`

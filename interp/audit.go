@@ -17,9 +17,9 @@ import (
 
 // AuditLog appends guardsh.AuditRecords as JSON lines. It is opened once per
 // session (before the sandbox confines the process: Landlock does not affect
-// open files) and is safe for concurrent use. Decide records are flushed
-// before the command runs; exit records are buffered and flushed with the
-// next decide record or on Close.
+// open files) and is safe for concurrent use. Every record is written out
+// (one write call) before Decide or Exit returns: a decide record is in the
+// file before its command runs.
 type AuditLog struct {
 	mu      sync.Mutex
 	f       *os.File // nil when writing to a plain io.Writer
@@ -100,7 +100,7 @@ func (a *AuditLog) Decide(rec *guardsh.AuditRecord) uint64 {
 	return rec.ID
 }
 
-// Exit appends the exit record of command id (buffered).
+// Exit appends the exit record of command id.
 func (a *AuditLog) Exit(id uint64, status int, d time.Duration) {
 	if a == nil || id == 0 {
 		return
@@ -112,6 +112,8 @@ func (a *AuditLog) Exit(id uint64, status int, d time.Duration) {
 		Event: guardsh.AuditExit, ID: id, Status: &st,
 		DurationMS: float64(d.Microseconds()) / 1000,
 	})
+	// Written through too: the shell may end with os.Exit right after.
+	a.flushLocked()
 }
 
 // Flush writes buffered records out.

@@ -273,13 +273,16 @@ func noHumanHint(v guardsh.Verdict, r guardsh.Rule) string {
 func ruleIDWord(prefix []string) string {
 	var parts []string
 	for _, w := range prefix {
+		if w == "*" || w == "$" {
+			continue
+		}
 		w = strings.Map(func(r rune) rune {
 			if unicode.IsLetter(r) || unicode.IsDigit(r) || r == '-' || r == '_' {
 				return r
 			}
 			return -1
 		}, w)
-		if w != "" {
+		if w = strings.Trim(w, "-_"); w != "" {
 			parts = append(parts, w)
 		}
 	}

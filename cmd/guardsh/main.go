@@ -134,12 +134,20 @@ func shell(inv *invocation) int {
 	interactive := inv.Interactive ||
 		(inv.Command == nil && inv.Script == "" && term.IsTerminal(int(os.Stdin.Fd())) && term.IsTerminal(int(os.Stderr.Fd())))
 	inv.Interactive = interactive
+	policy, err := buildPolicy(inv.mode, modeExplicit(inv))
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "%s: %v\n", shellName(), err)
+		return 2
+	}
+	inv.mode = policy.Mode
 	code, done, sandboxDesc := sandboxSession(inv)
 	if done {
 		return code
 	}
 	r, err := interp.New(interp.Config{
-		Policy:      guardsh.NewPolicy(inv.mode),
+		Policy:      policy,
+		Gate:        sessionGate(),
+		Audit:       sessionAuditLog(),
 		Stdin:       os.Stdin,
 		Stdout:      os.Stdout,
 		Stderr:      os.Stderr,

@@ -1,0 +1,102 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+
+	"github.com/guardsh/guardsh/guardsh"
+	"github.com/guardsh/guardsh/interp"
+	"github.com/guardsh/guardsh/sandbox"
+)
+
+// loadedConfig is the session's configuration, loaded once by buildPolicy.
+var loadedConfig struct {
+	sync.Mutex
+	cfg     *guardsh.Config
+	home    string
+	project string
+}
+
+// sessionProject is the project root of a session started here:
+// $GUARDSH_PROJECT, else the enclosing git work tree, else the working
+// directory (as the sandbox decides it).
+func sessionProject() string {
+	if p := os.Getenv("GUARDSH_PROJECT"); p != "" {
+		return p
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return ""
+	}
+	return sandbox.ProjectRoot(wd)
+}
+
+// buildPolicy loads the user's and the project's configuration and returns
+// the session's policy. The mode follows guardsh's precedence: the --mode
+// flag or GUARDSH_MODE (modeFromFlag: mode came from one of them), then the
+// configuration, then default. A broken configuration file is an error;
+// parts of an untrusted project file that were not applied are warned
+// about on stderr.
+func buildPolicy(mode guardsh.Mode, modeFromFlag bool) (*guardsh.Policy, error) {
+	home, _ := os.UserHomeDir()
+	project := sessionProject()
+	cfg, err := guardsh.LoadConfig(home, project, os.Getenv)
+	if err != nil {
+		return nil, err
+	}
+	for _, w := range cfg.Warnings {
+		fmt.Fprintf(os.Stderr, "guardsh: warning: %s\n", w)
+	}
+	loadedConfig.Lock()
+	loadedConfig.cfg, loadedConfig.home, loadedConfig.project = cfg, home, project
+	loadedConfig.Unlock()
+	if !modeFromFlag && cfg.Mode != "" {
+		mode = cfg.Mode
+	}
+	return cfg.Policy(mode), nil
+}
+
+// modeExplicit reports whether the mode was chosen for this invocation
+// (--mode or GUARDSH_MODE), which beats the configuration's mode.
+func modeExplicit(inv *invocation) bool {
+	if os.Getenv("GUARDSH_MODE") != "" {
+		return true
+	}
+	for _, l := range inv.Long {
+		if strings.HasPrefix(l, "--mode=") || l == "--mode" {
+			return true
+		}
+	}
+	return false
+}
+
+// sessionGate is the shell's gate: the terminal the sandbox passed down,
+// else /dev/tty; nil (every ask refused with instructions) without one.
+func sessionGate() interp.Gate {
+	if f := sandbox.PassedFile("tty"); f != nil {
+		return interp.NewTerminalGate(f)
+	}
+	g, err := interp.OpenTerminalGate()
+	if err != nil {
+		return nil
+	}
+	return g
+}
+
+// sessionAuditLog opens the session's audit log (see sessionAudit) at the
+// path the configuration chooses. A log that cannot be opened is reported
+// and the session goes on without one.
+func sessionAuditLog() *interp.AuditLog {
+	loadedConfig.Lock()
+	cfg, home := loadedConfig.cfg, loadedConfig.home
+	loadedConfig.Unlock()
+	path := cfg.AuditLogPath(home, os.Getenv)
+	a, err := sessionAudit(path)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "guardsh: warning: %v: commands are not audited\n", err)
+		return nil
+	}
+	return a
+}
