@@ -30,8 +30,9 @@ type Shell interface {
 	RunCommand(ctx context.Context, src string, stdout, stderr io.Writer) int
 	// Cwd is the session's working directory.
 	Cwd() string
-	// DecideAccess asks the policy and gate about a file tool's access.
-	DecideAccess(ctx context.Context, a guardsh.Access, show string) guardsh.Verdict
+	// DecideAccess asks the policy and gate about an access of the file
+	// tool named tool; diff is what a write would change, for the gate.
+	DecideAccess(ctx context.Context, a guardsh.Access, tool, diff string) guardsh.Verdict
 }
 
 // Config is one run of the agent.

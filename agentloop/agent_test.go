@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/guardsh/guardsh/guardsh"
+	"github.com/guardsh/guardsh/interp"
 	"github.com/ollama/ollama/api"
 )
 
@@ -659,5 +660,59 @@ func TestNoNativeTools(t *testing.T) {
 	res, err, out := p.run(t, context.Background(), f, guardsh.ModeAuto, nil)
 	if err != nil || !res.Finished {
 		t.Fatalf("run: %v %+v\n%s", err, res, out)
+	}
+}
+
+// scriptGate is a human at the gate answering by tool or command name.
+type scriptGate struct {
+	answers map[string][]interp.GateAnswer
+	seen    []interp.GateRequest
+}
+
+func (g *scriptGate) Approve(ctx context.Context, req interp.GateRequest) interp.GateAnswer {
+	g.seen = append(g.seen, req)
+	name := req.Command.Args[0]
+	if len(g.answers[name]) == 0 {
+		return interp.GateDeny
+	}
+	a := g.answers[name][0]
+	g.answers[name] = g.answers[name][1:]
+	return a
+}
+
+// TestGate: in default mode a write goes to the gate with its diff, a
+// human's refusal reaches the model, "allow for this session" sticks.
+func TestGate(t *testing.T) {
+	p := newProject(t, "gofix", false)
+	gate := &scriptGate{answers: map[string][]interp.GateAnswer{
+		"edit_file": {interp.GateAllowOnce},
+		"go":        {interp.GateDeny, interp.GateAllowSession},
+	}}
+	p.gate = gate
+	f := newFake(t,
+		calls(call("read_file", `{"path": "calc.go"}`)),
+		calls(editFix),
+		calls(goTest).with(expectTool("edit_file", "edited calc.go")),
+		calls(goTest).with(expectTool("run_shell", "refused it at the approval prompt")),
+		calls(goTest).with(expectTool("run_shell", "exit status: 0")),
+		calls(call("finish", `{"summary": "fixed"}`)).with(expectTool("run_shell", "exit status: 0")),
+	)
+	res, err, out := p.run(t, context.Background(), f, guardsh.ModeDefault, nil)
+	if err != nil || !res.Finished {
+		t.Fatalf("run: %v %+v\n%s", err, res, out)
+	}
+	var diffShown bool
+	var asks []string
+	for _, r := range gate.seen {
+		asks = append(asks, r.Command.Args[0])
+		if r.Command.Args[0] == "edit_file" && strings.Contains(r.Diff, "-\tfor i := 1;") && strings.Contains(r.Diff, "+\tfor i := 0;") {
+			diffShown = true
+		}
+	}
+	if !diffShown {
+		t.Errorf("the gate did not show the edit's diff: %+v", gate.seen)
+	}
+	if strings.Join(asks, ",") != "edit_file,go,go" {
+		t.Errorf("asks: %v (the session approval should cover the third test run)", asks)
 	}
 }

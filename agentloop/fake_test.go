@@ -216,6 +216,7 @@ func shellEnv(t *testing.T, home string) []string {
 // fake HOME and state directory.
 type project struct {
 	root, home string
+	gate       interp.Gate // nil: no human
 }
 
 func newProject(t *testing.T, testdata string, withGit bool) *project {
@@ -270,6 +271,7 @@ func (p *project) shell(t *testing.T, mode guardsh.Mode) *interp.Runner {
 		Project: p.root,
 		Dir:     p.root,
 		Env:     shellEnv(t, p.home),
+		Gate:    p.gate,
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -120,7 +120,7 @@ func (f *frameWriter) Write(p []byte) (int, error) {
 type RemoteShell struct {
 	// Access decides the file tools' accesses in the agent's process (the
 	// policy and gate there).
-	Access func(ctx context.Context, a guardsh.Access, show string) guardsh.Verdict
+	Access func(ctx context.Context, a guardsh.Access, tool, diff string) guardsh.Verdict
 	// Sandbox is how the session says it is confined.
 	Sandbox string
 
@@ -134,7 +134,7 @@ type RemoteShell struct {
 }
 
 // NewRemoteShell waits for the session's ready line on r; w takes requests.
-func NewRemoteShell(w io.Writer, r io.Reader, access func(ctx context.Context, a guardsh.Access, show string) guardsh.Verdict) (*RemoteShell, error) {
+func NewRemoteShell(w io.Writer, r io.Reader, access func(ctx context.Context, a guardsh.Access, tool, diff string) guardsh.Verdict) (*RemoteShell, error) {
 	s := &RemoteShell{Access: access, enc: json.NewEncoder(w), dec: json.NewDecoder(r)}
 	var f shellFrame
 	if err := s.dec.Decode(&f); err != nil {
@@ -206,6 +206,6 @@ func (s *RemoteShell) Cwd() string {
 }
 
 // DecideAccess implements Shell.
-func (s *RemoteShell) DecideAccess(ctx context.Context, a guardsh.Access, show string) guardsh.Verdict {
-	return s.Access(ctx, a, show)
+func (s *RemoteShell) DecideAccess(ctx context.Context, a guardsh.Access, tool, diff string) guardsh.Verdict {
+	return s.Access(ctx, a, tool, diff)
 }

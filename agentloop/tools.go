@@ -185,7 +185,7 @@ func (a *agent) spec(name string) *toolSpec {
 }
 
 // access asks the policy (and the gate) about a file tool's access.
-func (a *agent) access(ctx context.Context, raw, rel string, write bool, show string) *toolResult {
+func (a *agent) access(ctx context.Context, tool, raw, rel string, write bool, diff string) *toolResult {
 	root := a.files.Root()
 	res := filepath.Join(root, filepath.FromSlash(rel))
 	if r, err := filepath.EvalSymlinks(res); err == nil {
@@ -193,7 +193,7 @@ func (a *agent) access(ctx context.Context, raw, rel string, write bool, show st
 	}
 	acc := guardsh.Access{Path: raw, Resolved: res, Inside: true, Write: write,
 		Dir: a.shell.Cwd(), Project: root, Home: a.home, Via: "agent"}
-	v := a.shell.DecideAccess(ctx, acc, show)
+	v := a.shell.DecideAccess(ctx, acc, tool, diff)
 	if v.Decision == guardsh.Allow {
 		return nil
 	}
@@ -222,7 +222,7 @@ func (a *agent) listFiles(ctx context.Context, p string) toolResult {
 	if err != nil {
 		return errResult("%v", err)
 	}
-	if r := a.access(ctx, p, rel, false, ""); r != nil {
+	if r := a.access(ctx, "list_files", p, rel, false, ""); r != nil {
 		return *r
 	}
 	fi, err := a.files.Lstat(rel)
@@ -286,7 +286,7 @@ func (a *agent) readFile(ctx context.Context, p string, offset, limit int) toolR
 	if err != nil {
 		return errResult("%v", err)
 	}
-	if r := a.access(ctx, p, rel, false, ""); r != nil {
+	if r := a.access(ctx, "read_file", p, rel, false, ""); r != nil {
 		return *r
 	}
 	fi, err := a.files.Lstat(rel)
@@ -364,7 +364,7 @@ func (a *agent) current(rel, verb string) (data []byte, mode fs.FileMode, exists
 
 // change applies a write or delete after the gate: branch, snapshot, change,
 // record.
-func (a *agent) change(ctx context.Context, raw, rel string, old []byte, mode fs.FileMode, existed bool, content []byte, remove bool) *toolResult {
+func (a *agent) change(ctx context.Context, tool, raw, rel string, old []byte, mode fs.FileMode, existed bool, content []byte, remove bool) *toolResult {
 	diff := ""
 	if remove {
 		diff = fmt.Sprintf("delete %s (%d bytes)", rel, len(old))
@@ -374,7 +374,7 @@ func (a *agent) change(ctx context.Context, raw, rel string, old []byte, mode fs
 			diff = "new file\n" + diff
 		}
 	}
-	if r := a.access(ctx, raw, rel, true, diff); r != nil {
+	if r := a.access(ctx, tool, raw, rel, true, diff); r != nil {
 		return r
 	}
 	if a.git != nil {
@@ -433,7 +433,7 @@ func (a *agent) writeFile(ctx context.Context, p, content string) toolResult {
 	if existed && string(old) == content {
 		return toolResult{text: rel + " already has exactly this content; nothing changed", note: "unchanged"}
 	}
-	if r := a.change(ctx, p, rel, old, mode, existed, []byte(content), false); r != nil {
+	if r := a.change(ctx, "write_file", p, rel, old, mode, existed, []byte(content), false); r != nil {
 		return *r
 	}
 	verb := "replaced"
@@ -481,7 +481,7 @@ func (a *agent) editFile(ctx context.Context, p, oldS, newS string) toolResult {
 		return errResult("old_string occurs %d times in %s (at lines %s); it must occur exactly once: include neighbouring lines in old_string to make it unique", n, rel, strings.Join(at, ", "))
 	}
 	updated := strings.Replace(text, oldS, newS, 1)
-	if r := a.change(ctx, p, rel, old, mode, true, []byte(updated), false); r != nil {
+	if r := a.change(ctx, "edit_file", p, rel, old, mode, true, []byte(updated), false); r != nil {
 		return *r
 	}
 	d := unifiedDiff(rel, text, updated)
@@ -538,7 +538,7 @@ func (a *agent) deleteFile(ctx context.Context, p string) toolResult {
 	if r != nil {
 		return *r
 	}
-	if r := a.change(ctx, p, rel, old, mode, true, nil, true); r != nil {
+	if r := a.change(ctx, "delete_file", p, rel, old, mode, true, nil, true); r != nil {
 		return *r
 	}
 	return toolResult{text: "deleted " + rel + " (a snapshot was kept; the user can undo)", note: "deleted"}

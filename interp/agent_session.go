@@ -62,18 +62,51 @@ func (g *Runner) Cwd() string { return g.r.Dir }
 func (g *Runner) ProjectRoot() string { return g.cfg.Project }
 
 // DecideAccess asks the session's policy about one file access of the
-// agent's file tools; an ask goes to the same gate as a shell command, with
-// show (the diff of a write, or the path) for the human to see.
-func (g *Runner) DecideAccess(ctx context.Context, a guardsh.Access, show string) guardsh.Verdict {
+// agent's file tools (tool is the tool's name, e.g. "edit_file"); an ask goes
+// to the same gate as a shell command, showing diff (the change a write
+// would make), unless the human already allowed it for the session. The
+// decision is in the audit log before DecideAccess returns.
+func (g *Runner) DecideAccess(ctx context.Context, a guardsh.Access, tool, diff string) guardsh.Verdict {
+	if a.Via == "" {
+		a.Via = "agent"
+	}
 	v := g.policy.ClassifyAccess(a)
+	policyDecision := v.Decision
+	c := guardsh.Command{Args: []string{tool, a.Path}, Dir: a.Dir, Project: g.cfg.Project, Home: a.Home, Via: a.Via}
+	answer := ""
 	if v.Decision == guardsh.Ask {
-		what := []string{a.Via, a.Path}
-		if show != "" {
-			what = append(what, show)
+		sessionMu.RLock()
+		for _, r := range g.policy.Session {
+			if r.Matches(c.Args) {
+				v.Decision, answer = guardsh.Allow, "session-rule"
+				break
+			}
 		}
-		if g.ask(ctx, what, v) {
-			v.Decision = guardsh.Allow
+		sessionMu.RUnlock()
+		if answer == "" {
+			var ga GateAnswer
+			v, ga = g.gatekeep(ctx, c, v, diff)
+			answer = ga.String()
 		}
+	}
+	if g.cfg.Audit != nil {
+		eff := guardsh.Effects{Reads: []string{a.Resolved}}
+		if a.Write {
+			eff = guardsh.Effects{Writes: []string{a.Resolved}}
+		}
+		g.cfg.Audit.Decide(&guardsh.AuditRecord{
+			Cwd:      a.Dir,
+			Project:  g.cfg.Project,
+			Argv:     c.Args,
+			Via:      a.Via,
+			Mode:     g.policy.Mode,
+			Decision: policyDecision.String(),
+			Rule:     v.Rule,
+			Reason:   v.Reason,
+			Gate:     answer,
+			Effects:  eff,
+			Sandbox:  g.cfg.Sandbox,
+		})
 	}
 	return v
 }

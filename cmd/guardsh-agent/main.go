@@ -126,7 +126,28 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 		return 2
 	}
 	env := agentEnv(os.Environ())
-	off, _ := sandboxOff(*noSandbox)
+	off, isOff := sandboxOff(*noSandbox)
+	if !isOff {
+		off = "none for the agent's file tools (path jail); commands run in the sandboxed session"
+	}
+	// The gate: a human at the terminal. Without one, every ask is refused
+	// with a message telling the model that a human must approve it.
+	var gate interp.Gate
+	gateDesc := "none (no terminal: asks are refused)"
+	if tg, err := interp.OpenTerminalGate(); err == nil {
+		gate, gateDesc = tg, "/dev/tty"
+	}
+	var auditFile *os.File
+	var audit *interp.AuditLog
+	if p := gcfg.AuditLogPath(home, getenv); p != "" {
+		if f, err := interp.OpenAuditFile(p); err != nil {
+			fmt.Fprintf(stderr, "guardsh-agent: warning: %v\n", err)
+		} else {
+			defer f.Close()
+			auditFile, audit = f, interp.NewAuditLog(f, "")
+			defer audit.Close()
+		}
+	}
 	// local decides the file tools' accesses, and runs the commands too
 	// when the sandbox is off.
 	local, err := interp.New(interp.Config{
@@ -136,18 +157,20 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 		Env:     env,
 		Name:    "guardsh",
 		Sandbox: off,
+		Gate:    gate,
+		Audit:   audit,
 	})
 	if err != nil {
 		fmt.Fprintf(stderr, "guardsh-agent: %v\n", err)
 		return 2
 	}
-	sess, err := startShell(root, md, local, env, *noSandbox, stderr)
+	sess, err := startShell(root, md, local, env, *noSandbox, auditFile, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "guardsh-agent: %v\n", err)
 		return 2
 	}
 	defer sess.close()
-	fmt.Fprintf(stdout, "guardsh-agent: %s, mode %s (%s), sandbox %s, Ollama at %s\n", root, md, modeSrc, sess.desc, hostDesc)
+	fmt.Fprintf(stdout, "guardsh-agent: %s, mode %s (%s), sandbox %s, gate %s, Ollama at %s\n", root, md, modeSrc, sess.desc, gateDesc, hostDesc)
 	cfg := agentloop.Config{
 		Client:     api.NewClient(base, http.DefaultClient),
 		Model:      m,

@@ -79,6 +79,17 @@ func TestRunAndUndo(t *testing.T) {
 			t.Errorf("output lacks %q:\n%s", want, out.String())
 		}
 	}
+	// One audit log: the file tools' decisions (this process) and the
+	// shell's (the session process).
+	audit, err := os.ReadFile(filepath.Join(os.Getenv("HOME"), ".local", "state", "guardsh", "audit.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"argv":["write_file","NOTES.md"]`, `"via":"agent"`, `"argv":["true"]`} {
+		if !strings.Contains(string(audit), want) {
+			t.Errorf("audit log lacks %s:\n%s", want, audit)
+		}
+	}
 	if f.models[0] != "tiny:1b" {
 		t.Errorf("model %q, want GUARDSH_MODEL's", f.models[0])
 	}

@@ -46,7 +46,7 @@ type shellSession struct {
 // outside: it must reach Ollama. local decides the file tools' accesses
 // (same policy, in this process). With the sandbox turned off by its named
 // switch the session runs in this process.
-func startShell(root string, md guardsh.Mode, local *interp.Runner, env []string, noSandbox bool, stderr io.Writer) (*shellSession, error) {
+func startShell(root string, md guardsh.Mode, local *interp.Runner, env []string, noSandbox bool, audit *os.File, stderr io.Writer) (*shellSession, error) {
 	if why, off := sandboxOff(noSandbox); off {
 		fmt.Fprintf(stderr, "guardsh-agent: warning: sandbox %s: the agent's commands run without OS confinement\n", why)
 		return &shellSession{shell: local, desc: why, close: func() {}}, nil
@@ -90,7 +90,7 @@ func startShell(root string, md guardsh.Mode, local *interp.Runner, env []string
 	saved := os.Args
 	os.Args = []string{saved[0], sessionArg, "--mode", string(md), "--project", root}
 	s, err := sandbox.Start(chosen.Backend, c, chosen.Describe(), append(env, "TMPDIR="+tmp), nil,
-		map[string]*os.File{"agent-req": reqR, "agent-resp": respW})
+		map[string]*os.File{"agent-req": reqR, "agent-resp": respW, "audit": audit})
 	os.Args = saved
 	reqR.Close()
 	respW.Close()
@@ -184,6 +184,16 @@ func sessionMain(args []string) int {
 		fmt.Fprintf(os.Stderr, "guardsh-agent: session: %v\n", err)
 		return 2
 	}
+	// The gate: the terminal, which the sandbox leaves reachable.
+	var gate interp.Gate
+	if tg, err := interp.OpenTerminalGate(); err == nil {
+		gate = tg
+	}
+	var audit *interp.AuditLog
+	if f := sandbox.PassedFile("audit"); f != nil {
+		audit = interp.NewAuditLog(f, "")
+		defer audit.Close()
+	}
 	r, err := interp.New(interp.Config{
 		Policy:  gcfg.Policy(md),
 		Project: *project,
@@ -191,6 +201,8 @@ func sessionMain(args []string) int {
 		Env:     os.Environ(),
 		Name:    "guardsh",
 		Sandbox: desc,
+		Gate:    gate,
+		Audit:   audit,
 	})
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "guardsh-agent: session: %v\n", err)
