@@ -8,10 +8,13 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // fakeChat is a minimal Ollama /api/chat: it streams each scripted reply
@@ -175,4 +178,80 @@ func TestSandboxedSession(t *testing.T) {
 		}
 		os.Remove(target)
 	}
+}
+
+// TestMain lets a test start this binary as guardsh-agent itself.
+func TestMain(m *testing.M) {
+	if os.Getenv("GUARDSH_AGENT_TEST_MAIN") == "1" {
+		os.Args = append([]string{"guardsh-agent"}, strings.Split(os.Getenv("GUARDSH_AGENT_TEST_ARGS"), "\x1f")...)
+		main()
+		return
+	}
+	os.Exit(m.Run())
+}
+
+// TestCtrlC: Ctrl-C (SIGINT to the whole foreground process group, as a
+// terminal sends it) during a command stops the run cleanly: the command
+// is gone, the agent says so and exits 130.
+func TestCtrlC(t *testing.T) {
+	for _, noSandbox := range []bool{false, true} {
+		dir, _ := setup(t)
+		const marker = "40.3917"
+		f := &fakeChat{turns: []string{`[{"function":{"name":"run_shell","arguments":{"command":"sleep ` + marker + `"}}}]`}}
+		srv := httptest.NewServer(f)
+		args := []string{"--host", srv.URL, "--workdir", dir, "--mode", "auto", "wait"}
+		if noSandbox {
+			args = append([]string{"--no-sandbox"}, args...)
+		}
+		cmd := exec.Command(os.Args[0])
+		cmd.Env = append(os.Environ(), "GUARDSH_AGENT_TEST_MAIN=1", "GUARDSH_AGENT_TEST_ARGS="+strings.Join(args, "\x1f"))
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		var out, errb bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &errb
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i < 200 && len(sleeping(marker)) == 0; i++ {
+			time.Sleep(25 * time.Millisecond)
+		}
+		if len(sleeping(marker)) == 0 {
+			cmd.Process.Kill()
+			cmd.Wait()
+			t.Fatalf("the command never started:\n%s\n%s", out.String(), errb.String())
+		}
+		start := time.Now()
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGINT)
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
+		select {
+		case <-done:
+		case <-time.After(15 * time.Second):
+			syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+			t.Fatalf("the agent did not stop on Ctrl-C:\n%s", out.String())
+		}
+		srv.Close()
+		if code := cmd.ProcessState.ExitCode(); code != 130 {
+			t.Errorf("exit %d, want 130\n%s\n%s", code, out.String(), errb.String())
+		}
+		if !strings.Contains(out.String(), "== stopped: interrupted") {
+			t.Errorf("no clean stop message:\n%s", out.String())
+		}
+		if p := sleeping(marker); len(p) > 0 {
+			t.Errorf("command still running after Ctrl-C: %v", p)
+		}
+		t.Logf("stopped in %v (sandbox off: %v)", time.Since(start), noSandbox)
+	}
+}
+
+// sleeping lists processes whose command line contains s.
+func sleeping(s string) []string {
+	var pids []string
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err == nil && strings.Contains(string(b), s) && !strings.Contains(string(b), "GUARDSH_AGENT") && strings.HasPrefix(string(b), "sleep") {
+			pids = append(pids, e.Name())
+		}
+	}
+	return pids
 }
