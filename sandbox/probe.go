@@ -70,40 +70,6 @@ func errString(err error) string {
 	return err.Error()
 }
 
-// probeBase finds a directory outside every writable root of c where the
-// probe can make its fake project and its "outside" directory.
-func probeBase(c Config) (string, error) {
-	var cands []string
-	if d, err := os.UserCacheDir(); err == nil {
-		cands = append(cands, filepath.Join(d, "guardsh"))
-	}
-	if h, err := os.UserHomeDir(); err == nil {
-		cands = append(cands, h)
-	}
-	cands = append(cands, "/var/lib/guardsh", "/run/guardsh")
-	roots := c.WritableRoots()
-	for _, d := range cands {
-		os.MkdirAll(d, 0o700)
-		dir, err := os.MkdirTemp(d, "probe-")
-		if err != nil {
-			continue
-		}
-		dir = canon(dir)
-		inside := false
-		for _, r := range roots {
-			if within(dir, r) {
-				inside = true
-			}
-		}
-		if inside {
-			os.RemoveAll(dir)
-			continue
-		}
-		return dir, nil
-	}
-	return "", errors.New("no directory outside the writable set to probe in")
-}
-
 // Probe proves backend with the settings of c: in a confined process, a
 // write inside a (temporary) project must succeed; a write outside, a
 // write to .git/config, a TCP connect to a listener the probe holds open
@@ -119,14 +85,17 @@ func Probe(backend string, c Config) ProbeResult {
 		res.Duration = time.Since(start)
 		return res
 	}
-	base, err := probeBase(c)
+	// The probe works in a fresh temporary tree with /tmp not writable, so
+	// that its "outside" directory is outside every writable root.
+	base, err := os.MkdirTemp("", "guardsh-probe-")
 	if err != nil {
 		return fail(err)
 	}
+	base = canon(base)
 	defer os.RemoveAll(base)
 	proj := filepath.Join(base, "project")
 	out := filepath.Join(base, "outside")
-	for _, d := range []string{filepath.Join(proj, ".git", "hooks"), out} {
+	for _, d := range []string{filepath.Join(proj, ".git", "hooks"), out, filepath.Join(base, "tmp")} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			return fail(err)
 		}
@@ -150,6 +119,8 @@ func Probe(backend string, c Config) ProbeResult {
 	}()
 	pc := c
 	pc.Project = proj
+	pc.TmpDir = filepath.Join(base, "tmp")
+	pc.SharedTmp = false
 	pc.Network = false
 	pc.Protected = []string{filepath.Join(proj, ".git", "hooks"), gitConfig, filepath.Join(proj, ".gitmodules")}
 	pc.Writable = nil

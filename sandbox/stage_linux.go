@@ -105,11 +105,14 @@ func command(backend string, spec stageSpec, env []string, extra []*os.File) (*e
 		cmd.SysProcAttr = &syscall.SysProcAttr{Unshareflags: unix.CLONE_NEWNS}
 		if os.Geteuid() != 0 {
 			// An unprivileged user gets the mount namespace from a user
-			// namespace mapping only itself.
+			// namespace that maps only itself, as the namespace's root (so
+			// that the stage may mount before it drops every capability).
+			// Inside, the user's files appear owned by uid 0.
 			cmd.SysProcAttr = &syscall.SysProcAttr{
-				Cloneflags:  unix.CLONE_NEWUSER | unix.CLONE_NEWNS,
-				UidMappings: []syscall.SysProcIDMap{{ContainerID: os.Geteuid(), HostID: os.Geteuid(), Size: 1}},
-				GidMappings: []syscall.SysProcIDMap{{ContainerID: os.Getegid(), HostID: os.Getegid(), Size: 1}},
+				Cloneflags:                 unix.CLONE_NEWUSER | unix.CLONE_NEWNS,
+				UidMappings:                []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Geteuid(), Size: 1}},
+				GidMappings:                []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Getegid(), Size: 1}},
+				GidMappingsEnableSetgroups: false,
 			}
 		}
 	case BackendBwrap:
