@@ -85,8 +85,9 @@ type stageSpec struct {
 	Landlock bool       `json:"landlock"`
 	MountNS  bool       `json:"mountns"`
 	Action   string     `json:"action"`
-	Argv     []string   `json:"argv,omitempty"` // exec: the command (Argv[0] absolute)
-	Desc     string     `json:"desc,omitempty"` // run: sandbox description
+	Argv     []string   `json:"argv,omitempty"`  // exec: the command (Argv[0] absolute)
+	Desc     string     `json:"desc,omitempty"`  // run: sandbox description
+	Argv0    string     `json:"argv0,omitempty"` // run: the interpreter's argv[0] ("-bash" for a login shell)
 	Probe    *probeSpec `json:"probe,omitempty"`
 }
 

@@ -51,7 +51,13 @@ func Stage() {
 			exe = "/proc/self/exe"
 		}
 		env := append(os.Environ(), EnvRun+"="+spec.Desc)
-		err = syscall.Exec(exe, os.Args, env)
+		args := os.Args
+		if spec.Argv0 != "" {
+			// bwrap puts the binary's path in argv[0]; the shell wants its
+			// own ("-bash" for a login shell, "sh" through a shim).
+			args[0] = spec.Argv0
+		}
+		err = syscall.Exec(exe, args, env)
 		fmt.Fprintf(os.Stderr, "guardsh: sandbox: exec interpreter: %v\n", err)
 		os.Exit(126)
 	case "exec":
@@ -169,7 +175,7 @@ func BwrapArgs(c Config) []string {
 // becomes its escalation channel.
 func Start(backend string, c Config, desc string, env []string, broker *os.File, files map[string]*os.File) (*Session, error) {
 	extra, env := passFiles(env, broker, files)
-	cmd, err := command(backend, stageSpec{Config: c, Action: "run", Desc: desc}, env, extra)
+	cmd, err := command(backend, stageSpec{Config: c, Action: "run", Desc: desc, Argv0: os.Args[0]}, env, extra)
 	if err != nil {
 		return nil, err
 	}
