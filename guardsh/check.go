@@ -1413,7 +1413,11 @@ func forkBomb(src string) (string, bool) {
 			}
 		}
 		if n >= 2 && strings.ContainsAny(body, "|&") {
-			return strings.TrimSpace(s[st : at+2+len(s[at+2:])-len(rest)+end+1]), true
+			show := strings.TrimSpace(s[st:])
+			if len(show) > 40 {
+				show = show[:40] + "..."
+			}
+			return show, true
 		}
 	}
 	return "", false

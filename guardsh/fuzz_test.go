@@ -63,6 +63,11 @@ func plainWord(w string) bool {
 	if w == "" || !utf8.ValidString(w) || w[0] == '#' {
 		return false
 	}
+	switch w {
+	case "if", "then", "else", "elif", "fi", "do", "done", "case", "esac", "while", "until", "for", "in",
+		"function", "select", "time", "coproc", "[[", "]]", "{", "}", "!":
+		return false
+	}
 	for _, r := range w {
 		if r <= ' ' || r == 0x7f || strings.ContainsRune("$`\\\"'*?[]{}~;&|<>()!#=%^", r) || r > 0x7e {
 			return false

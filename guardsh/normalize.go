@@ -114,8 +114,12 @@ func (s optSpec) longTakes(name string) bool {
 }
 
 // skip returns the index of the first operand at or after i ("--" ends
-// the options and is skipped).
+// the options and is skipped), at most len(args).
 func (s optSpec) skip(args []string, i int) int {
+	return min(s.skip1(args, i), len(args))
+}
+
+func (s optSpec) skip1(args []string, i int) int {
 	for i < len(args) {
 		a := args[i]
 		if a == "--" {
