@@ -56,18 +56,22 @@ func probeOpenat2Blocked() bool {
 	return true
 }
 
-// OpenPath opens res as an O_PATH descriptor (no read, no write, no side
-// effect, no symlink on the way) and succeeds only for a FIFO: it is how a
-// FIFO that has no reader yet is checked before ReopenBlocking waits on it.
-func (j *Jail) OpenPath(res Resolved) (*os.File, error) {
+// OpenFIFO looks at res through an O_PATH descriptor (no read, no write,
+// no side effect on a FIFO's readers and writers, no symlink on the way).
+// For a FIFO it returns that descriptor, to be reopened by ReopenBlocking;
+// for anything else (or nothing) it returns nil, nil.
+func (j *Jail) OpenFIFO(res Resolved) (*os.File, error) {
 	fd, err := openNoSymlinks(res.Real, unix.O_PATH|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if errors.Is(err, syscall.ENOENT) {
+		return nil, nil
+	}
 	if err != nil {
 		return nil, openError(res, err)
 	}
 	var st unix.Stat_t
 	if err := unix.Fstat(fd, &st); err != nil || st.Mode&unix.S_IFMT != unix.S_IFIFO {
 		unix.Close(fd)
-		return nil, &Error{Op: "open", Path: res.Path, Err: syscall.ENXIO}
+		return nil, nil
 	}
 	return os.NewFile(uintptr(fd), res.Real), nil
 }

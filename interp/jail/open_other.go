@@ -5,7 +5,6 @@ package jail
 import (
 	"os"
 	"sync/atomic"
-	"syscall"
 
 	"golang.org/x/sys/unix"
 )
@@ -23,8 +22,6 @@ func openNoSymlinks(path string, flags int, perm uint32) (int, error) {
 // noOpenat2 exists for the tests; there is no openat2 here.
 var noOpenat2 atomic.Bool
 
-// OpenPath is only needed where a FIFO can be reopened through /proc; here
-// a FIFO with no reader simply fails with ENXIO.
-func (j *Jail) OpenPath(res Resolved) (*os.File, error) {
-	return nil, &Error{Op: "open", Path: res.Path, Err: syscall.ENXIO}
-}
+// OpenFIFO reports no FIFO here: without /proc a checked FIFO cannot be
+// reopened, so a FIFO is opened like any file (without blocking).
+func (j *Jail) OpenFIFO(res Resolved) (*os.File, error) { return nil, nil }
