@@ -440,7 +440,11 @@ func checkRules(file, src string, in []fileRule, home, project string) ([]Rule, 
 				return nil, bad("match", "example %q: %v", ex, err)
 			}
 			if !ruleMatches(r, argv) {
-				return nil, bad("match", "example %q does not match prefix %q", ex, fr.Prefix)
+				note := ""
+				if strings.Contains(fr.Prefix[0], "/") {
+					note = fmt.Sprintf(" (rules match the normalised argv, where a program is named without its directory: write %q)", path.Base(fr.Prefix[0]))
+				}
+				return nil, bad("match", "example %q does not match prefix %q%s", ex, fr.Prefix, note)
 			}
 		}
 		for _, ex := range fr.NotMatch {

@@ -49,6 +49,10 @@ func wordString(w *syntax.Word) string {
 	return b.String()
 }
 
-// ruleMatches reports whether a configured rule matches argv, as the
-// engine matches it (Rule.Matches).
-func ruleMatches(r Rule, argv []string) bool { return r.Matches(argv) }
+// ruleMatches reports whether a configured rule matches argv the way the
+// engine applies configured rules (Policy.applyRules): on the normalised
+// argv or the basic one (program by its name, leading assignments
+// dropped).
+func ruleMatches(r Rule, argv []string) bool {
+	return r.matchArgs(NormalizeArgv(argv)) || r.matchArgs(basicArgv(argv))
+}

@@ -93,10 +93,20 @@ write = ["~/.npm"]
 			user:    "[[rule]]\nid = \"a\"\ndecision = \"allow\"\nprefix = [\"make\"]\nmatch = [\"make $(id)\"]\n",
 			wantErr: "literal words",
 		},
+		{
+			name:    "program with a directory",
+			user:    "[[rule]]\nid = \"a\"\ndecision = \"deny\"\nprefix = [\"./deploy.sh\"]\nmatch = [\"./deploy.sh prod\"]\n",
+			wantErr: `config.toml:5:1: rule 1 (a): example "./deploy.sh prod" does not match prefix ["./deploy.sh"] (rules match the normalised argv, where a program is named without its directory: write "deploy.sh")`,
+		},
+		{
+			name:      "examples are normalised like commands",
+			user:      "[[rule]]\nid = \"a\"\ndecision = \"deny\"\nprefix = [\"rm\", \"-rf\"]\nmatch = [\"/bin/rm -rf x\", \"sudo rm -rf x\", \"X=1 rm -rf y\"]\nnot_match = [\"rm -r x\"]\n",
+			wantRules: []string{"a"},
+		},
 		{name: "relative trusted project", user: "trusted_projects = [\"src/x\"]\n", wantErr: "config.toml:1:1: trusted_projects"},
 		{
 			name:      "untrusted project tightens",
-			project:   "[[rule]]\nid = \"proj.no-deploy\"\ndecision = \"deny\"\nprefix = [\"./deploy.sh\"]\nmatch = [\"./deploy.sh prod\"]\n",
+			project:   "[[rule]]\nid = \"proj.no-deploy\"\ndecision = \"deny\"\nprefix = [\"deploy.sh\"]\nmatch = [\"./deploy.sh prod\"]\n",
 			wantRules: []string{"proj.no-deploy"},
 		},
 		{
