@@ -9,6 +9,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"sync"
@@ -104,6 +105,9 @@ type agent struct {
 	writeSeq   int
 	testSeq    int
 	textMode   bool // the model has no native tool calls: tools described in the prompt
+	// shellChanged: a shell command changed files (counts as a write for
+	// the verification gate).
+	shellChanged bool
 	testPassed bool
 	testStatus int
 	summary    string
@@ -191,7 +195,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	sort.Strings(res.Changed)
 	switch {
 	case a.writeSeq == 0:
-		res.Verified = "no files changed by the file tools"
+		res.Verified = "no files changed"
 	case a.testCmd == "":
 		res.Verified = "NOT verified: no test command found (pass --test-cmd)"
 	case a.testSeq > a.writeSeq && a.testPassed:
@@ -325,6 +329,7 @@ func (a *agent) loop(ctx context.Context, res *Result) error {
 			return nil
 		}
 		res.Steps = step
+		a.fitContext()
 		reply, err := a.chat(ctx)
 		if err != nil {
 			switch {
@@ -474,6 +479,41 @@ func textToolsPrompt() string {
 	return sb.String()
 }
 
+var thinkRE = regexp.MustCompile(`(?s)<think>.*?(</think>|$)`)
+
+// stripThink takes a reasoning model's <think> block out of its reply.
+func stripThink(s string) (text, thought string) {
+	for _, m := range thinkRE.FindAllString(s, -1) {
+		thought += m
+	}
+	return strings.TrimSpace(thinkRE.ReplaceAllString(s, "")), thought
+}
+
+// fitContext elides the oldest tool results once the conversation would
+// no longer fit the context window asked of Ollama (about 3 characters a
+// token, with room for the tools and the reply), so that the model never
+// silently loses the system prompt or the task instead.
+func (a *agent) fitContext() {
+	budget := max(a.cfg.NumCtx*3-8000, 8000)
+	total := 0
+	for _, m := range a.msgs {
+		total += len(m.Content) + 50
+		for _, c := range m.ToolCalls {
+			total += len(c.Function.Arguments.String())
+		}
+	}
+	for i := 2; i < len(a.msgs)-2 && total > budget; i++ {
+		m := &a.msgs[i]
+		isResult := m.Role == "tool" || (a.textMode && m.Role == "user" && strings.HasPrefix(m.Content, "[result of "))
+		if !isResult || len(m.Content) < 300 || strings.HasPrefix(m.Content, "[elided") {
+			continue
+		}
+		note := fmt.Sprintf("[elided to fit the context window: an older result of %d characters; run the tool again if you still need it]", len(m.Content))
+		total -= len(m.Content) - len(note)
+		m.Content = note
+	}
+}
+
 // showArgs shortens long arguments for the screen.
 func showArgs(c Call) map[string]any {
 	out := map[string]any{}
@@ -534,7 +574,8 @@ func (a *agent) chat(ctx context.Context) (api.ChatResponse, error) {
 			err = errors.New("the reply from Ollama ended before it was complete")
 		}
 		if err == nil {
-			final.Message = api.Message{Role: "assistant", Content: content.String(), Thinking: thinking.String(), ToolCalls: calls}
+			text, thought := stripThink(content.String())
+			final.Message = api.Message{Role: "assistant", Content: text, Thinking: thinking.String() + thought, ToolCalls: calls}
 			if content.Len() > 0 && !strings.HasSuffix(content.String(), "\n") {
 				a.printf("\n")
 			}

@@ -716,3 +716,49 @@ func TestGate(t *testing.T) {
 		t.Errorf("asks: %v (the session approval should cover the third test run)", asks)
 	}
 }
+
+// TestShellChangesRearm: a shell command that changes files after a green
+// test run counts as a change: finish needs the tests again.
+func TestShellChangesRearm(t *testing.T) {
+	p := newProject(t, "gofix", true)
+	f := newFake(t,
+		calls(call("read_file", `{"path": "calc.go"}`)),
+		calls(editFix),
+		calls(goTest),
+		calls(call("run_shell", `{"command": "echo '// touched' >> calc.go"}`)).with(expectTool("run_shell", "exit status: 0")),
+		calls(call("finish", `{"summary": "done"}`)).with(expectTool("run_shell", "this command changed files")),
+		calls(goTest).with(expectTool("finish", "changed files after the last test run")),
+		calls(call("finish", `{"summary": "done"}`)),
+	)
+	res, err, out := p.run(t, context.Background(), f, guardsh.ModeAuto, nil)
+	if err != nil || !res.Finished {
+		t.Fatalf("run: %v %+v\n%s", err, res, out)
+	}
+}
+
+func TestFitContext(t *testing.T) {
+	a := &agent{cfg: Config{NumCtx: 4096}}
+	big := strings.Repeat("x", 3000)
+	a.msgs = []api.Message{{Role: "system", Content: "sys"}, {Role: "user", Content: "task"}}
+	for i := 0; i < 10; i++ {
+		a.msgs = append(a.msgs, api.Message{Role: "assistant", Content: "call"}, api.Message{Role: "tool", Content: big})
+	}
+	a.fitContext()
+	total := 0
+	for _, m := range a.msgs {
+		total += len(m.Content)
+	}
+	if total > 4096*3 || a.msgs[0].Content != "sys" || a.msgs[1].Content != "task" || a.msgs[len(a.msgs)-1].Content != big {
+		t.Errorf("total %d; first %q %q; last kept %v", total, a.msgs[0].Content, a.msgs[1].Content, a.msgs[len(a.msgs)-1].Content == big)
+	}
+	if !strings.HasPrefix(a.msgs[3].Content, "[elided to fit the context window") {
+		t.Errorf("oldest result not elided: %.60q", a.msgs[3].Content)
+	}
+}
+
+func TestStripThink(t *testing.T) {
+	text, thought := stripThink("<think>I should call {\"name\": x}</think>\n{\"name\": \"finish\", \"arguments\": {\"summary\": \"s\"}}")
+	if text != `{"name": "finish", "arguments": {"summary": "s"}}` || !strings.Contains(thought, "I should") {
+		t.Errorf("%q %q", text, thought)
+	}
+}

@@ -364,7 +364,20 @@ func Undo(workdir string) (*UndoReport, error) {
 func undoGit(start Entry, branch string) string {
 	top := start.GitTop
 	if start.StartBranch == "" {
-		return "started on a detached HEAD; left on " + branch
+		if start.StartCommit == "" {
+			return "the repository had no commit at the start; left on " + branch
+		}
+		// Started on a detached HEAD: detach at the start commit again.
+		var err error
+		if !start.AllowDirty {
+			_, err = gitOut(top, "checkout", "-q", "-f", "--detach", start.StartCommit)
+		} else if _, err = gitOut(top, "update-ref", "--no-deref", "HEAD", start.StartCommit); err == nil {
+			_, err = gitOut(top, "reset", "-q")
+		}
+		if err != nil {
+			return fmt.Sprintf("could not return to %s: %v", start.StartCommit, err)
+		}
+		return fmt.Sprintf("back at %s (detached, as at the start); the run's commits stay on %s", start.StartCommit[:min(12, len(start.StartCommit))], branch)
 	}
 	cur, _ := gitOut(top, "symbolic-ref", "--short", "-q", "HEAD")
 	if cur == start.StartBranch {

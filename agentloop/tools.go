@@ -232,7 +232,7 @@ func (a *agent) listFiles(ctx context.Context, p string) toolResult {
 	if !fi.IsDir() {
 		return toolResult{text: fmt.Sprintf("%s is a file (%d bytes); use read_file to read it", rel, fi.Size()), note: "a file"}
 	}
-	const maxEntries, maxDepth = 400, 4
+	const maxEntries, maxDepth = 250, 4
 	var lines []string
 	more := false
 	var walk func(dir string, depth int)
@@ -318,7 +318,7 @@ func (a *agent) readFile(ctx context.Context, p string, offset, limit int) toolR
 	}
 	end := min(offset-1+limit, n)
 	body := strings.Join(lines[offset-1:end], "\n")
-	const maxChars = 40000
+	const maxChars = 16000 // a small model's context is small
 	if len(body) > maxChars {
 		cut := strings.LastIndex(body[:maxChars], "\n")
 		if cut <= 0 {
@@ -574,6 +574,10 @@ func (a *agent) runShell(ctx context.Context, command string, timeoutS int) tool
 	defer cancel()
 	stdout := newHeadTail(a.out, 4000)
 	stderr := newHeadTail(a.out, 4000)
+	before := ""
+	if !isTest {
+		before = a.treeState()
+	}
 	start := time.Now()
 	status := a.shell.RunCommand(cctx, command, stdout, stderr)
 	elapsed := time.Since(start).Round(10 * time.Millisecond)
@@ -608,6 +612,13 @@ func (a *agent) runShell(ctx context.Context, command string, timeoutS int) tool
 	if len(denied) > 0 {
 		note = fmt.Sprintf("denied [%s]", denied[0][2])
 	}
+	if !isTest && before != "" && a.treeState() != before {
+		// A command changed files: tests must run again before finish.
+		a.seq++
+		a.writeSeq = a.seq
+		a.shellChanged = true
+		sb.WriteString("\nnote: this command changed files in the project.")
+	}
 	if isTest {
 		if !atRoot {
 			fmt.Fprintf(&sb, "\nnote: this test run started in %s, not the project root, so it does not count as verification: run `cd %s` first, then the tests again.", a.shell.Cwd(), a.files.Root())
@@ -624,6 +635,19 @@ func (a *agent) runShell(ctx context.Context, command string, timeoutS int) tool
 		}
 	}
 	return toolResult{text: sb.String(), note: note, isErr: status != 0}
+}
+
+// treeState fingerprints the work tree's changes in git ("" outside git).
+func (a *agent) treeState() string {
+	if a.git == nil {
+		return ""
+	}
+	st, err := gitOut(a.git.Top, "status", "--porcelain", "--untracked-files=all")
+	if err != nil {
+		return ""
+	}
+	diff, _ := gitOut(a.git.Top, "diff", "--no-ext-diff", "--binary")
+	return "x" + sha([]byte(st + "\x00" + diff))
 }
 
 // normCmd normalises a command line for comparing it with the test command.
@@ -652,7 +676,11 @@ func (a *agent) verified() (bool, string) {
 	run := fmt.Sprintf(`run_shell {"command": %q}`, a.testCmd)
 	switch {
 	case a.testSeq < a.writeSeq && a.testSeq == 0:
-		return false, fmt.Sprintf("you changed %s but the tests have not been run. Run them: %s, fix what fails, then call finish again.", strings.Join(a.changedList(3), ", "), run)
+		what := strings.Join(a.changedList(3), ", ")
+		if what == "" {
+			what = "files (with shell commands)"
+		}
+		return false, fmt.Sprintf("you changed %s but the tests have not been run. Run them: %s, fix what fails, then call finish again.", what, run)
 	case a.testSeq < a.writeSeq:
 		return false, fmt.Sprintf("you changed files after the last test run. Run the tests again: %s, then call finish.", run)
 	case !a.testPassed:
