@@ -98,19 +98,19 @@ type agent struct {
 
 	msgs []api.Message
 
-	known      map[string]string // path -> sha of the content the model knows
-	changed    map[string]bool
-	round      []string // paths changed this round
-	seq        int
-	writeSeq   int
-	testSeq    int
-	textMode   bool // the model has no native tool calls: tools described in the prompt
+	known    map[string]string // path -> sha of the content the model knows
+	changed  map[string]bool
+	round    []string // paths changed this round
+	seq      int
+	writeSeq int
+	testSeq  int
+	textMode bool // the model has no native tool calls: tools described in the prompt
 	// shellChanged: a shell command changed files (counts as a write for
 	// the verification gate).
 	shellChanged bool
-	testPassed bool
-	testStatus int
-	summary    string
+	testPassed   bool
+	testStatus   int
+	summary      string
 
 	logMu sync.Mutex
 	trans *os.File

@@ -647,7 +647,7 @@ func (a *agent) treeState() string {
 		return ""
 	}
 	diff, _ := gitOut(a.git.Top, "diff", "--no-ext-diff", "--binary")
-	return "x" + sha([]byte(st + "\x00" + diff))
+	return "x" + sha([]byte(st+"\x00"+diff))
 }
 
 // normCmd normalises a command line for comparing it with the test command.
