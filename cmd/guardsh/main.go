@@ -144,7 +144,14 @@ func shell(inv *invocation) int {
 	if done {
 		return code
 	}
+	jfs, err := interp.NewJailFS("") // the path jail for in-process file access (interp/fs.go)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "%s: %v\n", shellName(), err)
+		return 2
+	}
+	defer jfs.Close()
 	r, err := interp.New(interp.Config{
+		FS:          jfs,
 		Policy:      policy,
 		Gate:        sessionGate(),
 		Audit:       sessionAuditLog(),
