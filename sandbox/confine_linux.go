@@ -3,9 +3,11 @@
 package sandbox
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"runtime"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -153,14 +155,50 @@ func dropCaps() error {
 	return nil
 }
 
-// protectMounts runs in a fresh mount namespace: it stops propagation to
-// the host and turns each protected path inside a writable tree into a
-// read-only bind mount of itself. The .git directory becomes a mount point
-// of its own so that it cannot be renamed away and replaced; mount points
-// cannot be unlinked or renamed (EBUSY).
+// protectMounts runs in a fresh mount namespace. It stops propagation to
+// the host, makes every mount read-only except the writable roots (bound
+// onto themselves first), so that what Landlock cannot restrict — chmod,
+// utimes, extended attributes on files outside — fails with EROFS too,
+// and turns each protected path inside a writable root into a read-only
+// bind mount of itself. The .git directory becomes a mount point of its own
+// so that it cannot be renamed away and replaced; mount points cannot be
+// unlinked or renamed (EBUSY).
 func protectMounts(c Config) error {
+	mounts, err := mountPoints()
+	if err != nil {
+		return fmt.Errorf("mount namespace: %w", err)
+	}
 	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
 		return fmt.Errorf("mount namespace: make private: %w", err)
+	}
+	writable := c.WritableRoots()
+	keep := append([]string{}, writable...)
+	keep = append(keep, "/dev/pts")
+	if c.SharedTmp {
+		keep = append(keep, "/dev/shm")
+	}
+	for _, r := range keep {
+		if _, err := os.Stat(r); err != nil {
+			continue
+		}
+		if err := bindSelf(r, false); err != nil {
+			return err
+		}
+	}
+	for _, m := range mounts {
+		inside := false
+		for _, r := range keep {
+			if within(m, r) {
+				inside = true
+				break
+			}
+		}
+		if inside {
+			continue
+		}
+		if err := remountReadOnly(m); err != nil && !errors.Is(err, unix.ENOENT) && !errors.Is(err, unix.EACCES) {
+			return fmt.Errorf("read-only remount %s: %w", m, err)
+		}
 	}
 	if g := c.GitDir(); g != "" {
 		if err := bindSelf(g, false); err != nil {
@@ -175,6 +213,50 @@ func protectMounts(c Config) error {
 	return nil
 }
 
+// mountPoints lists the mount points of this mount namespace, parents
+// first.
+func mountPoints() ([]string, error) {
+	b, err := os.ReadFile("/proc/self/mountinfo")
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	seen := map[string]bool{}
+	for _, line := range strings.Split(string(b), "\n") {
+		f := strings.Fields(line)
+		if len(f) < 5 {
+			continue
+		}
+		m := unescapeMountinfo(f[4])
+		if !seen[m] {
+			seen[m] = true
+			out = append(out, m)
+		}
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+// unescapeMountinfo undoes the octal escapes (\040 for a space) of
+// /proc/self/mountinfo.
+func unescapeMountinfo(s string) string {
+	if !strings.Contains(s, "\\") {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+3 < len(s) {
+			if n, err := strconv.ParseUint(s[i+1:i+4], 8, 8); err == nil {
+				b.WriteByte(byte(n))
+				i += 3
+				continue
+			}
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
 func bindSelf(p string, readOnly bool) error {
 	if err := unix.Mount(p, p, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
 		return fmt.Errorf("bind %s: %w", p, err)
@@ -182,6 +264,16 @@ func bindSelf(p string, readOnly bool) error {
 	if !readOnly {
 		return nil
 	}
+	if err := remountReadOnly(p); err != nil {
+		return fmt.Errorf("read-only remount %s: %w", p, err)
+	}
+	return nil
+}
+
+// remountReadOnly makes the mount at p read-only in this namespace,
+// keeping the flags the kernel locks on mounts from a more privileged
+// namespace.
+func remountReadOnly(p string) error {
 	flags := uintptr(unix.MS_BIND | unix.MS_REMOUNT | unix.MS_RDONLY)
 	var st unix.Statfs_t
 	if err := unix.Statfs(p, &st); err == nil {
@@ -197,10 +289,7 @@ func bindSelf(p string, readOnly bool) error {
 			}
 		}
 	}
-	if err := unix.Mount("", p, "", flags, ""); err != nil {
-		return fmt.Errorf("read-only remount %s: %w", p, err)
-	}
-	return nil
+	return unix.Mount("", p, "", flags, "")
 }
 
 // Status is what /proc/self/status says about the calling process's

@@ -183,7 +183,10 @@ func snapshot(t *testing.T, roots ...string) map[string]string {
 			if err != nil {
 				return nil
 			}
-			desc := fi.Mode().String()
+			desc := fi.Mode().String() + " " + fi.ModTime().String()
+			if x, err := xattrList(p); err == nil && x != "" {
+				desc += " xattr:" + x
+			}
 			switch {
 			case fi.Mode()&fs.ModeSymlink != 0:
 				l, _ := os.Readlink(p)
@@ -197,6 +200,15 @@ func snapshot(t *testing.T, roots ...string) map[string]string {
 		})
 	}
 	return m
+}
+
+func xattrList(p string) (string, error) {
+	buf := make([]byte, 4096)
+	n, err := syscall.Listxattr(p, buf)
+	if err != nil {
+		return "", err
+	}
+	return string(buf[:n]), nil
 }
 
 func diffSnapshots(before, after map[string]string) []string {
@@ -288,6 +300,11 @@ func fileAttacks(f *fixture) []attack {
 		{name: "redirect into /etc", snippet: `echo pwned > "$ETCDIR/redir"`, absent: []string{f.etc + "/redir"}},
 		{name: "redirect into a dir outside", snippet: `echo pwned > "$OUT/redir"`, absent: []string{"outside/redir"}},
 		{name: "append to an outside file", snippet: `echo pwned >> "$OUT/existing.txt"`},
+		{name: "chmod an outside file", snippet: `chmod 4777 "$OUT/existing.txt"`},
+		{name: "chmod a dir under /etc", snippet: `chmod 777 "$ETCDIR"`},
+		{name: "set an outside file's times", snippet: `touch -d 2001-01-01 "$OUT/existing.txt"`},
+		{name: "set an extended attribute outside", snippet: `python3 -c 'import os; os.setxattr(os.environ["OUT"]+"/existing.txt", "user.pwned", b"1")'`, needs: "python3"},
+		{name: "chmod a hook", snippet: `chmod 000 .git/hooks/pre-commit`},
 		{name: "overwrite a shell rc file", snippet: `echo pwned >> "$HOME/.bashrc"`},
 		{name: "cp into $HOME", snippet: `cp file.txt "$HOME/cp"`, absent: []string{"home/cp"}},
 		{name: "cp into /etc", snippet: `cp file.txt "$ETCDIR/cp"`, absent: []string{f.etc + "/cp"}},
