@@ -73,12 +73,25 @@ func (p *Policy) CheckScript(src string, env CheckEnv) (ScriptVerdict, error) {
 
 // scriptVerdict checks shell code run by a command (sh -c, eval, su -c).
 func (p *Policy) scriptVerdict(src string, c *Command, depth int) Verdict {
+	return p.scriptVerdictArgs(src, c, depth, nil)
+}
+
+// scriptVerdictArgs is scriptVerdict with $0 and the positional
+// parameters known (params[0] is $0); nil means they are not known.
+func (p *Policy) scriptVerdictArgs(src string, c *Command, depth int, params []string) Verdict {
 	if depth > maxDepth {
 		return p.settle(&judgement{kind: kOther, f: finding{Ask, idNesting, ""}})
 	}
 	env := CheckEnv{Dir: c.Dir, Project: c.Project, Home: c.Home, Via: c.Via}
 	ck := newChecker(p, env, depth, src)
 	ck.envFn = c.Env
+	if params != nil {
+		ck.hasPar = true
+		if len(params) > 0 {
+			ck.setVar("0", params[0])
+			ck.params = params[1:]
+		}
+	}
 	if fb, ok := forkBomb(src); ok {
 		ck.add(p.settle(&judgement{kind: kOther, f: finding{Deny, idForkBomb, fb}}))
 	}
@@ -213,6 +226,12 @@ func (e ckEnv) Get(name string) expand.Variable {
 	case "#":
 		return expand.Variable{Set: true, Kind: expand.String, Str: strconv.Itoa(len(ck.params))}
 	}
+	if name == "0" {
+		if v, ok := ck.vars["0"]; ok && v != unknownVal {
+			return expand.Variable{Set: true, Kind: expand.String, Str: v}
+		}
+		return expand.Variable{}
+	}
 	if isNumber(name) {
 		n, _ := strconv.Atoi(name)
 		if n >= 1 && n <= len(ck.params) {
@@ -276,10 +295,14 @@ func (ck *checker) knownParam(pe *syntax.ParamExp) bool {
 	switch name {
 	case "@", "*", "#":
 		return ck.hasPar
-	case "?", "$", "!", "-", "0", "_", "RANDOM", "LINENO", "SECONDS", "BASHPID", "PPID", "EPOCHSECONDS", "EPOCHREALTIME", "SRANDOM":
+	case "?", "$", "!", "-", "_", "RANDOM", "LINENO", "SECONDS", "BASHPID", "PPID", "EPOCHSECONDS", "EPOCHREALTIME", "SRANDOM":
 		return false
 	}
-	if isNumber(name) && name != "0" {
+	if name == "0" {
+		_, ok := ck.vars["0"]
+		return ok && ck.vars["0"] != unknownVal
+	}
+	if isNumber(name) {
 		return ck.hasPar
 	}
 	if _, ok := ck.lookup(name); !ok {
@@ -518,7 +541,6 @@ func (ck *checker) stmt(s *syntax.Stmt, in source) {
 	// Redirections: files read and written, here-docs feeding stdin.
 	var writes []redirWrite
 	for _, r := range s.Redirs {
-		src := ck.substs(r.Word)
 		if r.Hdoc != nil {
 			hsrc := ck.substs(r.Hdoc)
 			text, ok := ck.document(r.Hdoc)
@@ -536,7 +558,7 @@ func (ck *checker) stmt(s *syntax.Stmt, in source) {
 			if len(args) == 1 && !isDynamic(args[0]) {
 				in = source{kind: srcStatic, text: args[0]}
 			} else {
-				in = src.max(source{kind: srcUnknown})
+				in = source{kind: srcUnknown}
 				for _, s := range srcs {
 					in = in.max(s)
 				}
@@ -552,6 +574,8 @@ func (ck *checker) stmt(s *syntax.Stmt, in source) {
 			if len(args) == 1 {
 				writes = append(writes, redirWrite{path: args[0], write: true, node: r})
 			}
+		default:
+			ck.substs(r.Word)
 		case syntax.DplOut, syntax.DplIn:
 			// >&2, <&0, >&- : file descriptors, or a file for ">& file"
 			if l := r.Word.Lit(); l != "" && l != "-" && strings.Trim(l, "0123456789-") != "" {
@@ -942,6 +966,9 @@ func (ck *checker) call(s *syntax.Stmt, x *syntax.CallExpr, in source) {
 		stdin = &in
 	}
 	v := ck.p.classifyArgsIn(&cmd, args, ck.depth, false, stdin)
+	if isDynamic(name) && srcs[0].kind >= srcDecoded {
+		v = combine(v, ck.pipeDeny(srcs[0], "the shell"))
+	}
 	// Code fed to shells and interpreters: pipes, here-docs, <(...), $(...).
 	norm := NormalizeArgv(args)
 	if len(norm) > 0 && codeRunners[baseName(cmdName(norm[0]))] {
@@ -1010,6 +1037,13 @@ func (ck *checker) codeFeed(v Verdict, cmd *Command, norm, args []string, srcs [
 	if worst.kind >= srcDecoded {
 		return combine(v, ck.pipeDeny(worst, name))
 	}
+	if shellNames[name] || name == "eval" {
+		for _, s := range srcs {
+			if s.kind == srcStatic && s.text != "" {
+				v = combine(v, ck.p.scriptVerdict(s.text, cmd, ck.depth+1))
+			}
+		}
+	}
 	if !readsStdin(name, norm) {
 		return v
 	}
@@ -1055,8 +1089,10 @@ func (ck *checker) pipeDeny(s source, name string) Verdict {
 // standard input.
 func readsStdin(name string, args []string) bool {
 	switch name {
-	case "eval", "source", ".":
+	case "eval":
 		return false
+	case "source", ".":
+		return len(args) > 1 && (args[1] == "/dev/stdin" || args[1] == "/dev/fd/0" || args[1] == "/proc/self/fd/0")
 	}
 	for i := 1; i < len(args); i++ {
 		a := args[i]
@@ -1065,6 +1101,9 @@ func readsStdin(name string, args []string) bool {
 		}
 		if a == "--" {
 			return i+1 >= len(args)
+		}
+		if a == "/dev/stdin" || a == "/dev/fd/0" || a == "/proc/self/fd/0" {
+			return true
 		}
 		if isDynamic(a) || len(a) < 2 || a[0] != '-' && a[0] != '+' {
 			return false // a script file

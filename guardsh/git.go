@@ -54,6 +54,7 @@ func hGit(cx *cmdCtx, args []string) {
 			k, v, _ := strings.Cut(kv, "=")
 			if isDynamic(kv) || gitExecKey(strings.ToLower(k), v) {
 				j.other("git.config-exec", "-c "+displayArg(kv))
+				cx.gitConfigValue(v)
 			}
 		case a == "-C":
 			i++
@@ -630,6 +631,7 @@ func gitConfig(cx *cmdCtx, rest, lrest []string) {
 		}
 		if gitExecKey(strings.ToLower(displayArg(pos[0])), v) {
 			j.other("git.config-exec", "git config "+displayArg(pos[0]))
+			cx.gitConfigValue(v)
 			return
 		}
 	}
@@ -718,5 +720,14 @@ func gitRestore(cx *cmdCtx, rest []string) {
 		j.other("git.restore-patch", "git restore -p")
 	default:
 		j.atLeast(kEdit)
+	}
+}
+
+// gitConfigValue checks the command a git config value would run
+// (core.pager, core.fsmonitor, alias.x=!cmd ...).
+func (cx *cmdCtx) gitConfigValue(v string) {
+	v = strings.TrimPrefix(strings.TrimSpace(v), "!")
+	if v != "" && !isDynamic(v) {
+		cx.nestScript(v)
 	}
 }

@@ -123,7 +123,7 @@ var catalogueTests = []struct {
 	{id: "git.rm-force", match: []string{"git rm -f file.txt", "git rm --force file.txt"}, notMatch: []string{"git rm file.txt", "git rm --cached -f x", "git rm -n -f x"}},
 	{id: "git.restore-patch", match: []string{"git restore -p", "git restore --patch"}, notMatch: []string{"git restore --staged -p"}},
 	{id: "git.abort", match: []string{"git rebase --abort", "git merge --abort", "git reset --merge"}, notMatch: []string{"git rebase main"}},
-	{id: "git.config-exec", match: []string{"git -c core.pager='sh -c x' log", "git -c alias.x='!rm -rf /' x", "git config core.hooksPath /tmp/h", "git -c core.sshCommand=./evil fetch", "GIT_SSH_COMMAND=./helper git fetch"}, notMatch: []string{"git -c core.pager=cat log", "git -c color.ui=false status"}},
+	{id: "git.config-exec", match: []string{"git -c core.pager='sh -c x' log", "git -c alias.x='!make' x", "git config core.hooksPath /tmp/h", "git -c core.sshCommand=./evil fetch", "GIT_SSH_COMMAND=./helper git fetch"}, notMatch: []string{"git -c core.pager=cat log", "git -c color.ui=false status"}},
 	{id: "git.config-write", match: []string{"git config user.name me", "git config --global user.email x", "git remote add origin x"}, notMatch: []string{"git config --get user.name", "git config user.name", "git config --list"}},
 	{id: "git.network", match: []string{"git fetch", "git pull", "git clone https://x", "git ls-remote origin", "git submodule update --init"}, notMatch: []string{"git log", "git remote -v"}},
 	{id: "git.rm-all", match: []string{"git rm -rf ."}, notMatch: []string{"git rm -r --cached ."}},

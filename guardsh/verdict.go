@@ -78,6 +78,10 @@ type Command struct {
 	Env func(name string) string
 	// Via says how the command was reached: "shell", "check", "hook", "agent".
 	Via string
+	// Function is set when Args[0] calls a shell function the script
+	// defined: the call itself is allowed, the commands of its body are
+	// judged one by one as they run.
+	Function bool
 }
 
 // Verdict is the policy's answer for one command.
