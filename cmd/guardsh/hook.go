@@ -31,6 +31,7 @@ import (
 	"strings"
 
 	"github.com/guardsh/guardsh/guardsh"
+	"github.com/guardsh/guardsh/interp"
 	"github.com/guardsh/guardsh/sandbox"
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -88,11 +89,12 @@ func hookMain(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv f
 	if err != nil {
 		return hookFail(opts.agent, stdout, stderr, err.Error())
 	}
-	v, mode, err := hookVerdict(opts, ev, getenv)
+	d, err := hookVerdict(opts, ev, getenv)
 	if err != nil {
 		return hookFail(opts.agent, stdout, stderr, err.Error())
 	}
-	out := hookAnswer(opts, ev, v, mode)
+	hookAudit(opts, ev, d, getenv)
+	out := hookAnswer(opts, ev, d.v, d.mode)
 	if _, err := stdout.Write(out); err != nil {
 		return hookFail(opts.agent, io.Discard, stderr, "cannot write the answer: "+err.Error())
 	}
@@ -159,6 +161,7 @@ type hookEvent struct {
 	Command string                     // the shell command the agent wants to run
 	Dir     string                     // where it would run
 	Mode    string                     // the agent's permission mode, if it says
+	Session string                     // the agent's session id
 	Input   map[string]json.RawMessage // tool_input as sent, for updatedInput
 }
 
@@ -210,13 +213,13 @@ func parseHookEvent(agent string, data []byte) (hookEvent, error) {
 		if err := dec.Decode(&g); err != nil {
 			return ev, fmt.Errorf("malformed hook event: %v", err)
 		}
-		toolName, input, eventName, ev.Dir = g.ToolName, g.ToolInput, g.HookEventName, g.Cwd
+		toolName, input, eventName, ev.Dir, ev.Session = g.ToolName, g.ToolInput, g.HookEventName, g.Cwd, g.SessionID
 	default:
 		var c claudeEvent
 		if err := dec.Decode(&c); err != nil {
 			return ev, fmt.Errorf("malformed hook event: %v", err)
 		}
-		toolName, input, eventName, ev.Dir, ev.Mode = c.ToolName, c.ToolInput, c.HookEventName, c.Cwd, c.PermissionMode
+		toolName, input, eventName, ev.Dir, ev.Mode, ev.Session = c.ToolName, c.ToolInput, c.HookEventName, c.Cwd, c.PermissionMode, c.SessionID
 	}
 	if dec.More() {
 		return ev, errors.New("malformed hook event: more than one JSON value on stdin")
@@ -298,19 +301,28 @@ func hookMode(opts hookOptions, ev hookEvent, cfg *guardsh.Config, getenv func(s
 	return m, nil
 }
 
+// hookDecision is the hook's decision and what it was made with.
+type hookDecision struct {
+	v             guardsh.Verdict
+	mode          guardsh.Mode
+	cfg           *guardsh.Config
+	home, project string
+}
+
 // hookVerdict is the static checker's verdict on the event's command, with
-// the user's and the project's configuration, and the mode it used.
-func hookVerdict(opts hookOptions, ev hookEvent, getenv func(string) string) (guardsh.Verdict, guardsh.Mode, error) {
-	home := getenv("HOME")
-	project := sandbox.ProjectRoot(ev.Dir)
-	cfg, err := guardsh.LoadConfig(home, project, getenv)
+// the user's and the project's configuration.
+func hookVerdict(opts hookOptions, ev hookEvent, getenv func(string) string) (hookDecision, error) {
+	d := hookDecision{home: getenv("HOME"), project: sandbox.ProjectRoot(ev.Dir)}
+	cfg, err := guardsh.LoadConfig(d.home, d.project, getenv)
 	if err != nil {
-		return guardsh.Verdict{}, "", fmt.Errorf("guardsh configuration: %v", err)
+		return d, fmt.Errorf("guardsh configuration: %v", err)
 	}
+	d.cfg = cfg
 	mode, err := hookMode(opts, ev, cfg, getenv)
 	if err != nil {
-		return guardsh.Verdict{}, "", err
+		return d, err
 	}
+	d.mode = mode
 	env := map[string]string{"PWD": ev.Dir}
 	for _, k := range []string{"HOME", "TMPDIR", "USER"} {
 		if v := getenv(k); v != "" {
@@ -318,9 +330,39 @@ func hookVerdict(opts hookOptions, ev hookEvent, getenv func(string) string) (gu
 		}
 	}
 	sv, _ := cfg.Policy(mode).CheckScript(ev.Command, guardsh.CheckEnv{
-		Dir: ev.Dir, Project: project, Home: home, Env: env, Via: "hook",
+		Dir: ev.Dir, Project: d.project, Home: d.home, Env: env, Via: "hook",
 	}) // a parse error comes back as the verdict (ask), with its reason
-	return sv.Verdict, mode, nil
+	d.v = sv.Verdict
+	return d, nil
+}
+
+// hookAudit appends the decision to the audit log, as the shell does for
+// every command it decides (the log's own errors do not change the
+// answer, as in the shell).
+func hookAudit(opts hookOptions, ev hookEvent, d hookDecision, getenv func(string) string) {
+	v := d.v
+	path := d.cfg.AuditLogPath(d.home, getenv)
+	if path == "" {
+		return
+	}
+	f, err := interp.OpenAuditFile(path)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	session := opts.agent
+	if ev.Session != "" {
+		session += ":" + ev.Session
+	}
+	runs := opts.agent + " runs it (not sandboxed by guardsh)"
+	if opts.rewrite && v.Decision == guardsh.Allow {
+		runs = "guardsh -c (rewritten by the hook)"
+	}
+	interp.NewAuditLog(f, session).Decide(&guardsh.AuditRecord{
+		Cwd: ev.Dir, Project: d.project, Argv: []string{ev.Command}, Via: "hook:" + opts.agent,
+		Mode: d.mode, Decision: v.Decision.String(), Rule: v.Rule, Reason: v.Reason,
+		Effects: v.Effects, Sandbox: runs,
+	})
 }
 
 // rewriteCommand is the command line that runs src under guardsh, so that

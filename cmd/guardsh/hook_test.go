@@ -316,6 +316,31 @@ func TestHookProcess(t *testing.T) {
 	}
 }
 
+// TestHookAudit: the hook's decisions are in the audit log, as the shell's
+// are.
+func TestHookAudit(t *testing.T) {
+	bin := guardshTestBinary(t)
+	home, _ := fakeHome(t)
+	cmd := exec.Command(bin, "--hook", "claude")
+	cmd.Stdin = strings.NewReader(claudeBash("rm -rf ~"))
+	cmd.Env = append(os.Environ(), "HOME="+home, "XDG_STATE_HOME=", "GUARDSH_MODE=")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	data, err := os.ReadFile(guardsh.AuditLogPath(home, func(string) string { return "" }))
+	if err != nil {
+		t.Fatalf("no audit log: %v", err)
+	}
+	var rec guardsh.AuditRecord
+	if err := json.Unmarshal(bytes.TrimSpace(data), &rec); err != nil {
+		t.Fatalf("audit log: %v\n%s", err, data)
+	}
+	if rec.Decision != "deny" || rec.Via != "hook:claude" || len(rec.Argv) != 1 || rec.Argv[0] != "rm -rf ~" ||
+		!strings.HasPrefix(rec.Session, "claude:abc123") || rec.Rule == "" {
+		t.Errorf("audit record %+v", rec)
+	}
+}
+
 // TestHookRewriteRuns checks that a rewritten command is valid shell that
 // runs the original command under guardsh, quotes and all.
 func TestHookRewriteRuns(t *testing.T) {
@@ -323,7 +348,7 @@ func TestHookRewriteRuns(t *testing.T) {
 	dir := t.TempDir()
 	orig := `printf '%s|' "it's" a\ b "$((1+2))" > out.txt`
 	opts := hookOptions{agent: "claude", exe: bin}
-	cmd := exec.Command("/bin/sh", "-c", rewriteCommand(opts, guardsh.ModeDefault, orig))
+	cmd := exec.Command("/bin/sh", "-c", rewriteCommand(opts, guardsh.ModeAuto, orig))
 	cmd.Dir = dir
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("rewritten command failed: %v\n%s", err, out)
