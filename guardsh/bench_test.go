@@ -32,3 +32,19 @@ func BenchmarkCheckScript(b *testing.B) {
 		p.CheckScript(benchScripts[i%len(benchScripts)], testEnv)
 	}
 }
+
+// BenchmarkCorpus runs the checker over the shared corpus (2,905 command
+// lines) and reports lines per second.
+func BenchmarkCorpus(b *testing.B) {
+	rows, _ := loadCorpus(b)
+	p := NewPolicy(ModeAuto)
+	b.ReportAllocs()
+	n := 0
+	for b.Loop() {
+		for _, r := range rows {
+			p.CheckScript(r.Command, corpusEnv)
+			n++
+		}
+	}
+	b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "lines/s")
+}

@@ -1109,6 +1109,8 @@ func hSource(cx *cmdCtx, name string, args []string) {
 	}
 }
 
+// hEval: the runner judges each command eval runs as it runs, so only a
+// deny found now (a catastrophic line) is reported here.
 func hEval(cx *cmdCtx, name string, args []string) {
 	cx.j.kind = kPure
 	var b strings.Builder
@@ -1122,7 +1124,15 @@ func hEval(cx *cmdCtx, name string, args []string) {
 		}
 		b.WriteString(a)
 	}
-	cx.nestScript(b.String())
+	cx.nestDenyOnly(b.String())
+}
+
+// nestDenyOnly checks code that will be judged again when it runs (eval,
+// trap): only what it would deny counts now.
+func (cx *cmdCtx) nestDenyOnly(src string) {
+	if v := cx.p.scriptVerdict(src, cx.c, cx.depth+1); v.Decision == Deny {
+		cx.j.addNested(v)
+	}
 }
 
 func hTrap(cx *cmdCtx, name string, args []string) {
@@ -1133,7 +1143,7 @@ func hTrap(cx *cmdCtx, name string, args []string) {
 			cx.j.other("code.eval-dynamic", displayArg(ops[0]))
 			return
 		}
-		cx.nestScript(ops[0])
+		cx.nestDenyOnly(ops[0])
 	}
 }
 
@@ -1772,8 +1782,28 @@ func hNpm(cx *cmdCtx, name string, args []string) {
 }
 
 func hNpx(cx *cmdCtx, name string, args []string) {
+	i := optSpec{short: "pc", long: []string{"package", "call"}}.skip(args, 1)
+	if i < len(args) && !hasOpt(args[1:i], 'p', "package") {
+		// npx jest, npx tsc: a dev tool of the project (a download would
+		// need the network, which the sandbox refuses)
+		if tool := baseName(cmdName(args[i])); isDevTool(tool) {
+			cx.j.atLeast(kDev)
+			return
+		}
+	}
 	cx.j.eff.Network = true
 	cx.j.other(idNetwork, name+" may download and run a package")
+}
+
+func isDevTool(name string) bool {
+	switch name {
+	case "tsc", "jest", "vitest", "eslint", "prettier", "mocha", "playwright", "cypress", "webpack", "vite",
+		"rollup", "esbuild", "ts-node", "tsx", "next", "nuxt", "astro", "stylelint", "biome", "turbo", "nx", "lerna",
+		"svelte-check", "vue-tsc", "ng", "karma", "ava", "c8", "nyc", "depcheck", "knip", "tailwindcss", "postcss",
+		"babel", "swc", "storybook", "typedoc", "api-extractor", "changeset", "husky-run", "lint-staged":
+		return true
+	}
+	return false
 }
 
 func hCargo(cx *cmdCtx, name string, args []string) {
