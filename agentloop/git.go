@@ -155,6 +155,10 @@ func (g *gitRepo) summary() string {
 	fmt.Fprintf(&sb, "\nThe work is on branch %s (%d checkpoint commits).\n", g.Branch, g.checkpoints)
 	fmt.Fprintf(&sb, "  review:  git diff %s...%s\n", start, g.Branch)
 	fmt.Fprintf(&sb, "  merge:   git checkout %s && git merge --squash %s && git commit\n", start, g.Branch)
-	fmt.Fprintf(&sb, "  discard: guardsh-agent undo   (or: git checkout -f %s && git branch -D %s)\n", start, g.Branch)
+	if g.allowDirty {
+		fmt.Fprintf(&sb, "  discard: guardsh-agent undo   (keeps the uncommitted changes you started with; then: git branch -D %s)\n", g.Branch)
+	} else {
+		fmt.Fprintf(&sb, "  discard: guardsh-agent undo   (or: git checkout -f %s && git branch -D %s)\n", start, g.Branch)
+	}
 	return sb.String()
 }
