@@ -61,7 +61,10 @@ func NewBroker(backend string, c Config, check func(Request) (Rights, error)) (*
 	if err != nil {
 		return nil, nil, err
 	}
+	// Both ends close-on-exec: the interpreter receives its end only as
+	// the ExtraFiles descriptor 3, never as a stray copy.
 	unix.CloseOnExec(fds[0])
+	unix.CloseOnExec(fds[1])
 	b := &Broker{Backend: backend, Config: c, Check: check, conn: os.NewFile(uintptr(fds[0]), "guardsh-broker")}
 	return b, os.NewFile(uintptr(fds[1]), "guardsh-broker-client"), nil
 }
@@ -99,12 +102,14 @@ func (b *Broker) handle(req Request, files []*os.File) Response {
 	if err != nil {
 		return Response{Status: 126, Err: err.Error()}
 	}
-	path, err := lookPath(req.Args[0], req.Dir, req.Env)
+	// The command is looked up on the privileged side's own PATH: the
+	// interpreter's could put a program of the project's first.
+	path, err := lookPath(req.Args[0], req.Dir, []string{"PATH=" + os.Getenv("PATH")})
 	if err != nil {
 		return Response{Status: 127, Err: fmt.Sprintf("guardsh: %s: command not found", req.Args[0])}
 	}
 	argv := append([]string{path}, req.Args[1:]...)
-	cmd, err := ExecCommand(b.Backend, b.Config.With(rights), argv, req.Env, req.Dir)
+	cmd, err := ExecCommand(b.Backend, b.Config.With(rights), argv, EscalationEnv(req.Env), req.Dir)
 	if err != nil {
 		return Response{Status: 126, Err: "guardsh: broker: " + err.Error()}
 	}
@@ -121,6 +126,41 @@ func (b *Broker) handle(req Request, files []*os.File) Response {
 		return Response{Status: ee.ExitCode()}
 	}
 	return Response{Status: 126, Err: "guardsh: broker: " + err.Error()}
+}
+
+// EscalationEnv is the environment an escalated command gets: the
+// interpreter's, without the variables that make an approved program run
+// other code (loader preloads, git's command and config hooks, shell and
+// interpreter start-up files), and with the privileged side's PATH.
+func EscalationEnv(env []string) []string {
+	var out []string
+	for _, e := range env {
+		name, _, _ := strings.Cut(e, "=")
+		if unsafeEscalationVar(name) || name == "PATH" {
+			continue
+		}
+		out = append(out, e)
+	}
+	return append(out, "PATH="+os.Getenv("PATH"))
+}
+
+func unsafeEscalationVar(name string) bool {
+	for _, p := range []string{"LD_", "DYLD_", "GIT_CONFIG", "BASH_FUNC_"} {
+		if strings.HasPrefix(name, p) {
+			return true
+		}
+	}
+	switch name {
+	case "GIT_SSH", "GIT_SSH_COMMAND", "GIT_ASKPASS", "SSH_ASKPASS", "GIT_EXEC_PATH", "GIT_PROXY_COMMAND",
+		"GIT_EXTERNAL_DIFF", "GIT_PAGER", "GIT_EDITOR", "GIT_SEQUENCE_EDITOR", "GIT_TEMPLATE_DIR", "GIT_DIR",
+		"GIT_WORK_TREE", "GIT_COMMON_DIR", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY", "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+		"BASH_ENV", "ENV", "PROMPT_COMMAND", "SHELLOPTS", "BASHOPTS", "IFS", "CDPATH",
+		"PYTHONSTARTUP", "PYTHONINSPECT", "PYTHONPATH", "PYTHONHOME", "PERL5OPT", "PERL5LIB", "PERLLIB",
+		"RUBYOPT", "RUBYLIB", "NODE_OPTIONS", "NODE_PATH", "JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS", "JDK_JAVA_OPTIONS",
+		"EDITOR", "VISUAL", "PAGER", "LESSOPEN", "LESSCLOSE", "MANPAGER", "BROWSER":
+		return true
+	}
+	return false
 }
 
 func lookPath(name, dir string, env []string) (string, error) {

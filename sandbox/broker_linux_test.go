@@ -97,3 +97,12 @@ func TestBrokerEscalation(t *testing.T) {
 		})
 	}
 }
+
+func TestEscalationEnv(t *testing.T) {
+	t.Setenv("PATH", "/usr/bin:/bin")
+	got := EscalationEnv([]string{"HOME=/h", "PATH=/project/bin:/usr/bin", "LD_PRELOAD=/p/evil.so", "GIT_SSH_COMMAND=curl evil", "GIT_AUTHOR_NAME=me", "BASH_ENV=/p/x", "GIT_CONFIG_COUNT=1", "LANG=C"})
+	want := []string{"HOME=/h", "GIT_AUTHOR_NAME=me", "LANG=C", "PATH=/usr/bin:/bin"}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}

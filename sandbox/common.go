@@ -85,9 +85,10 @@ type stageSpec struct {
 	Landlock bool       `json:"landlock"`
 	MountNS  bool       `json:"mountns"`
 	Action   string     `json:"action"`
-	Argv     []string   `json:"argv,omitempty"`  // exec: the command (Argv[0] absolute)
-	Desc     string     `json:"desc,omitempty"`  // run: sandbox description
-	Argv0    string     `json:"argv0,omitempty"` // run: the interpreter's argv[0] ("-bash" for a login shell)
+	Argv     []string   `json:"argv,omitempty"`     // exec: the command (Argv[0] absolute)
+	Desc     string     `json:"desc,omitempty"`     // run: sandbox description
+	Argv0    string     `json:"argv0,omitempty"`    // run: the interpreter's argv[0] ("-bash" for a login shell)
+	KeepFDs  int        `json:"keep_fds,omitempty"` // descriptors passed on purpose, from 3; all others above 2 are closed
 	Probe    *probeSpec `json:"probe,omitempty"`
 }
 
@@ -145,6 +146,18 @@ func passFiles(env []string, broker *os.File, files map[string]*os.File) ([]*os.
 // privileged side opened for this interpreter before confining it, or
 // nil. Each file can be taken once; it is close-on-exec from then on.
 func PassedFile(name string) *os.File {
+	AdoptPassedFiles()
+	passedMu.Lock()
+	defer passedMu.Unlock()
+	f := passed[name]
+	delete(passed, name)
+	return f
+}
+
+// AdoptPassedFiles takes the files the privileged side passed (see
+// PassedFile) and makes them close-on-exec at once, so that no command the
+// interpreter starts inherits them, whether or not they are used.
+func AdoptPassedFiles() {
 	passedMu.Lock()
 	defer passedMu.Unlock()
 	if passed == nil {
@@ -160,9 +173,6 @@ func PassedFile(name string) *os.File {
 		}
 		os.Unsetenv(EnvFiles)
 	}
-	f := passed[name]
-	delete(passed, name)
-	return f
 }
 
 var (

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -33,6 +34,9 @@ func Stage() {
 		fmt.Fprintf(os.Stderr, "guardsh: sandbox: bad stage request: %v\n", err)
 		os.Exit(126)
 	}
+	// Descriptors inherited by accident (the parent's, not passed on
+	// purpose) would be ways out: Landlock does not restrict open files.
+	closeStrayFDs(3 + spec.KeepFDs)
 	if err := confine(spec); err != nil {
 		if spec.Action == "probe" {
 			json.NewEncoder(os.Stdout).Encode([]Check{{Name: "confine", Detail: err.Error()}})
@@ -175,7 +179,7 @@ func BwrapArgs(c Config) []string {
 // becomes its escalation channel.
 func Start(backend string, c Config, desc string, env []string, broker *os.File, files map[string]*os.File) (*Session, error) {
 	extra, env := passFiles(env, broker, files)
-	cmd, err := command(backend, stageSpec{Config: c, Action: "run", Desc: desc, Argv0: os.Args[0]}, env, extra)
+	cmd, err := command(backend, stageSpec{Config: c, Action: "run", Desc: desc, Argv0: os.Args[0], KeepFDs: len(extra)}, env, extra)
 	if err != nil {
 		return nil, err
 	}
@@ -223,4 +227,20 @@ func osProbeChecks() []Check {
 	err = unix.Unshare(unix.CLONE_NEWNS)
 	out = append(out, Check{Name: "unshare fails", OK: err != nil, Detail: errString(err)})
 	return out
+}
+
+// closeStrayFDs closes every descriptor from first up.
+func closeStrayFDs(first int) {
+	if err := unix.CloseRange(uint(first), ^uint(0), 0); err == nil {
+		return
+	}
+	entries, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		if fd, err := strconv.Atoi(e.Name()); err == nil && fd >= first {
+			unix.Close(fd)
+		}
+	}
 }

@@ -679,3 +679,44 @@ network = true
 		})
 	}
 }
+
+// TestSandboxInheritedFDs: descriptors the caller leaked to guardsh (here
+// an outside file open for writing, at fd 7) are closed before anything
+// runs confined, and no command the interpreter starts holds anything
+// beyond stdio (not the broker channel, not the audit log).
+func TestSandboxInheritedFDs(t *testing.T) {
+	for _, backend := range backendsUnderTest(t) {
+		t.Run(backend, func(t *testing.T) {
+			f := newFixture(t)
+			target := filepath.Join(f.outside, "existing.txt")
+			var extra []*os.File
+			for i := 0; i < 5; i++ {
+				w, err := os.OpenFile(target, os.O_WRONLY|os.O_APPEND, 0)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer w.Close()
+				extra = append(extra, w)
+			}
+			before := snapshot(t, f.outside)
+			cmd := exec.Command(f.bin, "-c", `echo pwned >&7; echo "RC redirect $?"
+/bin/sh -c 'echo pwned >&7'; echo "RC child $?"
+ls /proc/self/fd | tr '\n' ' '; echo`)
+			cmd.Dir, cmd.Env, cmd.ExtraFiles = f.project, f.env(backend), extra
+			out, err := cmd.CombinedOutput()
+			if err != nil {
+				t.Fatalf("%v: %s", err, out)
+			}
+			s := string(out)
+			if strings.Contains(s, "RC redirect 0") || strings.Contains(s, "RC child 0") {
+				t.Errorf("wrote through a leaked descriptor: %s", s)
+			}
+			if !regexp.MustCompile(`(?m)^0 1 2 3 $`).MatchString(s) { // 3: ls's own directory
+				t.Errorf("a command holds more than stdio: %s", s)
+			}
+			if d := diffSnapshots(before, snapshot(t, f.outside)); len(d) > 0 {
+				t.Errorf("outside changed: %v", d)
+			}
+		})
+	}
+}

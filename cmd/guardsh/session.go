@@ -156,6 +156,7 @@ func sandboxSession(inv *invocation) (code int, done bool, describe string) {
 			fmt.Fprintf(os.Stderr, "guardsh: sandbox: %v\n", err)
 			return 126, true, ""
 		}
+		sandbox.AdoptPassedFiles()
 		if c := sandbox.ClientFromEnv(); c != nil {
 			sessionEscalate = escalateThrough(c)
 		}
