@@ -46,8 +46,12 @@ func buildPolicy(mode guardsh.Mode, modeFromFlag bool) (*guardsh.Policy, error) 
 	if err != nil {
 		return nil, err
 	}
-	for _, w := range cfg.Warnings {
-		fmt.Fprintf(os.Stderr, "guardsh: warning: %s\n", w)
+	if _, confined := os.LookupEnv(sandbox.EnvRun); !confined {
+		// (The privileged side already showed them before it started the
+		// confined interpreter.)
+		for _, w := range cfg.Warnings {
+			fmt.Fprintf(os.Stderr, "guardsh: warning: %s\n", w)
+		}
 	}
 	loadedConfig.Lock()
 	loadedConfig.cfg, loadedConfig.home, loadedConfig.project = cfg, home, project
