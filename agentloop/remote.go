@@ -198,6 +198,13 @@ func (s *RemoteShell) RunCommand(ctx context.Context, src string, stdout, stderr
 	}
 }
 
+// Dead reports why the session is gone, nil while it is up.
+func (s *RemoteShell) Dead() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.dead
+}
+
 // Cwd implements Shell.
 func (s *RemoteShell) Cwd() string {
 	s.mu.Lock()

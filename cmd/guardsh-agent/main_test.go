@@ -255,3 +255,25 @@ func sleeping(s string) []string {
 	}
 	return pids
 }
+
+// TestSessionRestarts: a command that kills the sandboxed session does not
+// end the run: the next command gets a new session, and the model is told.
+func TestSessionRestarts(t *testing.T) {
+	dir, env := setup(t)
+	f := &fakeChat{turns: []string{
+		`[{"function":{"name":"run_shell","arguments":{"command":"cd /tmp; kill -9 $$"}}}]`,
+		`[{"function":{"name":"run_shell","arguments":{"command":"echo alive in $PWD"}}}]`,
+	}}
+	srv := httptest.NewServer(f)
+	defer srv.Close()
+	var out, errb bytes.Buffer
+	code := run(context.Background(), []string{"--host", srv.URL, "--workdir", dir, "--mode", "bypass", "task"}, &out, &errb, env)
+	if code == 2 && strings.Contains(errb.String(), "no sandbox backend") {
+		t.Skip("no sandbox here")
+	}
+	for _, want := range []string{"shell session ended during the command", "this is a new one in the project root", "alive in " + dir} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("output lacks %q:\n%s\n%s", want, out.String(), errb.String())
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -77,46 +78,98 @@ func startShell(root string, md guardsh.Mode, local *interp.Runner, env []string
 		os.RemoveAll(tmp)
 		return nil, fmt.Errorf("no sandbox backend could be verified (%s), so the agent runs no command; see `guardsh --doctor`, or run without OS confinement (recorded in the audit log) with --no-sandbox or GUARDSH_SANDBOX=off", strings.Join(tried, "; "))
 	}
-	reqR, reqW, err := os.Pipe()
-	if err != nil {
-		return nil, err
-	}
-	respR, respW, err := os.Pipe()
-	if err != nil {
-		return nil, err
-	}
-	// sandbox.Start runs this binary again with os.Args: make them the
-	// session's.
-	saved := os.Args
-	os.Args = []string{saved[0], sessionArg, "--mode", string(md), "--project", root}
-	s, err := sandbox.Start(chosen.Backend, c, chosen.Describe(), append(env, "TMPDIR="+tmp), nil,
-		map[string]*os.File{"agent-req": reqR, "agent-resp": respW, "audit": audit})
-	os.Args = saved
-	reqR.Close()
-	respW.Close()
-	if err != nil {
-		os.RemoveAll(tmp)
-		return nil, fmt.Errorf("cannot start the sandboxed shell session: %v", err)
-	}
-	exited := make(chan struct{})
-	go func() { s.Cmd.Wait(); close(exited) }()
-	closeAll := func() {
-		reqW.Close() // the session ends when its requests end
-		select {
-		case <-exited:
-		case <-time.After(3 * time.Second):
-			s.Cmd.Process.Kill()
-			<-exited
+	// spawn starts one session process; a session that dies (a command
+	// killed it) is replaced by the next one on the next command.
+	spawn := func() (*agentloop.RemoteShell, func(), error) {
+		reqR, reqW, err := os.Pipe()
+		if err != nil {
+			return nil, nil, err
 		}
-		respR.Close()
-		os.RemoveAll(tmp)
+		respR, respW, err := os.Pipe()
+		if err != nil {
+			reqR.Close()
+			reqW.Close()
+			return nil, nil, err
+		}
+		// sandbox.Start runs this binary again with os.Args: make them the
+		// session's.
+		saved := os.Args
+		os.Args = []string{saved[0], sessionArg, "--mode", string(md), "--project", root}
+		s, err := sandbox.Start(chosen.Backend, c, chosen.Describe(), append(env, "TMPDIR="+tmp), nil,
+			map[string]*os.File{"agent-req": reqR, "agent-resp": respW, "audit": audit})
+		os.Args = saved
+		reqR.Close()
+		respW.Close()
+		if err != nil {
+			reqW.Close()
+			respR.Close()
+			return nil, nil, fmt.Errorf("cannot start the sandboxed shell session: %v", err)
+		}
+		exited := make(chan struct{})
+		go func() { s.Cmd.Wait(); close(exited) }()
+		stop := func() {
+			reqW.Close() // the session ends when its requests end
+			select {
+			case <-exited:
+			case <-time.After(3 * time.Second):
+				s.Cmd.Process.Kill()
+				<-exited
+			}
+			respR.Close()
+		}
+		rs, err := agentloop.NewRemoteShell(reqW, respR, local.DecideAccess)
+		if err != nil {
+			stop()
+			return nil, nil, err
+		}
+		return rs, stop, nil
 	}
-	rs, err := agentloop.NewRemoteShell(reqW, respR, local.DecideAccess)
+	rs, stop, err := spawn()
 	if err != nil {
-		closeAll()
+		os.RemoveAll(tmp)
 		return nil, err
 	}
-	return &shellSession{shell: rs, desc: rs.Sandbox, close: closeAll}, nil
+	sh := &restartingShell{cur: rs, stop: stop, spawn: spawn, access: local.DecideAccess}
+	warnCreated := c.ProtectedMissing()
+	return &shellSession{shell: sh, desc: rs.Sandbox, close: func() {
+		sh.stop()
+		os.RemoveAll(tmp)
+		for _, p := range warnCreated {
+			if _, err := os.Lstat(p); err == nil {
+				fmt.Fprintf(stderr, "guardsh-agent: warning: %s was created during the run (it is protected when it exists at the start); review it before git or your shell uses it\n", p)
+			}
+		}
+	}}, nil
+}
+
+// restartingShell is the sandboxed session, started again when a command
+// ended it (kill $$, exec): the model is told that cd and variables are
+// gone.
+type restartingShell struct {
+	cur    *agentloop.RemoteShell
+	stop   func()
+	spawn  func() (*agentloop.RemoteShell, func(), error)
+	access func(ctx context.Context, a guardsh.Access, tool, diff string) guardsh.Verdict
+}
+
+func (r *restartingShell) RunCommand(ctx context.Context, src string, stdout, stderr io.Writer) int {
+	if r.cur.Dead() != nil {
+		r.stop()
+		rs, stop, err := r.spawn()
+		if err != nil {
+			fmt.Fprintf(stderr, "guardsh-agent: the shell session ended and could not be started again: %v\n", err)
+			return 126
+		}
+		r.cur, r.stop = rs, stop
+		fmt.Fprintln(stderr, "guardsh-agent: the previous shell session had ended (a command ended it); this is a new one in the project root: earlier cd and variables are gone")
+	}
+	return r.cur.RunCommand(ctx, src, stdout, stderr)
+}
+
+func (r *restartingShell) Cwd() string { return r.cur.Cwd() }
+
+func (r *restartingShell) DecideAccess(ctx context.Context, a guardsh.Access, tool, diff string) guardsh.Verdict {
+	return r.access(ctx, a, tool, diff)
 }
 
 // sandboxOff reports whether the user turned the sandbox off, and how.
