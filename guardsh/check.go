@@ -97,7 +97,11 @@ func (p *Policy) scriptVerdictArgs(src string, c *Command, depth int, params []s
 	}
 	f, err := parseScript(src)
 	if err != nil {
-		return combine(ck.total, p.settle(&judgement{kind: kOther, f: finding{Ask, idParse, err.Error()}}))
+		v := p.settle(&judgement{kind: kOther, f: finding{Ask, idParse, err.Error()}})
+		if ck.has {
+			v = combine(ck.total, v)
+		}
+		return v
 	}
 	ck.stmts(f.Stmts, source{})
 	if !ck.has {
@@ -776,6 +780,10 @@ func (ck *checker) assigns(list []*syntax.Assign, decl bool) {
 		val := ""
 		if a.Value != nil {
 			ck.substs(a.Value)
+			if p, ok := ck.mktempSubst(a.Value); ok {
+				ck.setVar(name, p)
+				continue
+			}
 			v, ok := ck.assignValue(a.Value)
 			if !ok {
 				ck.setVar(name, unknownVal)
@@ -793,6 +801,37 @@ func (ck *checker) assigns(list []*syntax.Assign, decl bool) {
 		}
 		ck.setVar(name, val)
 	}
+}
+
+// mktempSubst recognises X=$(mktemp ...): X names a new file or directory
+// in the temp dir.
+func (ck *checker) mktempSubst(w *syntax.Word) (string, bool) {
+	if len(w.Parts) != 1 {
+		return "", false
+	}
+	part := w.Parts[0]
+	if dq, ok := part.(*syntax.DblQuoted); ok && len(dq.Parts) == 1 {
+		part = dq.Parts[0]
+	}
+	cs, ok := part.(*syntax.CmdSubst)
+	if !ok || len(cs.Stmts) != 1 {
+		return "", false
+	}
+	call, ok := cs.Stmts[0].Cmd.(*syntax.CallExpr)
+	if !ok || len(call.Args) == 0 || call.Args[0].Lit() != "mktemp" {
+		return "", false
+	}
+	for _, a := range call.Args[1:] {
+		l := a.Lit()
+		if l == "" || !strings.HasPrefix(l, "-") || strings.HasPrefix(l, "-p") || strings.HasPrefix(l, "--tmpdir=") {
+			return "", false // a template or directory of its own
+		}
+	}
+	base := "/tmp"
+	if t, ok := ck.lookup("TMPDIR"); ok && strings.HasPrefix(t, "/") && t != "/" {
+		base = strings.TrimRight(t, "/")
+	}
+	return base + "/tmp.mktemp", true
 }
 
 // assignValue expands an assignment's value (tilde at the start too).
@@ -895,6 +934,14 @@ func (ck *checker) call(s *syntax.Stmt, x *syntax.CallExpr, in source) {
 			return
 		}
 		switch name {
+		case "source", ".":
+			// activating a venv: later pip/python run from it
+			if len(args) > 1 && !isDynamic(args[1]) && strings.HasSuffix(args[1], "/bin/activate") {
+				e := pathEnv{dir: ck.dir, home: ck.env.Home}
+				if d, ok := e.abs(strings.TrimSuffix(args[1], "/bin/activate")); ok {
+					ck.setVar("VIRTUAL_ENV", d)
+				}
+			}
 		case "alias":
 			for _, a := range args[1:] {
 				if k, v, ok := strings.Cut(a, "="); ok && !isDynamic(a) {

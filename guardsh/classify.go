@@ -233,6 +233,11 @@ func (p *Policy) classifyArgsIn(c *Command, args []string, depth int, fromInput 
 				hint = n.Hint
 			}
 			v = Verdict{Decision: Deny, Rule: idPrivSudo, Reason: reason, Hint: hint, Effects: mergeEffects(v.Effects, n.Effects)}
+		} else if v.Rule == "shell.builtin" && n.Decision >= v.Decision {
+			// a transparent wrapper (xargs, timeout, env): the wrapped
+			// command's verdict names the rule
+			n.Effects = mergeEffects(v.Effects, n.Effects)
+			v = n
 		} else {
 			v = combine(v, n)
 		}

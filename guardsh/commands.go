@@ -2150,6 +2150,7 @@ func init() {
 		"true", "false", "test", "[", "[[", "echo", "printf", "sleep", "wait", "builtin", "exec", "alias",
 		"enable", "suspend", "bind", "fc", "newgrp", "tput", "stty", "clear", "reset", "hash", "type", "help")
 	reg(hCommandBuiltin, "command")
+	reg(func(cx *cmdCtx, name string, args []string) { cx.j.atLeast(kEdit) }, "mktemp")
 	reg(hRm, "rm", "rmdir", "unlink", "srm", "trash", "trash-put", "gio-trash")
 	reg(hShred, "shred", "wipe", "truncate")
 	reg(hWriteAll, "touch", "mkdir", "tee", "mkfifo", "mknod", "dos2unix", "unix2dos", "fallocate")
