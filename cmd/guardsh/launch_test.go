@@ -54,12 +54,13 @@ var agentShells = []struct {
 	{"claude: $CLAUDE_CODE_SHELL -c", `"$CLAUDE_CODE_SHELL" -c CMD`},
 	{"/usr/bin/env bash -c", `/usr/bin/env bash -c CMD`},
 	{"codex: bash -lc", `bash -lc CMD`},
-	{"gemini wrapper", `bash -c "{ $CMD_RAW; }; __code=\$?; pgrep -g 0 >$TMPDIR_AGENT/shell_pgrep.tmp 2>&1; exit \$__code;"`},
-	{"claude wrapper", `"$CLAUDE_CODE_SHELL" -c -l "shopt -u extglob 2>/dev/null || true && eval '$CMD_RAW' < /dev/null && pwd -P >| $CLAUDE_CWD_FILE"`},
+	{"gemini wrapper", `bash -c "{ $CMD_RAW; }; __code=\$?; pgrep -g 0 >$AGENT_TMP_FILE 2>&1; exit \$__code;"`},
+	{"claude wrapper", `"$CLAUDE_CODE_SHELL" -c -l "shopt -u extglob 2>/dev/null || true && eval '$CMD_RAW' < /dev/null && pwd -P >| $AGENT_TMP_FILE"`},
 }
 
-// claudeCwdFile is where Claude Code's wrapper records the working
-// directory: a fresh /tmp/claude-XXXX-cwd, removed after the test.
+// claudeCwdFile is where an agent's wrapper writes in /tmp (Claude Code's
+// /tmp/claude-XXXX-cwd, Gemini CLI's /tmp/shell_pgrep_XXXX.tmp): a fresh
+// path there, removed after the test.
 func claudeCwdFile(t *testing.T) string {
 	f, err := os.CreateTemp("/tmp", "claude-*-cwd")
 	if err != nil {
@@ -97,7 +98,7 @@ func fakeHome(t *testing.T) (home, canary string) {
 // the shell call s, as the agent would send it.
 func agentScript(s string, cmds []string, dir, cwdFile string) string {
 	var b strings.Builder
-	b.WriteString("TMPDIR_AGENT=" + shQuote(dir) + "\nCLAUDE_CWD_FILE=" + shQuote(cwdFile) + "\n")
+	b.WriteString("TMPDIR_AGENT=" + shQuote(dir) + "\nAGENT_TMP_FILE=" + shQuote(cwdFile) + "\n")
 	for _, c := range cmds {
 		b.WriteString("CMD_RAW=" + shQuote(c) + "\n")
 		if strings.Contains(s, "$CMD_RAW") {
@@ -133,7 +134,12 @@ func TestLaunchAgentShells(t *testing.T) {
 			if b, err := os.ReadFile(filepath.Join(dir, "ok.txt")); err != nil || string(b) != "ran\n" {
 				t.Errorf("the normal command did not run: %q %v (exit %d)\nstdout: %s\nstderr: %s", b, err, code, out, errOut)
 			}
-			if strings.Contains(s.call, "CLAUDE_CWD_FILE") {
+			// The wrappers' own plumbing (Claude Code's cwd file, Gemini's
+			// pgrep file, both in /tmp) must not be refused.
+			if strings.Contains(errOut, "needs approval") {
+				t.Errorf("the agent's wrapper was refused:\n%s", errOut)
+			}
+			if strings.Contains(s.call, "pwd -P") {
 				cwd, err := os.ReadFile(cwdFile)
 				real, _ := filepath.EvalSymlinks(dir)
 				if err != nil || strings.TrimSpace(string(cwd)) != real {
