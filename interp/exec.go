@@ -144,11 +144,16 @@ func lookCommand(dir string, env expand.Environ, name string) (path string, stat
 // guardsh runs it in-process: a shebang naming sh, bash or dash (directly
 // or through env), or no shebang at all in a file that is not a binary.
 func scriptShell(path string) (shell string, opts []string, ok bool) {
-	f, err := os.Open(path)
+	// O_NONBLOCK and regular files only: an executable FIFO must not hang
+	// guardsh (the kernel refuses to exec it, as bash reports).
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return "", nil, false
 	}
 	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return "", nil, false
+	}
 	head := make([]byte, 256)
 	n, _ := io.ReadFull(f, head)
 	head = head[:n]

@@ -152,9 +152,25 @@ func (f *JailFS) classify(a guardsh.Access) guardsh.Verdict {
 		Reason: "outside the project", Hint: "work inside " + f.jail.Root()}
 }
 
+// startupKey marks a context in which guardsh sources the shell's own
+// start-up files.
+type startupKey struct{}
+
+// StartupContext marks ctx as guardsh reading the shell's own start-up
+// files (/etc/profile, ~/.profile, ~/.bashrc), which bash reads without
+// asking anyone: file reads under it (the files themselves and what they
+// source) are Via "startup" and allowed without the policy, still through
+// the jail's resolution and checked open. Writes are decided as always.
+func StartupContext(ctx context.Context) context.Context {
+	return context.WithValue(ctx, startupKey{}, true)
+}
+
 // decide asks the policy (and, for an ask, the gate) about a; nil means
 // allowed, otherwise the *os.PathError the shell prints.
 func (f *JailFS) decide(ctx context.Context, a guardsh.Access) error {
+	if a.Via == "startup" && !a.Write {
+		return nil
+	}
 	v := f.classify(a)
 	if v.Decision == guardsh.Ask {
 		f.mu.Lock()
@@ -184,6 +200,9 @@ func refusal(path string, v guardsh.Verdict) error {
 	msg := strings.TrimRight(v.Reason, ".")
 	if v.Hint != "" {
 		msg += ". " + jail.Capitalize(v.Hint)
+	}
+	if path == "" {
+		path = `""`
 	}
 	return &os.PathError{Op: "guardsh: " + word + " [" + v.Rule + "]:", Path: path, Err: errors.New(msg)}
 }
@@ -255,7 +274,11 @@ func (f *JailFS) open(ctx context.Context, hc interp.HandlerContext, path string
 		return nil, pathError("open", path, err)
 	}
 	write := jail.IsWrite(flag)
-	if err := f.decide(ctx, f.access(hc, path, res, write, "redirect")); err != nil {
+	via := "redirect"
+	if ctx.Value(startupKey{}) != nil {
+		via = "startup"
+	}
+	if err := f.decide(ctx, f.access(hc, path, res, write, via)); err != nil {
 		return nil, err
 	}
 	// A FIFO is looked at first through a descriptor that does not count

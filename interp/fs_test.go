@@ -417,3 +417,39 @@ func TestShellJailPolicy(t *testing.T) {
 		})
 	}
 }
+
+// TestStartupReads: the shell's own start-up files are read without asking
+// (as bash does); the same read in a script is decided by the policy.
+func TestStartupReads(t *testing.T) {
+	w := newJailWorld(t)
+	fs, err := NewJailFS(w.app)
+	mustOK(t, err)
+	defer fs.Close()
+	var out, errb bytes.Buffer
+	r, err := New(Config{Policy: guardsh.NewPolicy(guardsh.ModeAuto), Project: w.app, Dir: w.app, Stdout: &out, Stderr: &errb, FS: fs})
+	mustOK(t, err)
+	r.Run(StartupContext(context.Background()), strings.NewReader(`read x < /etc/passwd && echo startup-read`), "t")
+	r.Run(context.Background(), strings.NewReader(`read x < /etc/passwd && echo script-read`), "t")
+	if out.String() != "startup-read\n" || !strings.Contains(errb.String(), "needs approval") {
+		t.Errorf("stdout %q stderr %q", out.String(), errb.String())
+	}
+}
+
+// TestExecFIFONoHang: running an executable FIFO fails as in bash instead
+// of hanging guardsh while it looks for a shebang.
+func TestExecFIFONoHang(t *testing.T) {
+	w := newJailWorld(t)
+	done := make(chan string, 1)
+	go func() {
+		_, _, errs, _ := runJailed(t, w, strictAccess(nil, nil), `mkfifo ff; chmod +x ff; ./ff; echo "status=$?" >&2`)
+		done <- errs
+	}()
+	select {
+	case errs := <-done:
+		if !strings.Contains(errs, "status=126") {
+			t.Errorf("stderr %q", errs)
+		}
+	case <-time.After(15 * time.Second):
+		t.Fatal("guardsh hung on an executable FIFO")
+	}
+}

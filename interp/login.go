@@ -52,6 +52,7 @@ func (g *Runner) sourceQuiet(ctx context.Context, path string) {
 			fmt.Fprintf(g.cfg.Stderr, "%s: warning: %s: %v\n", g.name, path, r)
 		}
 	}()
+	ctx = StartupContext(ctx) // fs.go: the jail lets start-up files be read
 	for _, st := range file.Stmts {
 		if err := g.r.Run(ctx, st); err != nil {
 			if _, ok := isExit(err); !ok {

@@ -45,7 +45,11 @@ func (e *Error) Error() string {
 	} else {
 		b.WriteString(e.Op + " ")
 	}
-	b.WriteString(e.Path)
+	if e.Path == "" {
+		b.WriteString(`""`)
+	} else {
+		b.WriteString(e.Path)
+	}
 	b.WriteString(": ")
 	reason := e.Reason
 	if reason == "" && e.Err != nil {
