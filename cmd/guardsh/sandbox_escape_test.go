@@ -659,8 +659,13 @@ func TestSandboxEscalation(t *testing.T) {
 			os.WriteFile(conf, []byte(`[[rule]]
 id = "test.dial"
 decision = "allow"
-prefix = ["python3", "dial.py"]
+prefix = ["python*", "dial.py"]
 network = true
+
+[[rule]]
+id = "test.other"
+decision = "allow"
+prefix = ["python*", "other.py"]
 `), 0o644)
 			stdout, stderr, code := f.run(t, backend, `python3 dial.py; echo "RC dial $?"; python3 other.py; echo "RC other $?"`, "GUARDSH_MODE=default")
 			audit, _ := os.ReadFile(filepath.Join(f.base, "state", "guardsh", "audit.jsonl"))

@@ -195,6 +195,11 @@ func sandboxSession(inv *invocation) (code int, done bool, describe string) {
 			}
 		}
 	}
+	// The terminal, for the gate's prompts: opened here like the audit log.
+	if tty, err := os.OpenFile("/dev/tty", os.O_RDWR, 0); err == nil {
+		files["tty"] = tty
+		defer tty.Close()
+	}
 	broker, clientEnd, err := sandbox.NewBroker(res.Backend, c, brokerCheck(policy, c.Project, home))
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "guardsh: sandbox: %v\n", err)
