@@ -10,8 +10,10 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 )
@@ -340,6 +342,24 @@ func Undo(workdir string) (*UndoReport, error) {
 			return rep, err
 		}
 		rep.Restored = append(rep.Restored, p)
+	}
+	// An atomic write killed half way leaves its temporary file.
+	seenDir := map[string]bool{}
+	for _, p := range order {
+		d := path.Dir(p)
+		if seenDir[d] {
+			continue
+		}
+		seenDir[d] = true
+		ents, err := files.ReadDir(d)
+		if err != nil {
+			continue
+		}
+		for _, e := range ents {
+			if n := e.Name(); strings.HasPrefix(n, ".") && strings.Contains(n, ".guardsh-tmp-") && e.Type().IsRegular() {
+				files.Remove(path.Join(d, n), false)
+			}
+		}
 	}
 	for i := len(dirs) - 1; i >= 0; i-- {
 		files.Remove(dirs[i], true) // only if empty

@@ -401,10 +401,12 @@ func (a *agent) change(ctx context.Context, tool, raw, rel string, old []byte, m
 		}
 		delete(a.known, rel)
 	} else {
-		made, err := a.files.WriteFile(rel, content, 0o644)
-		for _, d := range made {
+		// Announce the directories this write will create before they
+		// exist (undo removes them only if empty).
+		for _, d := range a.missingDirs(rel) {
 			a.store.Append(Entry{Kind: "mkdir", Path: d})
 		}
+		_, err := a.files.WriteFile(rel, content, 0o644)
 		if err != nil {
 			r := errResult("%v", err)
 			return &r
@@ -416,6 +418,19 @@ func (a *agent) change(ctx context.Context, tool, raw, rel string, old []byte, m
 	}
 	a.noteChange(rel)
 	return nil
+}
+
+// missingDirs lists the parent directories of rel that do not exist yet,
+// outermost first.
+func (a *agent) missingDirs(rel string) []string {
+	var out []string
+	for d := path.Dir(rel); d != "." && d != "/"; d = path.Dir(d) {
+		if _, err := a.files.Lstat(d); err == nil {
+			break
+		}
+		out = append([]string{d}, out...)
+	}
+	return out
 }
 
 func (a *agent) writeFile(ctx context.Context, p, content string) toolResult {

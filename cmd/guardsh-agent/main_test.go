@@ -277,3 +277,45 @@ func TestSessionRestarts(t *testing.T) {
 		}
 	}
 }
+
+// TestKillAnyTimeThenUndo: the agent killed (SIGKILL) at any moment of a
+// run full of writes leaves a record undo can use: every file comes back
+// to what it was before the run.
+func TestKillAnyTimeThenUndo(t *testing.T) {
+	var turns []string
+	for i := 0; i < 12; i++ {
+		turns = append(turns,
+			fmt.Sprintf(`[{"function":{"name":"read_file","arguments":{"path":"f%d.txt"}}},{"function":{"name":"write_file","arguments":{"path":"f%d.txt","content":"changed %d\n"}}},{"function":{"name":"write_file","arguments":{"path":"new/n%d.txt","content":"new\n"}}}]`, i%4, i%4, i, i))
+	}
+	for _, delay := range []time.Duration{0, 20, 40, 60, 90, 130, 200} {
+		dir, _ := setup(t)
+		for i := 0; i < 4; i++ {
+			os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%d.txt", i)), []byte(fmt.Sprintf("original %d\n", i)), 0o644)
+		}
+		srv := httptest.NewServer(&fakeChat{turns: turns})
+		args := []string{"--host", srv.URL, "--workdir", dir, "--mode", "auto", "--no-sandbox", "--test-cmd", "true", "churn"}
+		cmd := exec.Command(os.Args[0])
+		cmd.Env = append(os.Environ(), "GUARDSH_AGENT_TEST_MAIN=1", "GUARDSH_AGENT_TEST_ARGS="+strings.Join(args, "\x1f"))
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(delay * time.Millisecond)
+		cmd.Process.Kill()
+		cmd.Wait()
+		srv.Close()
+		var out, errb bytes.Buffer
+		code := run(context.Background(), []string{"undo", "--workdir", dir}, &out, &errb, nil)
+		if code != 0 && !strings.Contains(errb.String(), "no guardsh-agent run recorded") {
+			t.Fatalf("delay %v: undo: %d %s", delay, code, errb.String())
+		}
+		for i := 0; i < 4; i++ {
+			b, _ := os.ReadFile(filepath.Join(dir, fmt.Sprintf("f%d.txt", i)))
+			if string(b) != fmt.Sprintf("original %d\n", i) {
+				t.Errorf("delay %v: f%d.txt = %q after undo\n%s", delay, i, b, out.String())
+			}
+		}
+		if ents, _ := os.ReadDir(filepath.Join(dir, "new")); len(ents) > 0 {
+			t.Errorf("delay %v: created files left after undo: %d", delay, len(ents))
+		}
+	}
+}
