@@ -1506,6 +1506,15 @@ func hTar(cx *cmdCtx, name string, args []string) {
 		if hasF {
 			cx.write(file, false)
 		}
+		start := 2
+		if strings.HasPrefix(first, "-") {
+			start = 1
+		}
+		for _, o := range operands(args[start:], optSpec{short: "CfTXIbHgKLMNV", long: []string{"directory", "file", "exclude", "files-from", "exclude-from", "transform", "owner", "group", "mode", "mtime", "format"}}) {
+			if o != file {
+				cx.read(o)
+			}
+		}
 	default:
 		if hasF {
 			cx.read(file)
@@ -1528,9 +1537,12 @@ func hArchive(cx *cmdCtx, name string, args []string) {
 		}
 		return
 	case "zip", "7z", "7za", "rar":
-		ops := operands(args[1:], optSpec{short: "xitn"})
+		ops := operands(args[1:], optSpec{short: "xitnP", long: []string{"password"}})
 		if len(ops) > 0 {
 			cx.write(ops[0], false)
+			for _, o := range ops[1:] {
+				cx.read(o)
+			}
 		}
 		return
 	}
@@ -1601,6 +1613,17 @@ func hNet(cx *cmdCtx, name string, args []string) {
 		}
 		if v, ok := optValue(args[1:], 0, "post-file"); ok {
 			cx.read(v)
+		}
+	case "nc", "ncat", "netcat":
+		if hasOpt(args[1:], 'e', "exec", "sh-exec", "lua-exec") || hasOpt(args[1:], 'c') {
+			cx.j.deny("net.reverse-shell", strings.Join(displayArgs(args, 6), " "))
+		}
+	case "socat":
+		for _, a := range args[1:] {
+			la := strings.ToLower(a)
+			if strings.HasPrefix(la, "exec:") || strings.HasPrefix(la, "system:") || strings.Contains(la, ",exec:") {
+				cx.j.deny("net.reverse-shell", strings.Join(displayArgs(args, 6), " "))
+			}
 		}
 	case "ssh", "mosh":
 		cx.j.f.id = "net.remote-shell"
@@ -1677,6 +1700,9 @@ func hDocker(cx *cmdCtx, name string, args []string) {
 	if (sub == "container" || sub == "image" || sub == "volume" || sub == "network" || sub == "system" || sub == "builder" || sub == "compose") && len(ops) > 1 {
 		sub = ops[1]
 	}
+	if sub == "run" || sub == "create" || sub == "up" {
+		cx.containerMounts(args)
+	}
 	switch sub {
 	case "ps", "images", "ls", "inspect", "logs", "version", "info", "stats", "top", "port", "diff", "history", "events", "df", "config", "search":
 		cx.j.atLeast(kRead)
@@ -1685,6 +1711,100 @@ func hDocker(cx *cmdCtx, name string, args []string) {
 	default:
 		cx.j.eff.Network = true
 		cx.j.other("net.cloud", name+" "+displayArg(sub))
+	}
+}
+
+// containerMounts: bind-mounting /, home or a system directory into a
+// container hands it all of them (docker run -v /:/host ...).
+func (cx *cmdCtx) containerMounts(args []string) {
+	check := func(src string) {
+		if src == "" || isDynamic(src) || !strings.HasPrefix(src, "/") && !strings.HasPrefix(src, "~") && !strings.HasPrefix(src, "$HOME") {
+			return
+		}
+		t := cx.pe.resolve(src)
+		switch t.loc {
+		case locRoot, locHome, locSystem:
+			if t.abs != "/var/run/docker.sock" && t.abs != "/run/docker.sock" {
+				cx.j.deny("container.host-mount", t.abs)
+			} else {
+				cx.j.deny("container.host-mount", t.abs+" (the docker socket is root on the host)")
+			}
+		}
+	}
+	for k := 1; k < len(args); k++ {
+		a := args[k]
+		switch {
+		case a == "-v" || a == "--volume":
+			if k+1 < len(args) {
+				src, _, _ := strings.Cut(args[k+1], ":")
+				check(src)
+			}
+		case strings.HasPrefix(a, "--volume="):
+			src, _, _ := strings.Cut(a[len("--volume="):], ":")
+			check(src)
+		case strings.HasPrefix(a, "-v") && len(a) > 2:
+			src, _, _ := strings.Cut(a[2:], ":")
+			check(src)
+		case a == "--mount" || strings.HasPrefix(a, "--mount="):
+			spec := strings.TrimPrefix(a, "--mount=")
+			if a == "--mount" && k+1 < len(args) {
+				spec = args[k+1]
+			}
+			for _, kv := range strings.Split(spec, ",") {
+				if v, ok := strings.CutPrefix(kv, "source="); ok {
+					check(v)
+				} else if v, ok := strings.CutPrefix(kv, "src="); ok {
+					check(v)
+				}
+			}
+		case a == "--privileged" || a == "--pid=host" || a == "--net=host" || a == "--network=host" || strings.HasPrefix(a, "--cap-add"):
+			cx.j.other("container.privileged", a)
+		}
+	}
+}
+
+// hTmux runs the shell command given to tmux/screen, and keys sent to
+// a shell.
+func hTmux(cx *cmdCtx, name string, args []string) {
+	cx.j.atLeast(kDev)
+	if name == "screen" {
+		i := optSpec{short: "SctLplrx", long: []string{}}.skip(args, 1)
+		if i < len(args) {
+			cx.nest(args[i:])
+		}
+		return
+	}
+	ops := operands(args[1:], optSpec{short: "tscnSFxyelLfABIT", long: []string{}})
+	if len(ops) == 0 {
+		return
+	}
+	switch ops[0] {
+	case "new", "new-session", "neww", "new-window", "splitw", "split-window", "run", "run-shell", "respawn-pane", "respawnp", "pipe-pane", "pipep":
+		if len(ops) > 1 {
+			cx.nestScript(strings.Join(ops[1:], " "))
+		}
+	case "send-keys", "send":
+		var keys []string
+		for _, k := range ops[1:] {
+			if k != "Enter" && k != "C-m" {
+				keys = append(keys, k)
+			}
+		}
+		if len(keys) > 0 {
+			cx.nestScript(strings.Join(keys, " "))
+		}
+	}
+}
+
+// hAt: at and batch schedule shell commands read from input or a file.
+func hAt(cx *cmdCtx, name string, args []string) {
+	if hasOpt(args[1:], 'l') || hasOpt(args[1:], 'c') || name == "atq" {
+		cx.j.atLeast(kRead)
+		return
+	}
+	cx.j.other("sys.system-write", name+" schedules commands to run later")
+	if cx.stdin != nil && cx.stdin.kind == srcStatic {
+		cx.nestScript(cx.stdin.text)
 	}
 }
 
@@ -2150,6 +2270,8 @@ func init() {
 		"true", "false", "test", "[", "[[", "echo", "printf", "sleep", "wait", "builtin", "exec", "alias",
 		"enable", "suspend", "bind", "fc", "newgrp", "tput", "stty", "clear", "reset", "hash", "type", "help")
 	reg(hCommandBuiltin, "command")
+	reg(hTmux, "tmux", "screen")
+	reg(hAt, "at", "batch", "atq")
 	reg(func(cx *cmdCtx, name string, args []string) { cx.j.atLeast(kEdit) }, "mktemp")
 	reg(hRm, "rm", "rmdir", "unlink", "srm", "trash", "trash-put", "gio-trash")
 	reg(hShred, "shred", "wipe", "truncate")

@@ -32,6 +32,7 @@ var codeMarkers = []codeMarker{
 	{"shutil.rmtree", 'R'}, {"rmtree", 'R'}, {"rm_rf", 'R'}, {"rm_r", 'R'}, {"remove_dir", 'R'},
 	{"remove_tree", 'R'}, {"rmSync", 'R'}, {"rmdirSync", 'R'}, {"fs.rm(", 'R'}, {"rimraf", 'R'},
 	{"RemoveAll", 'R'}, {"deleteRecursively", 'R'}, {"Remove-Item", 'R'}, {"rmdir_p", 'R'},
+	{"open(", 'r'}, {"readFileSync", 'r'}, {"File.read", 'r'}, {"IO.read", 'r'}, {"file_get_contents", 'r'}, {"readFile(", 'r'},
 	{"os.remove", 'd'}, {"os.unlink", 'd'}, {"os.rmdir", 'd'}, {".unlink(", 'd'}, {"unlinkSync", 'd'},
 	{"fs.unlink", 'd'}, {"File.delete", 'd'}, {"FileUtils.rm", 'd'}, {"unlink ", 'd'}, {"unlink(", 'd'},
 	{"rmdir(", 'd'}, {".rmdir(", 'd'}, {"File.unlink", 'd'}, {"os.truncate", 'w'}, {"shutil.move", 'w'},
@@ -196,6 +197,14 @@ func (cx *cmdCtx) inlineCode(lang, code string) {
 	if f := destructiveCall(code); f != "" {
 		j.other(idInlineCode, lang+" code calls "+f)
 	}
+	if strings.Count(code, "fork") >= 1 && (strings.Contains(code, "while") || strings.Contains(code, "loop") || strings.Contains(code, "for(;;)") || strings.Contains(code, "for (;;)")) &&
+		(strings.Count(code, "fork") >= 2 || strings.Contains(code, "os.fork()") || strings.Contains(code, "Process.fork")) {
+		j.deny(idForkBomb, lang+" code forks in a loop")
+	}
+	if strings.Contains(code, "socket") && (strings.Contains(code, "dup2") || strings.Contains(code, "pty.spawn") || strings.Contains(code, "fileno")) &&
+		(strings.Contains(code, "/bin/sh") || strings.Contains(code, "/bin/bash") || strings.Contains(code, "sh -i") || strings.Contains(code, "\"sh\"") || strings.Contains(code, "'sh'")) {
+		j.deny("net.reverse-shell", lang+" code connects a shell to a socket")
+	}
 	// Backticks run shell commands in perl, ruby and php.
 	if lang == "perl" || lang == "ruby" || lang == "php" {
 		for rest := code; ; {
@@ -320,6 +329,24 @@ func (cx *cmdCtx) codeCall(lang string, m codeMarker, rest string) {
 			return
 		}
 		cx.write(args[0], false)
+	case 'r':
+		args, _, dyn := literalArgs(rest)
+		if dyn || len(args) == 0 {
+			return
+		}
+		mode := ""
+		if len(args) > 1 {
+			mode = args[1]
+		} else if i := strings.Index(rest, ","); i >= 0 && i < 200 {
+			if v, _, ok := scanString(strings.TrimLeft(rest[i+1:], " ")); ok {
+				mode = v
+			}
+		}
+		if strings.ContainsAny(mode, "wax+") {
+			cx.write(args[0], false)
+		} else {
+			cx.read(args[0])
+		}
 	}
 }
 

@@ -200,6 +200,7 @@ var (
 var privWrappers = map[string]bool{
 	"sudo": true, "doas": true, "su": true, "pkexec": true, "runuser": true, "run0": true, "sudoedit": true,
 	"chroot": true, "machinectl": true, "gosu": true, "su-exec": true, "setpriv": true,
+	"nsenter": true, "systemd-run": true, "unshare": true, "capsh": true,
 }
 
 // unwrap returns the command a wrapper runs. script is set instead when the
@@ -296,6 +297,36 @@ func unwrap(args []string) (inner []string, script string, ok bool) {
 			return nil, "", false
 		}
 		return tail(args, specIonice.skip(args, 1))
+	case "nsenter":
+		return tail(args, optSpec{short: "tSGwrd", long: []string{"target", "setuid", "setgid", "wd", "root", "wdns", "env"}}.skip(args, 1))
+	case "unshare":
+		return tail(args, optSpec{short: "R", long: []string{"root", "wd", "map-user", "map-group", "setuid", "setgid", "propagation", "setgroups", "kill-child"}}.skip(args, 1))
+	case "systemd-run":
+		return tail(args, optSpec{short: "pEMH", long: []string{"unit", "property", "description", "slice", "uid", "gid", "nice", "working-directory", "setenv", "machine", "host", "on-calendar", "on-active", "on-boot", "on-startup", "on-unit-active", "on-unit-inactive", "timer-property", "path-property", "socket-property", "service-type", "expand-environment"}}.skip(args, 1))
+	case "capsh":
+		for k, a := range args {
+			if a == "--" && k+2 < len(args) && args[k+1] == "-c" {
+				return nil, args[k+2], true
+			}
+		}
+		return nil, "", false
+	case "firejail", "bwrap-lite", "sg", "script":
+		if name == "sg" || name == "script" {
+			for k := 1; k < len(args); k++ {
+				a := args[k]
+				if (a == "-c" || a == "--command") && k+1 < len(args) {
+					return nil, args[k+1], true
+				}
+				if strings.HasPrefix(a, "--command=") {
+					return nil, a[len("--command="):], true
+				}
+				if len(a) > 2 && a[0] == '-' && a[1] != '-' && strings.HasSuffix(a, "c") && k+1 < len(args) {
+					return nil, args[k+1], true // script -qc CMD
+				}
+			}
+			return nil, "", false
+		}
+		return tail(args, optSpec{}.skip(args, 1))
 	case "nohup", "builtin", "unbuffer", "dbus-run-session", "catchsegv", "torsocks", "busybox", "toybox", "linux32", "linux64", "setarch":
 		i := 1
 		if name == "nohup" || name == "builtin" {

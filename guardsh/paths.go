@@ -368,6 +368,10 @@ func (p *Policy) ClassifyAccess(a Access) Verdict {
 		what = abs + " via symlink " + a.Link
 	}
 	switch {
+	case strings.HasPrefix(abs, "/dev/tcp/") || strings.HasPrefix(abs, "/dev/udp/"):
+		// bash's network redirections: the classic reverse shell
+		j.eff.Network = true
+		j.deny("net.reverse-shell", "redirection to "+abs)
 	case l == locDevSafe:
 		j.kind = kPure
 	case l == locDevice:
