@@ -1,7 +1,6 @@
 package guardsh
 
 import (
-	"path"
 	"strings"
 )
 
@@ -88,9 +87,6 @@ func (cx *cmdCtx) run(args []string) {
 	}
 	if inner, script, ok := unwrap(append([]string{name}, args[1:]...)); ok {
 		j.kind = kPure
-		if name == "time" || name == "timeout" || name == "nice" || name == "nohup" {
-			j.kind = kPure
-		}
 		if script != "" {
 			cx.nestScript(script)
 		} else if len(inner) > 0 {
@@ -920,18 +916,13 @@ func hKill(cx *cmdCtx, name string, args []string) {
 	// "kill -9 -1": -1 after the signal is a pid; operands() took it as a flag.
 	pidsAll := false
 	for k, a := range args[1:] {
-		if a == "-1" && k > 0 || a == "-1" && len(args) == 2 {
+		if a == "-1" && (k > 0 || len(args) == 2) {
 			pidsAll = true
-		}
-	}
-	for _, a := range args[1:] {
-		if a == "--" {
-			pidsAll = pidsAll || false
 		}
 	}
 	jobsOnly := len(ops) > 0
 	for _, o := range ops {
-		if o == "-1" || o == "1" || o == "0" && false {
+		if o == "-1" || o == "1" {
 			pidsAll = true
 		}
 		if !strings.HasPrefix(o, "%") {
@@ -1627,11 +1618,6 @@ func hNet(cx *cmdCtx, name string, args []string) {
 		}
 	case "ssh", "mosh":
 		cx.j.f.id = "net.remote-shell"
-		for _, k := range []byte{'i', 'F'} {
-			if v, ok := optValue(args[1:], k, ""); ok {
-				_ = v // an identity file is used, not read by the agent
-			}
-		}
 	case "scp", "sftp", "rsync":
 		cx.j.f.id = "net.remote-shell"
 		cx.copyRemote(name, args)
@@ -2223,12 +2209,6 @@ func hCommandBuiltin(cx *cmdCtx, name string, args []string) {
 	}
 }
 
-func hTee(cx *cmdCtx, name string, args []string) { hWriteAll(cx, name, args) }
-
-func hAlias(cx *cmdCtx, name string, args []string) { cx.j.kind = kPure }
-
-func hDocker2(cx *cmdCtx, name string, args []string) { hDocker(cx, name, args) }
-
 func hEditor(cx *cmdCtx, name string, args []string) {
 	// interactive editors edit the files they are given
 	cx.j.atLeast(kEdit)
@@ -2242,8 +2222,6 @@ func hEditor(cx *cmdCtx, name string, args []string) {
 func hOpen(cx *cmdCtx, name string, args []string) {
 	cx.j.other(idUnknown, name+" opens files or URLs with other programs")
 }
-
-func hSsh(cx *cmdCtx, name string, args []string) { hNet(cx, name, args) }
 
 func hGitDispatch(cx *cmdCtx, name string, args []string) { hGit(cx, args) }
 
@@ -2378,6 +2356,4 @@ func init() {
 		}
 		cx.j.atLeast(kDev)
 	}
-	handlers["pip"] = hPip
-	_ = path.Clean
 }
