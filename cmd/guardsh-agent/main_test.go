@@ -319,3 +319,65 @@ func TestKillAnyTimeThenUndo(t *testing.T) {
 		}
 	}
 }
+
+// TestKillAnyTimeThenUndoGit is the same in a git repository: undo also
+// brings the repository back to its start branch, clean.
+func TestKillAnyTimeThenUndoGit(t *testing.T) {
+	var turns []string
+	for i := 0; i < 12; i++ {
+		turns = append(turns,
+			fmt.Sprintf(`[{"function":{"name":"read_file","arguments":{"path":"f%d.txt"}}},{"function":{"name":"write_file","arguments":{"path":"f%d.txt","content":"changed %d\n"}}},{"function":{"name":"write_file","arguments":{"path":"new/n%d.txt","content":"new\n"}}}]`, i%4, i%4, i, i))
+	}
+	for _, delay := range []time.Duration{0, 20, 40, 60, 90, 130, 200} {
+		dir, _ := setup(t)
+		for i := 0; i < 4; i++ {
+			os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%d.txt", i)), []byte(fmt.Sprintf("original %d\n", i)), 0o644)
+		}
+		gitIn(t, dir, "init", "-q", "-b", "main")
+		gitIn(t, dir, "add", "-A")
+		gitIn(t, dir, "commit", "-q", "-m", "start")
+		srv := httptest.NewServer(&fakeChat{turns: turns})
+		args := []string{"--host", srv.URL, "--workdir", dir, "--mode", "auto", "--no-sandbox", "--test-cmd", "true", "churn"}
+		cmd := exec.Command(os.Args[0])
+		cmd.Env = append(os.Environ(), "GUARDSH_AGENT_TEST_MAIN=1", "GUARDSH_AGENT_TEST_ARGS="+strings.Join(args, "\x1f"))
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(delay * time.Millisecond)
+		cmd.Process.Kill()
+		cmd.Wait()
+		srv.Close()
+		time.Sleep(300 * time.Millisecond) // a git command the agent started finishes on its own
+		var out, errb bytes.Buffer
+		code := run(context.Background(), []string{"undo", "--workdir", dir}, &out, &errb, nil)
+		if code != 0 && !strings.Contains(errb.String(), "no guardsh-agent run recorded") {
+			t.Fatalf("delay %v: undo: %d %s", delay, code, errb.String())
+		}
+		for i := 0; i < 4; i++ {
+			b, _ := os.ReadFile(filepath.Join(dir, fmt.Sprintf("f%d.txt", i)))
+			if string(b) != fmt.Sprintf("original %d\n", i) {
+				t.Errorf("delay %v: f%d.txt = %q after undo\n%s", delay, i, b, out.String())
+			}
+		}
+		if b := gitIn(t, dir, "symbolic-ref", "--short", "HEAD"); b != "main" {
+			t.Errorf("delay %v: on %s after undo\n%s", delay, b, out.String())
+		}
+		if st := gitIn(t, dir, "status", "--porcelain"); st != "" {
+			t.Errorf("delay %v: not clean after undo: %s\n%s", delay, st, out.String())
+		}
+		if ents, _ := os.ReadDir(filepath.Join(dir, "new")); len(ents) > 0 {
+			t.Errorf("delay %v: created files left after undo: %d", delay, len(ents))
+		}
+	}
+}
+
+func gitIn(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", append([]string{"-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false"}, args...)...)
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
