@@ -78,6 +78,11 @@ func (g *Runner) gatekeep(ctx context.Context, c guardsh.Command, v guardsh.Verd
 		return v, GateAllowOnce
 	}
 	rule := approvalRule(c, v)
+	if g.configuredAsk(v.Rule) {
+		// A configured ask rule asks every time: a session approval would
+		// never apply, so none is offered.
+		rule = guardsh.Rule{}
+	}
 	answer := GateNoHuman
 	if g.cfg.Gate != nil {
 		answer = g.cfg.Gate.Approve(ctx, GateRequest{Command: c, Verdict: v, Session: rule, Diff: diff})
@@ -87,6 +92,10 @@ func (g *Runner) gatekeep(ctx context.Context, c guardsh.Command, v guardsh.Verd
 		v.Decision = guardsh.Allow
 	case GateAllowSession:
 		v.Decision = guardsh.Allow
+		if len(rule.Prefix) == 0 {
+			answer = GateAllowOnce
+			break
+		}
 		sessionMu.Lock()
 		g.policy.Session = append(g.policy.Session, rule)
 		sessionMu.Unlock()
@@ -98,6 +107,17 @@ func (g *Runner) gatekeep(ctx context.Context, c guardsh.Command, v guardsh.Verd
 		v.Hint = noHumanHint(v, rule)
 	}
 	return v, answer
+}
+
+// configuredAsk reports whether id is a configured (user or project) ask
+// rule.
+func (g *Runner) configuredAsk(id string) bool {
+	for _, r := range g.policy.Rules {
+		if r.ID == id && r.Decision == guardsh.Ask {
+			return true
+		}
+	}
+	return false
 }
 
 // ask puts an ask verdict before the gate and reports whether it was

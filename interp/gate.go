@@ -131,7 +131,11 @@ func (t *TerminalGate) Approve(ctx context.Context, req GateRequest) GateAnswer 
 		}
 	}
 	sess := strings.Join(displayPrefix(req.Session.Prefix), " ")
-	fmt.Fprintf(&b, "  [o] allow once   [s] allow for this session (%s)   [d] deny: ", sess)
+	if sess != "" {
+		fmt.Fprintf(&b, "  [o] allow once   [s] allow for this session (%s)   [d] deny: ", sess)
+	} else {
+		b.WriteString("  [o] allow once   [d] deny: ")
+	}
 	io.WriteString(t.out, b.String())
 	for {
 		c, err := t.readKey()
@@ -144,6 +148,10 @@ func (t *TerminalGate) Approve(ctx context.Context, req GateRequest) GateAnswer 
 			io.WriteString(t.out, "allow once\r\n")
 			return GateAllowOnce
 		case 's', 'a', '2':
+			if sess == "" {
+				io.WriteString(t.out, "\r\n  a configured ask rule asks every time: o (once) or d (deny): ")
+				continue
+			}
 			fmt.Fprintf(t.out, "allow for session\r\nguardsh: stored for this session: allow %s\r\n", sess)
 			return GateAllowSession
 		case 'd', 'n', '3', 0x1b:
@@ -246,6 +254,11 @@ func describeEffects(e guardsh.Effects) string {
 // it, so it says plainly that a human must decide, and how they can.
 func noHumanHint(v guardsh.Verdict, r guardsh.Rule) string {
 	var b strings.Builder
+	if len(r.Prefix) == 0 {
+		b.WriteString("No human could be asked (no terminal), so it did not run. A configured rule asks for it every time: ")
+		b.WriteString("a human must approve it in an interactive guardsh session. Do not try to get around this with another command")
+		return b.String()
+	}
 	b.WriteString("No human could be asked (no terminal), so it did not run. A human must approve it: ")
 	b.WriteString("ask the user to run it in an interactive guardsh session, or to allow it with a rule in ")
 	b.WriteString(UserConfigHint)

@@ -71,21 +71,27 @@ func TestGateAnswers(t *testing.T) {
 		wantStatus int
 		wantErr    []string
 		wantStored bool
+		builtin    bool // default mode's built-in ask instead of the configured one
 	}{
 		{name: "allow once", gate: &fakeGate{answer: GateAllowOnce}, wantRun: true},
 		{name: "allow session", gate: &fakeGate{answer: GateAllowSession}, wantRun: true, wantStored: true},
 		{name: "human denies", gate: &fakeGate{answer: GateDeny}, wantStatus: 126,
 			wantErr: []string{"guardsh: denied [test.touch]: touching files needs approval", "A human refused it"}},
-		{name: "gate finds nobody", gate: &fakeGate{answer: GateNoHuman}, wantStatus: 126,
-			wantErr: []string{"needs approval [test.touch]", "A human must approve it", "[[rule]]", `prefix = ["touch", "./marker", "$"]`}},
-		{name: "no gate", wantStatus: 126,
-			wantErr: []string{"guardsh: needs approval [test.touch]: touching files needs approval", "No human could be asked (no terminal)",
+		{name: "gate finds nobody", gate: &fakeGate{answer: GateNoHuman}, wantStatus: 126, builtin: true,
+			wantErr: []string{"needs approval [mode.default]", "A human must approve it", "[[rule]]", `prefix = ["touch", "./marker", "$"]`}},
+		{name: "no gate", wantStatus: 126, builtin: true,
+			wantErr: []string{"guardsh: needs approval [mode.default]: default mode asks", "No human could be asked (no terminal)",
 				"config.toml", "[[rule]]", `id = "user.touch-marker"`, `decision = "allow"`, `prefix = ["touch", "./marker", "$"]`}},
+		{name: "no gate, configured ask", wantStatus: 126,
+			wantErr: []string{"guardsh: needs approval [test.touch]: touching files needs approval", "A configured rule asks for it every time"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := t.TempDir()
 			pol := askPolicy()
+			if tt.builtin {
+				pol = guardsh.NewPolicy(guardsh.ModeDefault)
+			}
 			st, stderr := runScript(t, Config{Policy: pol, Dir: dir, Env: testEnv(t, dir), Gate: tt.gate}, "touch ./marker")
 			if tt.wantStored {
 				// A configured ask rule asks every time; session approvals
@@ -129,6 +135,31 @@ func TestGateAnswers(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+func TestGateConfiguredAskOffersNoSessionApproval(t *testing.T) {
+	dir := t.TempDir()
+	pol := askPolicy()
+	fg := &fakeGate{answer: GateAllowSession}
+	st, stderr := runScript(t, Config{Policy: pol, Dir: dir, Env: testEnv(t, dir), Gate: fg}, "touch ./a")
+	if st != 0 || !exists(filepath.Join(dir, "a")) {
+		t.Fatalf("status %d, stderr %q", st, stderr)
+	}
+	if len(pol.Session) != 0 || len(fg.reqs) != 1 || len(fg.reqs[0].Session.Prefix) != 0 {
+		t.Errorf("session rules %+v, request %+v", pol.Session, fg.reqs)
+	}
+	st, stderr = runScript(t, Config{Policy: pol, Dir: dir, Env: testEnv(t, dir)}, "touch ./b")
+	if st != 126 || !strings.Contains(stderr, "A configured rule asks for it every time") || strings.Contains(stderr, "[[rule]]") {
+		t.Errorf("no gate: status %d, stderr %q", st, stderr)
+	}
+	var out bytes.Buffer
+	g := NewLineGate(strings.NewReader("s\no\n"), &out)
+	if a := g.Approve(context.Background(), GateRequest{Command: guardsh.Command{Args: []string{"x"}}}); a != GateAllowOnce {
+		t.Errorf("answer %v", a)
+	}
+	if strings.Contains(out.String(), "[s]") || !strings.Contains(out.String(), "asks every time") {
+		t.Errorf("prompt %q", out.String())
 	}
 }
 
