@@ -285,10 +285,14 @@ func (f *JailFS) open(ctx context.Context, hc interp.HandlerContext, path string
 	// as a reader or writer, then reopened to wait for the other end as
 	// bash does (cancelled with ctx); opening it without blocking would
 	// wake a waiting writer and lose what it writes.
-	if p, err := f.jail.OpenFIFO(res); err != nil {
-		return nil, pathError("open", path, err)
-	} else if p != nil {
-		return jail.ReopenBlocking(ctx, p, flag)
+	if res.Exists {
+		p, err := f.jail.OpenFIFO(res)
+		if err != nil {
+			return nil, pathError("open", path, err)
+		}
+		if p != nil {
+			return jail.ReopenBlocking(ctx, p, flag)
+		}
 	}
 	file, err := f.jail.Open(res, flag, perm, jail.Options{})
 	if err != nil {
