@@ -896,7 +896,10 @@ func (ck *checker) call(s *syntax.Stmt, x *syntax.CallExpr, in source) {
 		if val, ok := ck.aliases[lit]; ok {
 			rest := ""
 			if len(x.Args) > 1 {
-				rest = " " + ck.src[x.Args[1].Pos().Offset():x.End().Offset()]
+				s, e := int(x.Args[1].Pos().Offset()), int(x.End().Offset())
+				if s >= 0 && s <= e && e <= len(ck.src) {
+					rest = " " + ck.src[s:e]
+				}
 			}
 			ck.calls++
 			ck.nested(val+rest, in, true)

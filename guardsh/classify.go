@@ -307,8 +307,8 @@ func (p *Policy) applyRules(v Verdict, args []string) Verdict {
 
 // Matches reports whether argv (normalised with NormalizeArgv, or as given)
 // starts with r.Prefix, each word a glob in path.Match syntax. A last
-// prefix word "$" requires argv to end there. "*" also matches a word that
-// is only known at run time.
+// prefix word "$" requires argv to end there; a last "*" matches any rest,
+// nothing included. "*" also matches a word that is only known at run time.
 func (r Rule) Matches(args []string) bool {
 	return r.matchArgs(args) || r.matchArgs(NormalizeArgv(args))
 }
@@ -318,6 +318,9 @@ func (r *Rule) matchArgs(args []string) bool {
 	exact := false
 	if n := len(pre); n > 0 && pre[n-1] == "$" {
 		pre, exact = pre[:n-1], true
+	} else if n > 1 && pre[n-1] == "*" {
+		// a last "*" stands for whatever follows, nothing included
+		pre = pre[:n-1]
 	}
 	if len(pre) == 0 || len(args) < len(pre) || (exact && len(args) != len(pre)) {
 		return false
@@ -363,7 +366,7 @@ func ApprovalRule(c Command) Rule {
 			}
 		}
 		prefix = append(prefix, "*")
-	case subcommandCLI[name] && len(args) >= 2 && !strings.HasPrefix(args[1], "-") && !installVerb(name, args[1]):
+	case subcommandCLI[name] && len(args) >= 2 && readVerb(args[1]):
 		prefix = append(prefix, name, args[1], "*")
 	default:
 		for _, a := range args {
@@ -385,17 +388,17 @@ func ApprovalRule(c Command) Rule {
 
 var subcommandCLI = map[string]bool{
 	"kubectl": true, "gh": true, "glab": true, "docker": true, "podman": true, "helm": true, "npm": true,
-	"yarn": true, "pnpm": true, "cargo": true, "go": true, "make": true, "terraform": true,
+	"yarn": true, "pnpm": true, "cargo": true, "terraform": true, "aws": true, "gcloud": true, "az": true,
 }
 
-// installVerb reports whether a subcommand installs or publishes: such
-// approvals stay exact.
-func installVerb(name, s string) bool {
+// readVerb reports whether a subcommand of a cloud or tool CLI only
+// looks (kubectl get, gh pr view): approving one approves its siblings.
+// Anything else is approved exactly.
+func readVerb(s string) bool {
 	switch s {
-	case "install", "i", "add", "ci", "update", "upgrade", "remove", "uninstall", "publish", "run", "exec", "apply", "delete":
+	case "get", "describe", "logs", "view", "list", "ls", "status", "show", "top", "version", "inspect", "ps",
+		"images", "search", "info", "explain", "api-resources", "outdated", "why", "tree":
 		return true
-	case "get":
-		return name == "go"
 	}
 	return false
 }

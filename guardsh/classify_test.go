@@ -210,6 +210,9 @@ func TestSessionApprovals(t *testing.T) {
 		{"rm -rf src", "rm -rf src $", []string{"rm -rf src"}, []string{"rm -rf src lib", "rm -rf /"}},
 		{"kubectl get pods", "kubectl get *", []string{"kubectl get svc"}, []string{"kubectl delete pod x"}},
 		{"cp *.txt /opt/x", `cp \*.txt /opt/x $`, []string{"cp *.txt /opt/x"}, []string{"cp a.txt /opt/x"}},
+		{"docker compose up", "docker compose up $", []string{"docker compose up"}, []string{"docker compose down -v"}},
+		{"git fetch origin", "git fetch origin *", []string{"git fetch origin", "git fetch origin main"}, []string{"git fetch evil"}},
+		{"git push", "git push *", []string{"git push", "git push -u origin x"}, []string{"git push --force"}},
 	}
 	for _, tt := range tests {
 		r := ApprovalRule(c(tt.approve))
@@ -266,7 +269,8 @@ func TestRuleMatches(t *testing.T) {
 		{"git push", "/usr/bin/git push", true},
 		{"git push", "git pull", false},
 		{"git push origin *", "git push origin main --tags", true},
-		{"git push origin *", "git push origin", false},
+		{"git push origin *", "git push origin", true},
+		{"git push origin *", "git push", false},
 		{"npm run test*", "npm run test:unit", true},
 		{"npm run test*", "npm run build", false},
 		{"ls $", "ls", true},
