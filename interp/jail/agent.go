@@ -107,6 +107,9 @@ type WriteResult struct {
 	Path    string `json:"path"` // canonical
 	Created bool   `json:"created,omitempty"`
 	Diff    string `json:"diff"` // unified diff of the change
+	// MadeDirs are the directories Write created above the file,
+	// outermost first (for undo).
+	MadeDirs []string `json:"made_dirs,omitempty"`
 }
 
 // Edit replaces Old by New. Old must occur exactly once, or, with All, at
@@ -328,12 +331,19 @@ func (s *Session) remember(real string, st *unix.Stat_t) {
 }
 
 // Write replaces (or creates) a file with content, atomically: a crash at
-// any moment leaves the old content or the new. The directory must exist.
-// The result carries the unified diff.
+// any moment leaves the old content or the new. Missing directories above
+// it are created (WriteResult.MadeDirs). The result carries the unified
+// diff.
 func (s *Session) Write(ctx context.Context, path string, content string) (*WriteResult, error) {
 	res, err := s.resolve(ctx, "write", path, true)
 	if err != nil {
 		return nil, err
+	}
+	var made []string
+	if !res.Exists {
+		if made, err = s.Jail.MkdirParents(res); err != nil {
+			return &WriteResult{Path: res.Real, MadeDirs: made}, err
+		}
 	}
 	t, err := s.Jail.openTarget("write", res)
 	if err != nil {
@@ -346,7 +356,11 @@ func (s *Session) Write(ctx context.Context, path string, content string) (*Writ
 			return nil, err
 		}
 	}
-	return s.commit(res, t, old, []byte(content))
+	r, err := s.commit(res, t, old, []byte(content))
+	if r != nil {
+		r.MadeDirs = made
+	}
+	return r, err
 }
 
 // commit snapshots, replaces and reports.

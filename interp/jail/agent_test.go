@@ -136,9 +136,21 @@ func TestAgentTools(t *testing.T) {
 	if !r.Created || !strings.HasPrefix(r.Diff, "--- /dev/null\n") {
 		t.Errorf("create = %+v", r)
 	}
-	// missing directory
-	if _, err := s.Write(ctx, "nodir/f", "x"); err == nil || !strings.Contains(err.Error(), "mkdir") {
-		t.Errorf("write into missing dir: %v", err)
+	// missing directories are made
+	r, err = s.Write(ctx, "nodir/deeper/f", "x")
+	must(t, err)
+	if strings.Join(r.MadeDirs, " ") != w.app+"/nodir "+w.app+"/nodir/deeper" {
+		t.Errorf("made dirs = %q", r.MadeDirs)
+	}
+	// ... but never through a file or outside
+	if _, err := s.Write(ctx, "in.txt/f", "x"); err == nil {
+		t.Error("write below a file succeeded")
+	}
+	if _, err := s.Write(ctx, "linkdir/newdir/f", "x"); !IsRefusal(err) {
+		t.Errorf("mkdir through a link outside: %v", err)
+	}
+	if _, err := os.Stat(w.outside + "/newdir"); err == nil {
+		t.Error("directory created outside")
 	}
 	// read ranges
 	rr, err := s.Read(ctx, "in.txt", 2, 1)
@@ -211,6 +223,7 @@ func TestAgentTools(t *testing.T) {
 	want := []string{
 		`in.txt "hello\n" true`,
 		`new.txt "" false`,
+		`f "" false`,
 		`dup.txt "a\na\nb\n" true`,
 		`del.txt "changed!\n" true`,
 	}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -148,4 +149,49 @@ func (t *target) remove(res Resolved) error {
 	}
 	unix.Fsync(int(t.dir.Fd()))
 	return nil
+}
+
+// MkdirParents creates the missing directories above res.Real (as mkdir -p
+// would), walking from / with no symlink followed: each component is
+// opened with O_NOFOLLOW|O_DIRECTORY and made with mkdirat where missing,
+// so a symlink swapped in anywhere fails the walk instead of leading it
+// elsewhere. It returns the directories it created, outermost first.
+func (j *Jail) MkdirParents(res Resolved) ([]string, error) {
+	parent := filepath.Dir(res.Real)
+	dfd, err := unix.Open("/", dirWalkFlags, 0)
+	if err != nil {
+		return nil, &Error{Op: "write", Path: res.Path, Err: err}
+	}
+	defer func() { unix.Close(dfd) }()
+	var made []string
+	cur := ""
+	for _, c := range strings.Split(strings.Trim(parent, "/"), "/") {
+		if c == "" {
+			continue
+		}
+		cur += "/" + c
+		nfd, err := unix.Openat(dfd, c, dirWalkFlags, 0)
+		if errors.Is(err, syscall.ENOENT) {
+			if err := unix.Mkdirat(dfd, c, 0o777); err != nil && !errors.Is(err, syscall.EEXIST) {
+				return made, &Error{Op: "write", Path: res.Path, Err: err,
+					Reason: "cannot create the directory " + cur + ": " + errText(err)}
+			} else if err == nil {
+				made = append(made, cur)
+			}
+			nfd, err = unix.Openat(dfd, c, dirWalkFlags, 0)
+		}
+		if err != nil {
+			reason := "cannot enter " + cur + ": " + errText(err)
+			rule := ""
+			if errors.Is(err, syscall.ENOTDIR) || errors.Is(err, syscall.ELOOP) {
+				reason = cur + " is not a directory (or became a symbolic link while guardsh was creating directories)"
+				rule = RuleChanged
+			}
+			return made, &Error{Op: "write", Path: res.Path, Rule: rule, Err: err, Reason: reason,
+				Hint: "write to a path whose directories are real directories"}
+		}
+		unix.Close(dfd)
+		dfd = nfd
+	}
+	return made, nil
 }

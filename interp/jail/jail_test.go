@@ -266,3 +266,21 @@ func TestUnifiedDiff(t *testing.T) {
 	}
 	_ = context.Background
 }
+
+// TestMkdirParentsSwap: a symlink to the outside swapped in after the
+// check stops the directory walk; nothing is created outside.
+func TestMkdirParentsSwap(t *testing.T) {
+	w := newWorld(t)
+	res, err := w.j.Resolve(w.app, "mk/a/f")
+	must(t, err)
+	if !res.Inside || res.Exists {
+		t.Fatalf("%+v", res)
+	}
+	must(t, os.Symlink(w.outside, w.app+"/mk"))
+	if _, err := w.j.MkdirParents(res); !IsRefusal(err) {
+		t.Errorf("walk through swapped symlink: %v", err)
+	}
+	if _, err := os.Stat(w.outside + "/a"); err == nil {
+		t.Error("directory created outside")
+	}
+}
