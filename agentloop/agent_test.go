@@ -234,7 +234,8 @@ func TestDeniedCommandContinues(t *testing.T) {
 		calls(call("run_shell", `{"command": "rm -rf ~"}`)),
 		calls(call("list_files", `{"path": "."}`)).with(func(t *testing.T, req *api.ChatRequest) {
 			r := lastToolResult(req, "run_shell")
-			if !strings.Contains(r, "DENIED by guardsh, rule rm.recursive-home:") || !strings.Contains(r, "exit status: 126") || !strings.Contains(r, "Do not retry it") {
+			if !strings.Contains(r, "DENIED by guardsh, rule rm.recursive-home:") || !strings.Contains(r, "exit status: 126") || !strings.Contains(r, "Do not retry it") ||
+				!strings.Contains(r, "guardsh: denied [rm.recursive-home]: recursive delete") {
 				t.Errorf("denial not reported with its rule:\n%s", r)
 			}
 		}),

@@ -152,7 +152,11 @@ func (g *gitRepo) summary() string {
 	if start == "" {
 		start = g.StartCommit
 	}
-	fmt.Fprintf(&sb, "\nThe work is on branch %s (%d checkpoint commits).\n", g.Branch, g.checkpoints)
+	plural := "s"
+	if g.checkpoints == 1 {
+		plural = ""
+	}
+	fmt.Fprintf(&sb, "\nThe work is on branch %s (%d checkpoint commit%s).\n", g.Branch, g.checkpoints, plural)
 	fmt.Fprintf(&sb, "  review:  git diff %s...%s\n", start, g.Branch)
 	fmt.Fprintf(&sb, "  merge:   git checkout %s && git merge --squash %s && git commit\n", start, g.Branch)
 	if g.allowDirty {

@@ -562,17 +562,25 @@ func (a *agent) deleteFile(ctx context.Context, p string) toolResult {
 // denialRE finds guardsh's refusal lines in a command's stderr.
 var denialRE = regexp.MustCompile(`guardsh: (denied|needs approval) \[([^\]]+)\]: ([^\n]*)`)
 
-// denialText is the model's view of one refusal.
+// denialText is the model's view of one refusal by a file tool: guardsh's
+// message (rule, reason, hint) and what to do about it.
 func denialText(msg string) string {
 	m := denialRE.FindStringSubmatch(msg)
 	if m == nil {
 		return "error: " + msg
 	}
-	text := fmt.Sprintf("DENIED by guardsh, rule %s: %s", m[2], m[3])
+	return "REFUSED by guardsh: " + msg + "\n" + refusalAdvice
+}
+
+const refusalAdvice = "This did not happen. Do not retry it or work around the rule: do the task another way, or finish and tell the user what needs their approval."
+
+// denialLine heads a command result for one refused command: the rule and
+// the decision; the full message (reason, hint) follows in stderr.
+func denialLine(m []string) string {
 	if m[1] == "needs approval" {
-		text = fmt.Sprintf("NOT APPROVED: guardsh rule %s needs a human's approval and none was given: %s", m[2], m[3])
+		return fmt.Sprintf("NOT APPROVED: guardsh rule %s needs a human's approval and got none, so the command did not run (details in stderr).", m[2])
 	}
-	return text + "\nThis did not run. Do not retry it or work around the rule: do the task another way, or finish and tell the user what needs their approval."
+	return fmt.Sprintf("DENIED by guardsh, rule %s: the command did not run (reason and hint in stderr).", m[2])
 }
 
 func (a *agent) runShell(ctx context.Context, command string, timeoutS int) toolResult {
@@ -610,7 +618,10 @@ func (a *agent) runShell(ctx context.Context, command string, timeoutS int) tool
 	errText := stderr.String()
 	denied := denialRE.FindAllStringSubmatch(errText, -1)
 	for _, m := range denied {
-		sb.WriteString("\n" + denialText(m[0]))
+		sb.WriteString("\n" + denialLine(m))
+	}
+	if len(denied) > 0 {
+		sb.WriteString("\n" + refusalAdvice)
 	}
 	out := ""
 	if s := stdout.String(); s != "" {
