@@ -364,3 +364,31 @@ func TestCheckScriptCommands(t *testing.T) {
 		t.Error("unterminated quote parsed")
 	}
 }
+
+// TestHomeInTemp: a throwaway HOME and project under /tmp (as in tests)
+// are still home and project, and their parents hold them.
+func TestHomeInTemp(t *testing.T) {
+	env := map[string]string{"TMPDIR": "/tmp"}
+	tests := []struct {
+		target string
+		rule   string
+	}{
+		{"/tmp/rt/home", idRmHome},
+		{"/tmp/rt/home/keep", idRmHome},
+		{"/tmp/rt", idRmSystem},
+		{"/tmp", idRmSystem},
+		{"/tmp/rt/proj", idRmProjectRoot},
+	}
+	for _, tt := range tests {
+		for _, mode := range allModes {
+			c := Command{Args: []string{"rm", "-rf", tt.target}, Dir: "/tmp/rt/proj", Project: "/tmp/rt/proj", Home: "/tmp/rt/home", Env: func(n string) string { return env[n] }}
+			if v := NewPolicy(mode).Classify(c); v.Decision != Deny || v.Rule != tt.rule {
+				t.Errorf("%s mode: rm -rf %s = %s [%s], want deny [%s]", mode, tt.target, v.Decision, v.Rule, tt.rule)
+			}
+		}
+	}
+	c := Command{Args: []string{"rm", "-rf", "/tmp/other"}, Dir: "/tmp/rt/proj", Project: "/tmp/rt/proj", Home: "/tmp/rt/home", Env: func(n string) string { return env[n] }}
+	if v := NewPolicy(ModeAuto).Classify(c); v.Decision != Allow {
+		t.Errorf("rm -rf /tmp/other with TMPDIR=/tmp = %s [%s]", v.Decision, v.Rule)
+	}
+}

@@ -51,7 +51,7 @@ func cleanAbs(p string) string {
 
 // within reports whether p is base or below it.
 func within(p, base string) bool {
-	if base == "" {
+	if base == "" || p == "" {
 		return false
 	}
 	if base == "/" {
@@ -179,11 +179,27 @@ func (e *pathEnv) locate(p string) loc {
 			return locProject
 		}
 	}
-	if e.tmp != "" && e.tmp != "/" && within(p, e.tmp) {
+	// Home before the temp dirs: a throwaway HOME may live in /tmp.
+	if e.home != "" && e.home != "/" && p == e.home {
+		return locHome
+	}
+	if p == "/" {
+		return locRoot
+	}
+	// Ancestors of home or the project hold them.
+	if within(e.home, p) || within(e.project, p) {
+		return locSystem
+	}
+	inTmp := e.tmp != "" && e.tmp != "/" && within(p, e.tmp)
+	inHome := e.home != "" && e.home != "/" && within(p, e.home)
+	if inTmp && (!inHome || within(e.tmp, e.home)) {
 		if p == e.tmp {
 			return locTempRoot
 		}
 		return locTemp
+	}
+	if inHome {
+		return locHomeSub
 	}
 	for _, t := range [...]string{"/tmp", "/var/tmp", "/dev/shm", "/private/tmp"} {
 		if p == t {
@@ -192,21 +208,6 @@ func (e *pathEnv) locate(p string) loc {
 		if within(p, t) {
 			return locSharedTmp
 		}
-	}
-	if e.home != "" && e.home != "/" {
-		if p == e.home {
-			return locHome
-		}
-		if within(p, e.home) {
-			return locHomeSub
-		}
-	}
-	if p == "/" {
-		return locRoot
-	}
-	// Ancestors of home or the project hold them.
-	if (e.home != "" && within(e.home, p)) || (e.project != "" && within(e.project, p)) {
-		return locSystem
 	}
 	top := p[1:]
 	if i := strings.IndexByte(top, '/'); i >= 0 {
