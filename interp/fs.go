@@ -243,7 +243,8 @@ func (f *JailFS) access(hc interp.HandlerContext, path string, res jail.Resolved
 }
 
 // stdioFile is one of the shell's current standard streams behind
-// /dev/stdin, /dev/stdout, /dev/stderr and /dev/fd/0-2: closing it does
+// /dev/stdin, /dev/stdout, /dev/stderr, /dev/fd/0-2 and /proc/self/fd/0-2
+// (as bash treats them): closing it does
 // not close the stream.
 type stdioFile struct {
 	io.Reader
@@ -259,14 +260,14 @@ func (f *JailFS) Open(ctx context.Context, path string, flag int, perm os.FileMo
 
 func (f *JailFS) open(ctx context.Context, hc interp.HandlerContext, path string, flag int, perm os.FileMode) (io.ReadWriteCloser, error) {
 	switch path {
-	case "/dev/stdin", "/dev/fd/0":
+	case "/dev/stdin", "/dev/fd/0", "/proc/self/fd/0":
 		if r, ok := hc.Stdin.(*os.File); ok && r != nil {
 			return stdioFile{Reader: r}, nil
 		}
 		return stdioFile{Reader: orEmpty(hc.Stdin)}, nil
-	case "/dev/stdout", "/dev/fd/1":
+	case "/dev/stdout", "/dev/fd/1", "/proc/self/fd/1":
 		return stdioFile{Writer: orDiscard(hc.Stdout)}, nil
-	case "/dev/stderr", "/dev/fd/2":
+	case "/dev/stderr", "/dev/fd/2", "/proc/self/fd/2":
 		return stdioFile{Writer: orDiscard(hc.Stderr)}, nil
 	}
 	res, err := f.jail.Resolve(hc.Dir, path)

@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
@@ -147,19 +148,66 @@ func (s *Session) resolve(ctx context.Context, op, path string, write bool) (Res
 		}
 		return res, err
 	}
+	return res, s.decideRes(ctx, op, res, write)
+}
+
+// decideRes puts a resolved access to Decide (or, without one, allows only
+// the inside of the project).
+func (s *Session) decideRes(ctx context.Context, op string, res Resolved, write bool) error {
+	dir := s.Dir
+	if dir == "" {
+		dir = s.Jail.Root()
+	}
+	path := res.Path
 	a := guardsh.Access{Path: path, Resolved: res.Real, Inside: res.Inside, Link: res.Link,
 		Write: write, Dir: dir, Project: s.Jail.Root(), Home: s.Home, Via: "agent"}
 	if s.Decide != nil {
-		return res, s.Decide(ctx, a)
+		return s.Decide(ctx, a)
 	}
 	if !res.Inside {
 		why := "it is outside the project (" + s.Jail.Root() + ")"
 		if res.Link != "" {
 			why = "the symbolic link " + res.Link + " leads outside the project (" + s.Jail.Root() + ")"
 		}
-		return res, &Error{Op: op, Path: path, Rule: RuleOutside,
+		return &Error{Op: op, Path: path, Rule: RuleOutside,
 			Reason: path + " resolves to " + res.Real + ", and " + why,
 			Hint:   "the file tools work inside the project only; use paths inside " + s.Jail.Root()}
+	}
+	return nil
+}
+
+// resolveName resolves the directory part of path and keeps its last
+// component as it is (not followed): what rm acts on. It asks Decide.
+func (s *Session) resolveName(ctx context.Context, op, path string) (Resolved, error) {
+	if err := CheckSyntax(path); err != nil {
+		return Resolved{}, setOp(err, op)
+	}
+	dirPart, base := filepath.Split(path)
+	if base == "" || base == "." || base == ".." {
+		return Resolved{}, &Error{Op: op, Path: path, Rule: RuleNotFile,
+			Reason: "names a directory, not a file", Hint: "name the file itself"}
+	}
+	if dirPart == "" {
+		dirPart = "."
+	}
+	dir := s.Dir
+	if dir == "" {
+		dir = s.Jail.Root()
+	}
+	pres, err := s.Jail.Resolve(dir, dirPart)
+	if err != nil {
+		return pres, setOp(err, op)
+	}
+	real := filepath.Join(pres.Real, base)
+	res := Resolved{Path: path, Abs: filepath.Join(pres.Abs, base), Real: real, Inside: s.Jail.Contains(real)}
+	if !res.Inside {
+		res.Link = pres.Link
+	}
+	var st unix.Stat_t
+	res.Exists = unix.Lstat(real, &st) == nil
+	// the access that matters is the write to the name itself
+	if derr := s.decideRes(ctx, op, res, true); derr != nil {
+		return res, derr
 	}
 	return res, nil
 }
@@ -457,9 +505,15 @@ func notFoundDetail(i int) string {
 // not changed since. Directories, symlinks and other files are refused. The
 // file is snapshotted first.
 func (s *Session) Delete(ctx context.Context, path string) error {
-	res, err := s.resolve(ctx, "delete", path, true)
+	res, err := s.resolveName(ctx, "delete", path)
 	if err != nil {
 		return err
+	}
+	var lst unix.Stat_t
+	if unix.Lstat(res.Real, &lst) == nil && uint32(lst.Mode)&unix.S_IFMT == unix.S_IFLNK {
+		return &Error{Op: "delete", Path: path, Rule: RuleNotFile,
+			Reason: "a symbolic link, not a regular file",
+			Hint:   "the delete tool removes regular files only; remove a link with the shell (rm LINK)"}
 	}
 	t, err := s.Jail.openTarget("delete", res)
 	if err != nil {

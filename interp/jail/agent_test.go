@@ -203,6 +203,20 @@ func TestAgentTools(t *testing.T) {
 	if _, err := os.Stat(w.app + "/del.txt"); !errors.Is(err, os.ErrNotExist) {
 		t.Error("not deleted")
 	}
+	// delete acts on the name: a symlink is refused, its target kept
+	_, err = s2.Read(ctx, "inlink", 0, 0)
+	must(t, err)
+	if err := s2.Delete(ctx, "inlink"); !IsRefusal(err) || !strings.Contains(err.Error(), "rm LINK") {
+		t.Errorf("delete symlink: %v", err)
+	}
+	if _, err := os.Stat(w.app + "/in.txt"); err != nil {
+		t.Errorf("symlink target deleted: %v", err)
+	}
+	for _, p := range []string{"sub", "sub/", "sub/..", "."} {
+		if err := s2.Delete(ctx, p); !IsRefusal(err) {
+			t.Errorf("delete %q: %v", p, err)
+		}
+	}
 	if _, err := s2.Read(ctx, "sub", 0, 0); !IsRefusal(err) {
 		t.Errorf("read a directory: %v", err)
 	}
