@@ -285,6 +285,22 @@ func TestReadCaps(t *testing.T) {
 // outside file, and a directory between a real one and a symlink outside,
 // while the agent writes: the outside file must never change.
 func TestAgentRace(t *testing.T) {
+	for _, walk := range []bool{false, true} {
+		name := "openat2"
+		if walk {
+			name = "walk"
+		}
+		t.Run(name, func(t *testing.T) {
+			if walk {
+				noOpenat2.Store(true)
+				defer noOpenat2.Store(false)
+			}
+			agentRace(t)
+		})
+	}
+}
+
+func agentRace(t *testing.T) {
 	w := newWorld(t)
 	ctx := context.Background()
 	stop := make(chan struct{})
@@ -318,7 +334,7 @@ func TestAgentRace(t *testing.T) {
 		}
 	}()
 	s := w.session()
-	deadline := time.Now().Add(1500 * time.Millisecond)
+	deadline := time.Now().Add(800 * time.Millisecond)
 	n, ok := 0, 0
 	for time.Now().Before(deadline) {
 		for _, p := range []string{"race", "rdir/secret.txt"} {
