@@ -34,6 +34,8 @@ import (
 //   - Stat (cd, test -e and friends) reveals metadata only; it passes the
 //     jail's syntax checks but does not ask the policy (a cd outside the
 //     project is harmless by itself: every access after it is checked).
+//   - Under StartupContext (the shell's own start-up files), reads are
+//     Via "startup" and allowed without the policy.
 //
 // It also closes mvdan's bypass: the interpreter opens files named
 // $TMPDIR/sh-interp-* itself, without the open handler (they are its
