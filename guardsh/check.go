@@ -53,7 +53,7 @@ func parseScript(src string) (*syntax.File, error) {
 func (p *Policy) CheckScript(src string, env CheckEnv) (ScriptVerdict, error) {
 	ck := newChecker(p, env, 0, src)
 	if fb, ok := forkBomb(src); ok {
-		ck.record(CommandVerdict{Source: fb, Args: []string{fb}, Line: 1, Col: 1, Verdict: p.settle(&judgement{kind: kOther, f: finding{Deny, idForkBomb, fb}})})
+		ck.record(CommandVerdict{Source: fb, Args: []string{fb}, Line: 1, Col: 1, Verdict: ck.markUnseen(p.settle(&judgement{kind: kOther, f: finding{Deny, idForkBomb, fb}}))})
 	}
 	f, err := parseScript(src)
 	if err != nil {
@@ -69,6 +69,32 @@ func (p *Policy) CheckScript(src string, env CheckEnv) (ScriptVerdict, error) {
 		sv.Verdict = mkVerdict(Allow, "shell.builtin", "no commands", Effects{})
 	}
 	return sv, nil
+}
+
+// LineCheck judges a whole command line or script before it runs, for
+// what the runner cannot judge command by command because no simple
+// command carries it in its argv: fork bombs, and code fed to a shell or
+// interpreter through a pipe, a here-doc, <(...) or $(...) (curl | sh,
+// base64 -d | bash, python3 <<EOF ... EOF). ok is false when the line must
+// not run; the verdict says why. Everything else is left to Classify as the
+// commands run (a line that does not parse is left to the shell's own
+// error).
+func (p *Policy) LineCheck(src string, env CheckEnv) (v Verdict, ok bool) {
+	ck := newChecker(p, env, 0, src)
+	ck.out = nil
+	if fb, found := forkBomb(src); found {
+		return p.settle(&judgement{kind: kOther, f: finding{Deny, idForkBomb, fb}}), false
+	}
+	f, err := parseScript(src)
+	if err != nil {
+		return Verdict{Decision: Allow, Rule: idParse}, true
+	}
+	ck.depth = 1 // no command list needed
+	ck.stmts(f.Stmts, source{})
+	if ck.hasUnseen {
+		return ck.unseen, false
+	}
+	return Verdict{Decision: Allow, Rule: "shell.builtin"}, true
 }
 
 // scriptVerdict checks shell code run by a command (sh -c, eval, su -c).
@@ -155,6 +181,18 @@ type checker struct {
 	has     bool
 	steps   int
 	ecfg    *expand.Config
+	// unseen is the strictest deny found in code the runner cannot judge
+	// command by command (see LineCheck).
+	unseen    Verdict
+	hasUnseen bool
+}
+
+func (ck *checker) markUnseen(v Verdict) Verdict {
+	// plan mode's denials come back when the command itself is judged
+	if v.Decision == Deny && v.Rule != idModePlan && !ck.hasUnseen {
+		ck.unseen, ck.hasUnseen = v, true
+	}
+	return v
 }
 
 func newChecker(p *Policy, env CheckEnv, depth int, src string) *checker {
@@ -726,7 +764,7 @@ func (ck *checker) command(s *syntax.Stmt, in source) {
 			ck.funcs[name] = x.Body
 			if selfSpawning(name, x.Body) {
 				pos := x.Pos()
-				ck.record(CommandVerdict{Source: ck.text(x), Args: []string{name + "()"}, Line: pos.Line(), Col: pos.Col(), Verdict: ck.p.settle(&judgement{kind: kOther, f: finding{Deny, idForkBomb, name}})})
+				ck.record(CommandVerdict{Source: ck.text(x), Args: []string{name + "()"}, Line: pos.Line(), Col: pos.Col(), Verdict: ck.markUnseen(ck.p.settle(&judgement{kind: kOther, f: finding{Deny, idForkBomb, name}}))})
 			}
 		}
 	case *syntax.ArithmCmd:
@@ -1017,7 +1055,7 @@ func (ck *checker) call(s *syntax.Stmt, x *syntax.CallExpr, in source) {
 	}
 	v := ck.p.classifyArgsIn(&cmd, args, ck.depth, false, stdin)
 	if isDynamic(name) && srcs[0].kind >= srcDecoded {
-		v = combine(v, ck.pipeDeny(srcs[0], "the shell"))
+		v = combine(v, ck.markUnseen(ck.pipeDeny(srcs[0], "the shell")))
 	}
 	// Code fed to shells and interpreters: pipes, here-docs, <(...), $(...).
 	norm := NormalizeArgv(args)
@@ -1059,6 +1097,9 @@ func (ck *checker) nested(text string, in source, alias bool) Verdict {
 	}
 	sub.stmts(f.Stmts, in)
 	ck.vars, ck.funcs, ck.dir, ck.steps = sub.vars, sub.funcs, sub.dir, sub.steps
+	if sub.hasUnseen {
+		ck.markUnseen(sub.unseen)
+	}
 	if !sub.has {
 		return mkVerdict(Allow, "shell.builtin", "", Effects{})
 	}
@@ -1085,12 +1126,12 @@ func (ck *checker) codeFeed(v Verdict, cmd *Command, norm, args []string, srcs [
 		worst = worst.max(s)
 	}
 	if worst.kind >= srcDecoded {
-		return combine(v, ck.pipeDeny(worst, name))
+		return combine(v, ck.markUnseen(ck.pipeDeny(worst, name)))
 	}
 	if shellNames[name] || name == "eval" {
 		for _, s := range srcs {
 			if s.kind == srcStatic && s.text != "" {
-				v = combine(v, ck.p.scriptVerdict(s.text, cmd, ck.depth+1))
+				v = combine(v, ck.markUnseen(ck.p.scriptVerdict(s.text, cmd, ck.depth+1)))
 			}
 		}
 	}
@@ -1099,7 +1140,7 @@ func (ck *checker) codeFeed(v Verdict, cmd *Command, norm, args []string, srcs [
 	}
 	switch in.kind {
 	case srcNetwork, srcDecoded:
-		return combine(v, ck.pipeDeny(in, name))
+		return combine(v, ck.markUnseen(ck.pipeDeny(in, name)))
 	case srcStatic:
 		var code []string
 		switch {
@@ -1116,7 +1157,7 @@ func (ck *checker) codeFeed(v Verdict, cmd *Command, norm, args []string, srcs [
 		default:
 			return v
 		}
-		return combine(v, ck.p.classifyArgs(cmd, code, ck.depth+1, false))
+		return combine(v, ck.markUnseen(ck.p.classifyArgs(cmd, code, ck.depth+1, false)))
 	case srcUnknown:
 		j := &judgement{kind: kOther, f: finding{Ask, idShellStdin, name + " reads its program from another command's output"}}
 		return combine(v, ck.p.settle(j))

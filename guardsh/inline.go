@@ -317,6 +317,9 @@ func (cx *cmdCtx) codeCall(lang string, m codeMarker, rest string) {
 		cx.nestScript(args[0])
 	case 'R', 'd':
 		args, _, dyn := literalArgs(rest)
+		if dyn && homeExpr(rest) {
+			args, dyn = []string{"~"}, false
+		}
 		if dyn || len(args) == 0 {
 			j.other(idInlineCode, lang+" code deletes files chosen at run time ("+strings.TrimRight(m.text, "( ")+")")
 			return
@@ -465,4 +468,21 @@ func destructiveCall(code string) string {
 		}
 	}
 	return ""
+}
+
+// homeExpr reports whether code (after a call's name) starts with an
+// expression for the home directory: process.env.HOME, os.homedir(),
+// os.environ["HOME"], os.path.expanduser("~"), Path.home(), ENV["HOME"],
+// Dir.home, $ENV{HOME}.
+func homeExpr(rest string) bool {
+	r := strings.TrimLeft(rest, " \t(")
+	r = strings.NewReplacer(`"`, "'", " ", "").Replace(r)
+	for _, pre := range [...]string{"process.env.HOME", "process.env['HOME']", "os.homedir()", "require('os').homedir()",
+		"os.environ['HOME']", "os.getenv('HOME')", "os.path.expanduser('~')", "Path.home()", "pathlib.Path.home()",
+		"ENV['HOME']", "Dir.home", "$ENV{HOME}", "$ENV{'HOME'}", "getenv('HOME')", "os.environ.get('HOME')"} {
+		if strings.HasPrefix(r, pre) {
+			return true
+		}
+	}
+	return false
 }
