@@ -150,8 +150,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 	}
 	// local decides the file tools' accesses, and runs the commands too
 	// when the sandbox is off.
+	policy := gcfg.Policy(md)
 	local, err := interp.New(interp.Config{
-		Policy:  gcfg.Policy(md),
+		Policy:  policy,
 		Project: root,
 		Dir:     root,
 		Env:     env,
@@ -164,7 +165,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 		fmt.Fprintf(stderr, "guardsh-agent: %v\n", err)
 		return 2
 	}
-	sess, err := startShell(root, md, local, env, *noSandbox, auditFile, stderr)
+	sess, err := startShell(root, md, policy, local, env, *noSandbox, auditFile, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "guardsh-agent: %v\n", err)
 		return 2

@@ -381,3 +381,46 @@ func gitIn(t *testing.T, dir string, args ...string) string {
 	}
 	return strings.TrimSpace(string(out))
 }
+
+// TestEscalation: a command whose configured rule grants a write outside
+// the project runs through the agent's privileged side with exactly that
+// right; the same write without a rule is refused (no human to ask).
+func TestEscalation(t *testing.T) {
+	realHome, _ := os.UserHomeDir()
+	outside, err := os.MkdirTemp(realHome, ".guardsh-agent-grant-")
+	if err != nil {
+		t.Skipf("no directory outside /tmp and the project: %v", err)
+	}
+	defer os.RemoveAll(outside)
+	dir, env := setup(t)
+	cfgDir := filepath.Join(env("XDG_CONFIG_HOME"), "guardsh")
+	os.MkdirAll(cfgDir, 0o755)
+	os.WriteFile(filepath.Join(cfgDir, "config.toml"), []byte(fmt.Sprintf(`
+[[rule]]
+id = "user.touch-granted"
+decision = "allow"
+prefix = ["touch", %q]
+write = [%q]
+`, outside+"/granted", outside)), 0o644)
+	f := &fakeChat{turns: []string{
+		`[{"function":{"name":"run_shell","arguments":{"command":"touch ` + outside + `/granted; echo granted=$?"}}}]`,
+		`[{"function":{"name":"run_shell","arguments":{"command":"touch ` + outside + `/other; echo other=$?"}}}]`,
+	}}
+	srv := httptest.NewServer(f)
+	defer srv.Close()
+	var out, errb bytes.Buffer
+	code := run(context.Background(), []string{"--host", srv.URL, "--workdir", dir, "--mode", "auto", "task"}, &out, &errb, env)
+	if code == 2 && strings.Contains(errb.String(), "no sandbox backend") {
+		t.Skip("no sandbox here")
+	}
+	if _, err := os.Stat(filepath.Join(outside, "granted")); err != nil {
+		t.Errorf("the granted write did not happen:\n%s\n%s", out.String(), errb.String())
+	}
+	if _, err := os.Stat(filepath.Join(outside, "other")); err == nil {
+		t.Errorf("a write without a rule happened:\n%s", out.String())
+	}
+	audit, _ := os.ReadFile(filepath.Join(os.Getenv("HOME"), ".local", "state", "guardsh", "audit.jsonl"))
+	if !strings.Contains(string(audit), `"rule":"user.touch-granted"`) || !strings.Contains(string(audit), `"escalated":true`) {
+		t.Errorf("the audit log does not show the escalation:\n%s", audit)
+	}
+}

@@ -47,7 +47,7 @@ type shellSession struct {
 // outside: it must reach Ollama. local decides the file tools' accesses
 // (same policy, in this process). With the sandbox turned off by its named
 // switch the session runs in this process.
-func startShell(root string, md guardsh.Mode, local *interp.Runner, env []string, noSandbox bool, audit *os.File, stderr io.Writer) (*shellSession, error) {
+func startShell(root string, md guardsh.Mode, policy *guardsh.Policy, local *interp.Runner, env []string, noSandbox bool, audit *os.File, stderr io.Writer) (*shellSession, error) {
 	if why, off := sandboxOff(noSandbox); off {
 		fmt.Fprintf(stderr, "guardsh-agent: warning: sandbox %s: the agent's commands run without OS confinement\n", why)
 		return &shellSession{shell: local, desc: why, close: func() {}}, nil
@@ -91,15 +91,27 @@ func startShell(root string, md guardsh.Mode, local *interp.Runner, env []string
 			reqW.Close()
 			return nil, nil, err
 		}
+		// The escalation channel: approved commands that need more than
+		// the sandbox run here, decided again by this process.
+		broker, clientEnd, err := sandbox.NewBroker(chosen.Backend, c, brokerCheck(local, policy, root, home))
+		if err != nil {
+			reqR.Close()
+			reqW.Close()
+			respR.Close()
+			respW.Close()
+			return nil, nil, err
+		}
+		go broker.Serve()
 		// sandbox.Start runs this binary again with os.Args: make them the
 		// session's.
 		saved := os.Args
 		os.Args = []string{saved[0], sessionArg, "--mode", string(md), "--project", root}
-		s, err := sandbox.Start(chosen.Backend, c, chosen.Describe(), append(env, "TMPDIR="+tmp), nil,
+		s, err := sandbox.Start(chosen.Backend, c, chosen.Describe(), append(env, "TMPDIR="+tmp), clientEnd,
 			map[string]*os.File{"agent-req": reqR, "agent-resp": respW, "audit": audit})
 		os.Args = saved
 		reqR.Close()
 		respW.Close()
+		clientEnd.Close()
 		if err != nil {
 			reqW.Close()
 			respR.Close()
@@ -247,7 +259,7 @@ func sessionMain(args []string) int {
 		audit = interp.NewAuditLog(f, "")
 		defer audit.Close()
 	}
-	r, err := interp.New(interp.Config{
+	cfg := interp.Config{
 		Policy:  gcfg.Policy(md),
 		Project: *project,
 		Dir:     *project,
@@ -256,7 +268,11 @@ func sessionMain(args []string) int {
 		Sandbox: desc,
 		Gate:    gate,
 		Audit:   audit,
-	})
+	}
+	if cl := sandbox.ClientFromEnv(); cl != nil {
+		cfg.Escalate = escalateThrough(cl)
+	}
+	r, err := interp.New(cfg)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "guardsh-agent: session: %v\n", err)
 		return 2
