@@ -210,6 +210,9 @@ func doctorAgentsEnv(w io.Writer, env func(string) string) bool {
 			hooked = hookConfigured(a.hookFiles, a.hook, home)
 			if hooked != "" {
 				fmt.Fprintf(w, "    hook:  guardsh --hook %s registered in %s\n", a.hook, hooked)
+				if _, err := lookPathIn("guardsh", env("PATH")); err != nil {
+					fmt.Fprintf(w, "    warn:  the hook runs `guardsh` by name, but guardsh is not on PATH: the agent treats a missing hook as a non-blocking error and runs the command unchecked; name guardsh by absolute path in the hook\n")
+				}
 			} else {
 				fmt.Fprintf(w, "    hook:  not registered (see README: guardsh --hook %s)\n", a.hook)
 			}
