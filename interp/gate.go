@@ -136,6 +136,10 @@ func (t *TerminalGate) Approve(ctx context.Context, req GateRequest) GateAnswer 
 	} else {
 		b.WriteString("  [o] allow once   [d] deny: ")
 	}
+	if t.fd >= 0 {
+		flushInput(t.fd)
+		t.rd.Reset(t.in)
+	}
 	io.WriteString(t.out, b.String())
 	for {
 		c, err := t.readKey()

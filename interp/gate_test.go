@@ -219,6 +219,27 @@ func TestTerminalGatePTY(t *testing.T) {
 	}
 }
 
+func TestTerminalGateIgnoresTypeAhead(t *testing.T) {
+	master, tty, err := pty.Open()
+	if err != nil {
+		t.Skipf("no pty: %v", err)
+	}
+	defer master.Close()
+	defer tty.Close()
+	go io.Copy(io.Discard, master)
+	master.Write([]byte("s")) // typed before the prompt appeared
+	time.Sleep(50 * time.Millisecond)
+	g := NewTerminalGate(tty)
+	go func() {
+		time.Sleep(100 * time.Millisecond)
+		master.Write([]byte("d"))
+	}()
+	req := GateRequest{Command: guardsh.Command{Args: []string{"x"}}, Session: guardsh.Rule{Prefix: []string{"x"}}}
+	if got := g.Approve(context.Background(), req); got != GateDeny {
+		t.Errorf("answer %v: type-ahead answered the prompt", got)
+	}
+}
+
 func TestTerminalGateShowsDiffAndSanitizes(t *testing.T) {
 	var out bytes.Buffer
 	g := NewLineGate(strings.NewReader("\n d\n"), &out)
