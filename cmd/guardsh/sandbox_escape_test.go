@@ -620,6 +620,33 @@ func TestSandboxDoctorAndSwitch(t *testing.T) {
 			t.Errorf("%v: err %v stdout %q stderr %q", sw, err, o.String(), e.String())
 		}
 	}
+	// Every audit record of those sessions says the sandbox was off, and
+	// how; sandboxed sessions name their backend.
+	f.run(t, "", `echo sandboxed`)
+	audit, err := os.ReadFile(filepath.Join(f.base, "state", "guardsh", "audit.jsonl"))
+	if err != nil {
+		t.Skipf("no audit log: %v", err)
+	}
+	counts := map[string]int{}
+	for _, line := range strings.Split(strings.TrimSpace(string(audit)), "\n") {
+		if !strings.Contains(line, `"event":"decide"`) {
+			continue
+		}
+		m := regexp.MustCompile(`"sandbox":"([^"]*)"`).FindStringSubmatch(line)
+		if m == nil {
+			t.Errorf("decide record without sandbox: %s", line)
+			continue
+		}
+		counts[m[1]]++
+	}
+	for _, want := range []string{"off (GUARDSH_SANDBOX=off)", "off (--no-sandbox)"} {
+		if counts[want] == 0 {
+			t.Errorf("no audit record says %q: %v", want, counts)
+		}
+	}
+	if len(backends) > 0 && counts["landlock+seccomp (abi "+strconv.Itoa(sandbox.LandlockABI())+")"] == 0 && counts["bwrap+seccomp"] == 0 {
+		t.Errorf("no audit record names the sandbox backend: %v", counts)
+	}
 }
 
 // TestSandboxSignalsAndExit: the broker passes the interpreter's exit
