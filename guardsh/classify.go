@@ -257,7 +257,7 @@ func (p *Policy) applyRules(v Verdict, args []string) Verdict {
 	var best *Rule
 	for i := range p.Rules {
 		r := &p.Rules[i]
-		if r.matchArgs(norm) || r.matchArgs(basic) {
+		if r.matchArgs(norm) || r.matchArgs(basic) || r.matchArgs(args) {
 			if best == nil || r.Decision > best.Decision {
 				best = r
 			}
@@ -266,7 +266,7 @@ func (p *Policy) applyRules(v Verdict, args []string) Verdict {
 	if best == nil || best.Decision == Allow {
 		for i := range p.Session {
 			r := &p.Session[i]
-			if r.matchArgs(norm) || r.matchArgs(basic) {
+			if r.matchArgs(norm) || r.matchArgs(basic) || r.matchArgs(args) {
 				best = r
 				break
 			}
@@ -310,7 +310,7 @@ func (p *Policy) applyRules(v Verdict, args []string) Verdict {
 // prefix word "$" requires argv to end there; a last "*" matches any rest,
 // nothing included. "*" also matches a word that is only known at run time.
 func (r Rule) Matches(args []string) bool {
-	return r.matchArgs(args) || r.matchArgs(NormalizeArgv(args))
+	return r.matchArgs(args) || r.matchArgs(NormalizeArgv(args)) || r.matchArgs(basicArgv(args))
 }
 
 func (r *Rule) matchArgs(args []string) bool {

@@ -1,6 +1,8 @@
 package guardsh
 
 import (
+	"fmt"
+	"path"
 	"strings"
 )
 
@@ -275,7 +277,7 @@ func (cx *cmdCtx) write(arg string, del bool) {
 		j.deny(idWriteProtected, t.abs)
 	case agentConfig(t.abs):
 		j.other("write.agent-config", t.abs)
-	case t.loc.inside():
+	case t.loc.inside() || t.loc == locSharedTmp && !del:
 		j.atLeast(kEdit)
 	case t.loc == locSystem && del:
 		j.deny(idRmSystemFile, t.abs)
@@ -367,7 +369,7 @@ func (cx *cmdCtx) remove(arg string, rec bool) {
 		} else {
 			j.atLeast(kEdit)
 		}
-	case t.loc == locTemp:
+	case t.loc == locTemp || t.loc == locSharedTmp && !rec:
 		j.atLeast(kEdit)
 	case t.loc == locSharedTmp || strings.Contains(arg, "\x01found") && (t.loc == locHomeSub || t.loc == locOther):
 		j.other(idWriteOutside, what)
@@ -442,7 +444,30 @@ func hRm(cx *cmdCtx, name string, args []string) {
 	for _, t := range targets {
 		cx.remove(t, rec)
 	}
+	if rec {
+		cx.projectSweep(targets)
+	}
 	cx.j.atLeast(kEdit)
+}
+
+// projectSweep: at run time the shell has already expanded rm -rf * in the
+// project root into its entries. Three or more top-level entries of the
+// project that are not build artifacts are treated as that glob.
+func (cx *cmdCtx) projectSweep(targets []string) {
+	if cx.pe.project == "" || len(targets) < 3 {
+		return
+	}
+	seen := map[string]bool{}
+	for _, a := range targets {
+		t := cx.pe.resolve(a)
+		if t.loc != locProject || t.whole || path.Dir(t.abs) != cx.pe.project || cx.artifact(t.abs) {
+			continue
+		}
+		seen[t.abs] = true
+	}
+	if len(seen) >= 3 {
+		cx.j.deny(idRmProjectRoot, fmt.Sprintf("%d top-level entries of the project at once (rm -rf * in the project root)", len(seen)))
+	}
 }
 
 func hShred(cx *cmdCtx, name string, args []string) {

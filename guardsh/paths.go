@@ -246,10 +246,16 @@ func (e *pathEnv) resolve(arg string) target {
 	return t
 }
 
-// writable reports whether the session sandbox lets the command write there.
+// inside reports whether l is the project, the session's temp dir or a
+// harmless device.
 func (l loc) inside() bool {
 	return l == locProject || l == locProjectRoot || l == locTemp || l == locDevSafe
 }
+
+// writable reports whether the session sandbox lets commands write there:
+// inside, or below the shared /tmp (writable unless GUARDSH_SANDBOX_TMP=0;
+// agents keep their bookkeeping there).
+func (l loc) writable() bool { return l.inside() || l == locSharedTmp }
 
 var rcFiles = map[string]bool{
 	".bashrc": true, ".bash_profile": true, ".bash_login": true, ".bash_logout": true, ".profile": true,
@@ -310,6 +316,12 @@ var credentialHome = []string{
 	".my.cnf", ".config/rclone/", ".boto", ".s3cfg", ".databrickscfg", ".config/doctl/",
 	".oci/", ".config/heroku/", ".netlify/", ".fly/", ".config/gitlab", ".claude/.credentials.json",
 	".local/share/password", ".age/", ".config/sops/",
+}
+
+// agentState reports whether abs is an agent's shell state that its
+// command wrapper sources (Claude Code's shell snapshots).
+func (e *pathEnv) agentState(abs string) bool {
+	return e.home != "" && strings.HasPrefix(abs, e.home+"/.claude/shell-snapshots/")
 }
 
 // credential reports whether reading abs exposes secrets.
@@ -388,7 +400,7 @@ func (p *Policy) ClassifyAccess(a Access) Verdict {
 			j.deny(idWriteProtected, what)
 		case agentConfig(abs):
 			j.ask("write.agent-config", what)
-		case l.inside():
+		case l.writable():
 			j.kind = kEdit
 		default:
 			j.kind = kOther
@@ -400,7 +412,7 @@ func (p *Policy) ClassifyAccess(a Access) Verdict {
 		case e.credential(abs):
 			j.kind = kRead
 			j.ask(idReadCredentials, what)
-		case l.inside() || l == locTempRoot || l == locSharedTmp:
+		case l.inside() || l == locTempRoot || l == locSharedTmp || e.agentState(abs):
 			// reading inside the project needs no approval, even in
 			// default mode (plan mode is for reading)
 			j.kind = kPure
