@@ -167,23 +167,44 @@ func StartupContext(ctx context.Context) context.Context {
 	return context.WithValue(ctx, startupKey{}, true)
 }
 
-// decide asks the policy (and, for an ask, the gate) about a; nil means
-// allowed, otherwise the *os.PathError the shell prints.
+// decide asks the policy (and, for an ask, the runner's gate) about a;
+// nil means allowed, otherwise the *os.PathError the shell prints. Every
+// access the policy did not simply allow (an ask, whatever the gate said,
+// or a deny) is in the audit log.
 func (f *JailFS) decide(ctx context.Context, a guardsh.Access) error {
 	if a.Via == "startup" && !a.Write {
 		return nil
 	}
 	v := f.classify(a)
-	if v.Decision == guardsh.Ask {
-		f.mu.Lock()
-		g := f.runner
-		f.mu.Unlock()
-		verb := "read"
-		if a.Write {
-			verb = "write"
+	if v.Decision == guardsh.Allow {
+		return nil
+	}
+	f.mu.Lock()
+	g := f.runner
+	f.mu.Unlock()
+	verb := "read"
+	if a.Write {
+		verb = "write"
+	}
+	what := []string{a.Via, verb, a.Resolved}
+	policyDecision := v.Decision
+	answer := ""
+	if g != nil {
+		c := guardsh.Command{Args: what, Dir: a.Dir, Project: a.Project, Home: a.Home, Via: "shell"}
+		if hc, ok := handlerCtx(ctx); ok {
+			c = g.command(hc, what)
 		}
-		if g != nil && g.ask(ctx, []string{a.Via, verb, a.Resolved}, v) {
-			v.Decision = guardsh.Allow
+		if v.Decision == guardsh.Ask {
+			var ga GateAnswer
+			v, ga = g.gatekeep(ctx, c, v, "")
+			answer = ga.String()
+		}
+		if log := g.cfg.Audit; log != nil {
+			log.Decide(&guardsh.AuditRecord{
+				Cwd: a.Dir, Project: a.Project, Argv: what, Via: a.Via, Mode: g.policy.Mode,
+				Decision: policyDecision.String(), Rule: v.Rule, Reason: v.Reason, Gate: answer,
+				Effects: v.Effects, Sandbox: g.cfg.Sandbox,
+			})
 		}
 	}
 	if v.Decision == guardsh.Allow {

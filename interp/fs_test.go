@@ -453,3 +453,43 @@ func TestExecFIFONoHang(t *testing.T) {
 		t.Fatal("guardsh hung on an executable FIFO")
 	}
 }
+
+// TestShellJailGateAndAudit: an access the policy asks about goes to the
+// session's gate (approved: the write happens; no human: refused with the
+// gate's hint), and is in the audit log.
+func TestShellJailGateAndAudit(t *testing.T) {
+	for _, answer := range []GateAnswer{GateAllowOnce, GateNoHuman} {
+		t.Run(answer.String(), func(t *testing.T) {
+			w := newJailWorld(t)
+			mustOK(t, os.Remove(w.app+"/hard")) // else the secret has two links
+			fs, err := NewJailFS(w.app)
+			mustOK(t, err)
+			defer fs.Close()
+			gate := &fakeGate{answer: answer}
+			var auditBuf, out, errb bytes.Buffer
+			audit := NewAuditLog(&auditBuf, "test")
+			env := append(os.Environ(), "SECRET="+w.secret, "HOME="+w.base)
+			r, err := New(Config{Policy: guardsh.NewPolicy(guardsh.ModeAuto), Gate: gate, Audit: audit,
+				Project: w.app, Dir: w.app, Env: env, Stdout: &out, Stderr: &errb, FS: fs})
+			mustOK(t, err)
+			r.Run(context.Background(), strings.NewReader(`echo approved > linkfile`), "t")
+			audit.Flush()
+			b, _ := os.ReadFile(w.secret)
+			if answer == GateAllowOnce && string(b) != "approved\n" {
+				t.Errorf("approved write did not happen: %q, stderr %q", b, errb.String())
+			}
+			if answer == GateNoHuman {
+				w.intact(t)
+				if !strings.Contains(errb.String(), "needs approval [") || !strings.Contains(errb.String(), "human") {
+					t.Errorf("stderr %q", errb.String())
+				}
+			}
+			if len(gate.reqs) != 1 || !strings.Contains(strings.Join(gate.reqs[0].Command.Args, " "), "redirect write "+w.secret) {
+				t.Errorf("gate requests: %+v", gate.reqs)
+			}
+			if !strings.Contains(auditBuf.String(), `"via":"redirect"`) || !strings.Contains(auditBuf.String(), `"gate":"`+answer.String()+`"`) {
+				t.Errorf("audit log:\n%s", auditBuf.String())
+			}
+		})
+	}
+}
