@@ -167,25 +167,7 @@ func runAttack(t *testing.T, mode guardsh.Mode, gate Gate, src string) (lost, st
 	return intact(), errb.String(), status
 }
 
-// skipUntilHomeUnderTmp skips while the engine does not recognise a home
-// directory that lies under /tmp (as t.TempDir() homes do) as home: it then
-// judges ~ as shared temp space, which bypass mode allows to delete. See
-// /work/notes/ALERT-home-under-tmp.md (guardsh/paths.go locate checks the
-// shared temp dirs before home). The skip ends by itself once fixed.
-func skipUntilHomeUnderTmp(t *testing.T) {
-	t.Helper()
-	if os.Getenv("GUARDSH_TEST_HOME_ROOT") != "" {
-		return
-	}
-	home := t.TempDir()
-	v := guardsh.NewPolicy(guardsh.ModeBypass).Classify(guardsh.Command{Args: []string{"rm", "-rf", home}, Dir: home, Home: home, Project: t.TempDir()})
-	if v.Decision != guardsh.Deny {
-		t.Skipf("missing upstream (engine, helper B): rm -rf of a home under /tmp is %s [%s], not denied: guardsh/paths.go locate() checks /tmp before home; run with GUARDSH_TEST_HOME_ROOT=/some/non-tmp/dir to test with a home outside /tmp", v.Decision, v.Rule)
-	}
-}
-
 func TestGuardHomeAttacks(t *testing.T) {
-	skipUntilHomeUnderTmp(t)
 	modes := []guardsh.Mode{guardsh.ModeDefault, guardsh.ModePlan, guardsh.ModeAuto, guardsh.ModeBypass}
 	gates := []struct {
 		name string
@@ -206,7 +188,6 @@ func TestGuardHomeAttacks(t *testing.T) {
 }
 
 func TestGuardInlineAttacks(t *testing.T) {
-	skipUntilHomeUnderTmp(t)
 	if _, err := os.Stat("/usr/bin/python3"); err != nil {
 		t.Skip("python3 not installed")
 	}
@@ -298,7 +279,6 @@ func TestGuardProjectAttacks(t *testing.T) {
 // is refused: the rule, the reason, a hint, status 126, and the script
 // going on as after any failed command.
 func TestGuardDenyMessage(t *testing.T) {
-	skipUntilHomeUnderTmp(t)
 	lost, stderr, status := runAttack(t, guardsh.ModeBypass, nil, `c=rm; $c -rf ~; echo after >&2`)
 	if lost != "" {
 		t.Fatalf("HOME damaged: %s", lost)
