@@ -27,19 +27,26 @@ const (
 // pathEnv resolves paths for one command.
 type pathEnv struct {
 	dir, project, home, tmp string
+	env                     func(string) string // for $TMPDIR, looked up when first needed
 }
 
 func newPathEnv(c *Command) pathEnv {
-	e := pathEnv{dir: c.Dir, project: cleanAbs(c.Project), home: cleanAbs(c.Home)}
-	if c.Env != nil {
-		if t := c.Env("TMPDIR"); t != "" && path.IsAbs(t) {
-			e.tmp = path.Clean(t)
-		}
-	}
+	e := pathEnv{dir: c.Dir, project: cleanAbs(c.Project), home: cleanAbs(c.Home), env: c.Env}
 	if e.dir == "" {
 		e.dir = e.project
 	}
 	return e
+}
+
+// tmpDir is the session's $TMPDIR ("" if unknown).
+func (e *pathEnv) tmpDir() string {
+	if e.env != nil {
+		if t := e.env("TMPDIR"); t != "" && path.IsAbs(t) {
+			e.tmp = path.Clean(t)
+		}
+		e.env = nil
+	}
+	return e.tmp
 }
 
 func cleanAbs(p string) string {
@@ -190,10 +197,11 @@ func (e *pathEnv) locate(p string) loc {
 	if within(e.home, p) || within(e.project, p) {
 		return locSystem
 	}
-	inTmp := e.tmp != "" && e.tmp != "/" && within(p, e.tmp)
+	tmp := e.tmpDir()
+	inTmp := tmp != "" && tmp != "/" && within(p, tmp)
 	inHome := e.home != "" && e.home != "/" && within(p, e.home)
-	if inTmp && (!inHome || within(e.tmp, e.home)) {
-		if p == e.tmp {
+	if inTmp && (!inHome || within(tmp, e.home)) {
+		if p == tmp {
 			return locTempRoot
 		}
 		return locTemp
