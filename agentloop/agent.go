@@ -322,7 +322,7 @@ func (a *agent) loop(ctx context.Context, res *Result) error {
 	} else {
 		a.printf("guardsh-agent: run %s, model %s, no test command found\n", a.store.ID, a.cfg.Model)
 	}
-	formatErrs := 0
+	formatErrs, emptyReplies, prevText, toolsUsed := 0, 0, 0, 0
 	for step := 1; ; step++ {
 		if step > a.cfg.MaxSteps {
 			res.Stopped = fmt.Sprintf("step limit reached (%d model turns; raise it with --max-steps)", a.cfg.MaxSteps)
@@ -371,12 +371,26 @@ func (a *agent) loop(ctx context.Context, res *Result) error {
 			text := strings.TrimSpace(prose)
 			a.log("assistant", map[string]any{"content": text})
 			if text == "" {
-				formatErrs++
+				emptyReplies++
+				if emptyReplies >= 3 {
+					res.Stopped = "three empty replies in a row"
+					return nil
+				}
 				a.msgs = append(a.msgs, api.Message{Role: "user", Content: "Your reply was empty. Call a tool, or call finish with a summary if the task is done."})
 				continue
 			}
-			// A plain answer ends the run like finish, through the same gate.
+			emptyReplies = 0
 			a.msgs = append(a.msgs, api.Message{Role: "assistant", Content: text})
+			// Plain text before any tool, or announcing a next step, is the
+			// model thinking aloud: ask for the action once. Otherwise (or the
+			// second time in a row) it is the answer and ends the run like
+			// finish, through the same gate.
+			if prevText == 0 && (toolsUsed == 0 || announces.MatchString(text)) {
+				prevText++
+				a.msgs = append(a.msgs, api.Message{Role: "user", Content: "Do it with the tools now: reply with a tool call (list_files, read_file, edit_file, run_shell, ...). If the task is already done or was only a question, call finish with your answer as the summary."})
+				continue
+			}
+			prevText = 0
 			if ok, why := a.verified(); !ok {
 				a.printf("\n[not finished: %s]\n", why)
 				a.log("refused", map[string]any{"why": why})
@@ -388,6 +402,8 @@ func (a *agent) loop(ctx context.Context, res *Result) error {
 		}
 		a.msgs = append(a.msgs, a.assistantMsg(prose, calls))
 		a.log("assistant", map[string]any{"content": prose, "calls": calls})
+		toolsUsed += len(calls)
+		prevText, emptyReplies = 0, 0
 		done := false
 		for _, c := range calls {
 			if ctx.Err() != nil {
@@ -478,6 +494,9 @@ func textToolsPrompt() string {
 	}
 	return sb.String()
 }
+
+// announces spots a reply that says what the model is about to do.
+var announces = regexp.MustCompile(`(?i)\b(let me|let's|i'll|i will|i am going to|i'm going to|next,? i|now i|first,? i)\b|:\s*$`)
 
 var thinkRE = regexp.MustCompile(`(?s)<think>.*?(</think>|$)`)
 

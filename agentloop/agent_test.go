@@ -620,6 +620,7 @@ func TestUndoSkipsRunsWithoutChanges(t *testing.T) {
 		calls(editFix),
 		calls(goTest),
 		calls(call("finish", `{"summary": "fixed"}`)),
+		calls(call("read_file", `{"path": "README.md"}`)),
 		turn{content: "It sums numbers."},
 	)
 	if res, err, _ := p.run(t, context.Background(), f, guardsh.ModeAuto, nil); err != nil || !res.Finished {
@@ -761,5 +762,27 @@ func TestStripThink(t *testing.T) {
 	text, thought := stripThink("<think>I should call {\"name\": x}</think>\n{\"name\": \"finish\", \"arguments\": {\"summary\": \"s\"}}")
 	if text != `{"name": "finish", "arguments": {"summary": "s"}}` || !strings.Contains(thought, "I should") {
 		t.Errorf("%q %q", text, thought)
+	}
+}
+
+// TestThinkingAloud: a plain-text reply before any tool (or announcing a
+// next step) is not taken as the answer: the model is asked to act.
+func TestThinkingAloud(t *testing.T) {
+	p := newProject(t, "gofix", false)
+	f := newFake(t,
+		turn{content: "Sure! I'll start by looking at the code."},
+		calls(call("read_file", `{"path": "calc.go"}`)).with(func(t *testing.T, req *api.ChatRequest) {
+			if m := req.Messages[len(req.Messages)-1]; m.Role != "user" || !strings.Contains(m.Content, "reply with a tool call") {
+				t.Errorf("no nudge: %+v", m)
+			}
+		}),
+		turn{content: "Now let me fix the loop:"},
+		calls(editFix),
+		calls(goTest),
+		turn{content: "Sum now starts at index 0 and the tests pass."},
+	)
+	res, err, out := p.run(t, context.Background(), f, guardsh.ModeAuto, nil)
+	if err != nil || !res.Finished || !strings.Contains(res.Summary, "index 0") {
+		t.Fatalf("run: %v %+v\n%s", err, res, out)
 	}
 }
