@@ -113,11 +113,12 @@ func command(backend string, spec stageSpec, env []string, extra []*os.File) (*e
 		spec.MountNS = true
 		cmd = exec.Command(exe)
 		cmd.SysProcAttr = &syscall.SysProcAttr{Unshareflags: unix.CLONE_NEWNS}
-		if os.Geteuid() != 0 {
-			// An unprivileged user gets the mount namespace from a user
-			// namespace that maps only itself, as the namespace's root (so
-			// that the stage may mount before it drops every capability).
-			// Inside, the user's files appear owned by uid 0.
+		if !haveCapSysAdmin() {
+			// Without CAP_SYS_ADMIN (an unprivileged user, or root in a
+			// container) the mount namespace comes from a user namespace
+			// that maps only this user, as the namespace's root (so that the
+			// stage may mount before it drops every capability). Inside, the
+			// user's files appear owned by uid 0.
 			cmd.SysProcAttr = &syscall.SysProcAttr{
 				Cloneflags:                 unix.CLONE_NEWUSER | unix.CLONE_NEWNS,
 				UidMappings:                []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Geteuid(), Size: 1}},
@@ -243,4 +244,11 @@ func closeStrayFDs(first int) {
 			unix.Close(fd)
 		}
 	}
+}
+
+// haveCapSysAdmin reports whether this process may create a mount
+// namespace by itself.
+func haveCapSysAdmin() bool {
+	st, err := SelfStatus()
+	return err == nil && st.CapEff&(1<<unix.CAP_SYS_ADMIN) != 0
 }
