@@ -199,11 +199,20 @@ shopt -s checkwinsize histappend; shopt -u extglob; shopt -s globstar nullglob; 
 #### set-options
 set +m; set -o monitor 2>/dev/null; set +H; set -o errtrace; set -o nosuchoption; echo "rc=$?"
 
+#### real-bg-pid
+sleep 1 & ps -o comm= -p $! ; kill $!; wait $! 2>/dev/null; echo "rc=$?"
+
+#### disown
+sleep 1 & disown; jobs; disown %5; echo "rc=$?"
+
+#### fd-above-2
+exec 3>fd3.txt; echo via3 >&3; exec 3>&-; cat fd3.txt
+
 #### kill-l
 kill -l 15; kill -l TERM; kill -l 130
 
 #### time-keyword
-time true 2>/dev/null; { time echo timed ; } 2>/dev/null; echo after
+{ time true; } 2>&1 | grep -c '^real'; { time echo timed ; } 2>/dev/null; { time -p sleep 0; } 2>&1 | wc -l; echo after
 
 #### git-init-commit
 git init -q repo && cd repo && git config user.email a@b.c && git config user.name Agent && echo hi > f.txt && git add f.txt && git commit -qm 'first commit' && git log --oneline | wc -l && git status --short && git rev-parse --abbrev-ref HEAD >/dev/null && echo on-branch

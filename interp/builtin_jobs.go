@@ -428,10 +428,9 @@ func (g *Runner) builtin(ctx context.Context, hc interp.HandlerContext, args []s
 	return interp.ExitStatus(uint8(st))
 }
 
-// builtinErr prints an error of a job-control builtin: bash prints these
-// without a line number.
+// builtinErr prints an error of a builtin like bash: "NAME: line N: ...".
 func (g *Runner) builtinErr(hc interp.HandlerContext, format string, a ...any) {
-	fmt.Fprintf(hc.Stderr, "%s: %s\n", g.name, fmt.Sprintf(format, a...))
+	g.errf(hc, format, a...)
 }
 
 func (g *Runner) kill(hc interp.HandlerContext, args []string) int {

@@ -93,6 +93,7 @@ func (g *Runner) Interactive(ctx context.Context, opts InteractiveOptions) int {
 		if interrupted {
 			fmt.Fprintln(g.cfg.Stderr)
 			status = 130
+			g.setStatus(ctx, status)
 			continue
 		}
 		status = g.statusOf(err)
@@ -190,6 +191,7 @@ type lineReader struct {
 	fd      int
 	isTerm  bool
 	t       *term.Terminal
+	rw      io.ReadWriter
 	ctrlC   atomic.Bool
 	plain   *bufio.Reader
 	out     io.Writer
@@ -218,11 +220,11 @@ func newLineReader(in io.Reader, out io.Writer) *lineReader {
 	if f, ok := in.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 		lr.fd = int(f.Fd())
 		lr.isTerm = true
-		rw := struct {
+		lr.rw = struct {
 			io.Reader
 			io.Writer
 		}{ctrlCWatcher{f, lr}, out}
-		lr.t = term.NewTerminal(rw, "")
+		lr.t = term.NewTerminal(lr.rw, "")
 		return lr
 	}
 	lr.plain = bufio.NewReader(in)
@@ -243,7 +245,7 @@ func (lr *lineReader) readLine(prompt string) (string, error) {
 		return "", err
 	}
 	defer term.Restore(lr.fd, old)
-	if w, h, err := term.GetSize(lr.fd); err == nil {
+	if w, h, err := term.GetSize(lr.fd); err == nil && w > 0 && h > 0 {
 		lr.t.SetSize(w, h)
 	}
 	lr.t.SetPrompt(prompt)
@@ -251,6 +253,11 @@ func (lr *lineReader) readLine(prompt string) (string, error) {
 	line, err := lr.t.ReadLine()
 	if err == io.EOF && lr.ctrlC.Load() {
 		io.WriteString(lr.out, "^C\r\n")
+		// x/term keeps the cancelled input and would read it again: start
+		// a fresh editor that keeps the history.
+		hist := lr.t.History
+		lr.t = term.NewTerminal(lr.rw, "")
+		lr.t.History = hist
 		return "", errLineCancelled
 	}
 	return line, err
@@ -261,3 +268,11 @@ func (lr *lineReader) addHistory(s string) {
 }
 
 func (lr *lineReader) close() {}
+
+// setStatus makes $? hold status, as after a command that ended so.
+func (g *Runner) setStatus(ctx context.Context, status int) {
+	f, err := syntax.NewParser().Parse(strings.NewReader(fmt.Sprintf("(exit %d)", status)), "")
+	if err == nil && len(f.Stmts) == 1 {
+		g.r.Run(ctx, f.Stmts[0])
+	}
+}

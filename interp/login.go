@@ -42,7 +42,10 @@ func (g *Runner) sourceQuiet(ctx context.Context, path string) {
 	if _, err := os.Stat(path); err != nil {
 		return
 	}
-	src := fmt.Sprintf("source %s\n", shellQuote(path))
+	// Start-up files are written for bash and may use what guardsh does
+	// not implement; their error output would greet every "bash -lc" an
+	// agent runs, so it is dropped (stdout is kept).
+	src := fmt.Sprintf("source %s 2>/dev/null\n", shellQuote(path))
 	file, err := g.Parse(stringsReader(src), g.name)
 	if err != nil {
 		return
