@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 	"unicode"
 
 	"github.com/guardsh/guardsh/guardsh"
@@ -142,7 +143,7 @@ func (t *TerminalGate) Approve(ctx context.Context, req GateRequest) GateAnswer 
 	}
 	io.WriteString(t.out, b.String())
 	for {
-		c, err := t.readKey()
+		c, err := t.readKey(ctx)
 		if err != nil {
 			io.WriteString(t.out, "\r\nguardsh: no answer: denied\r\n")
 			return GateNoHuman
@@ -172,12 +173,23 @@ func (t *TerminalGate) Approve(ctx context.Context, req GateRequest) GateAnswer 
 }
 
 // readKey reads one key: in raw mode on a terminal, else the first
-// character of a line.
-func (t *TerminalGate) readKey() (byte, error) {
+// character of a line. On a terminal it gives up when ctx ends (the shell
+// is being stopped): the answer is then a deny.
+func (t *TerminalGate) readKey(ctx context.Context) (byte, error) {
 	if t.fd >= 0 {
 		old, err := term.MakeRaw(t.fd)
 		if err == nil {
 			defer term.Restore(t.fd, old)
+		}
+		for {
+			// Wait in slices, so that a stopped shell is not held by
+			// its prompt.
+			if err := ctx.Err(); err != nil {
+				return 0, err
+			}
+			if t.rd.Buffered() > 0 || waitReadable(t.fd, 200*time.Millisecond) {
+				break
+			}
 		}
 		return t.rd.ReadByte()
 	}

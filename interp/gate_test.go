@@ -240,6 +240,26 @@ func TestTerminalGateIgnoresTypeAhead(t *testing.T) {
 	}
 }
 
+func TestTerminalGateGivesUpWhenStopped(t *testing.T) {
+	master, tty, err := pty.Open()
+	if err != nil {
+		t.Skipf("no pty: %v", err)
+	}
+	defer master.Close()
+	defer tty.Close()
+	go io.Copy(io.Discard, master)
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	got := NewTerminalGate(tty).Approve(ctx, GateRequest{Command: guardsh.Command{Args: []string{"x"}}})
+	if got == GateAllowOnce || got == GateAllowSession {
+		t.Errorf("answer %v", got)
+	}
+	if d := time.Since(start); d > 3*time.Second {
+		t.Errorf("the prompt held a stopped shell for %v", d)
+	}
+}
+
 func TestTerminalGateShowsDiffAndSanitizes(t *testing.T) {
 	var out bytes.Buffer
 	g := NewLineGate(strings.NewReader("\n d\n"), &out)
