@@ -12,7 +12,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"sort"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -131,38 +133,47 @@ func TestCompatibility(t *testing.T) {
 		t.Fatalf("only %d snippets; the suite needs at least 60", len(snippets))
 	}
 	base := t.TempDir()
+	var mu sync.Mutex
 	same := 0
 	var differ []string
-	for _, sn := range snippets {
-		work := filepath.Join(base, "w", sn.name)
-		home := filepath.Join(base, "h", sn.name)
-		fresh := func() {
-			os.RemoveAll(work)
-			os.RemoveAll(home)
-			os.MkdirAll(work, 0o755)
-			os.MkdirAll(home, 0o755)
+	t.Run("snippets", func(t *testing.T) {
+		for _, sn := range snippets {
+			t.Run(sn.name, func(t *testing.T) {
+				t.Parallel()
+				work := filepath.Join(base, "w", sn.name)
+				home := filepath.Join(base, "h", sn.name)
+				fresh := func() {
+					os.RemoveAll(work)
+					os.RemoveAll(home)
+					os.MkdirAll(work, 0o755)
+					os.MkdirAll(home, 0o755)
+				}
+				fresh()
+				want := runShell(t, bash, sn.src, work, home)
+				fresh()
+				got := runShell(t, gsh, sn.src, work, home)
+				got.stderr = normalise(got.stderr, "guardsh")
+				mu.Lock()
+				defer mu.Unlock()
+				if got == want {
+					same++
+					if why, ok := knownDiffs[sn.name]; ok {
+						t.Logf("%s: now identical, remove it from knownDiffs (%s)", sn.name, why)
+					}
+					return
+				}
+				differ = append(differ, sn.name)
+				report := fmt.Sprintf("snippet %s differs:\n%s\n--- bash (status %d)\nstdout:\n%s\nstderr:\n%s\n--- guardsh (status %d)\nstdout:\n%s\nstderr:\n%s",
+					sn.name, sn.src, want.status, want.stdout, want.stderr, got.status, got.stdout, got.stderr)
+				if _, ok := knownDiffs[sn.name]; ok {
+					t.Logf("known difference: %s", report)
+				} else {
+					t.Errorf("%s", report)
+				}
+			})
 		}
-		fresh()
-		want := runShell(t, bash, sn.src, work, home)
-		fresh()
-		got := runShell(t, gsh, sn.src, work, home)
-		got.stderr = normalise(got.stderr, "guardsh")
-		if got == want {
-			same++
-			if why, ok := knownDiffs[sn.name]; ok {
-				t.Logf("%s: now identical, remove it from knownDiffs (%s)", sn.name, why)
-			}
-			continue
-		}
-		differ = append(differ, sn.name)
-		report := fmt.Sprintf("snippet %s differs:\n%s\n--- bash (status %d)\nstdout:\n%s\nstderr:\n%s\n--- guardsh (status %d)\nstdout:\n%s\nstderr:\n%s",
-			sn.name, sn.src, want.status, want.stdout, want.stderr, got.status, got.stdout, got.stderr)
-		if _, ok := knownDiffs[sn.name]; ok {
-			t.Logf("known difference: %s", report)
-		} else {
-			t.Errorf("%s", report)
-		}
-	}
+	})
+	sort.Strings(differ)
 	t.Logf("compatibility: %d of %d snippets identical (%.0f%%); differing: %s",
 		same, len(snippets), 100*float64(same)/float64(len(snippets)), strings.Join(differ, ", "))
 	if same*10 < len(snippets)*9 {
