@@ -3,6 +3,7 @@ package jail
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -258,15 +259,15 @@ func (s *Session) List(ctx context.Context, path string) (*ListResult, error) {
 // readChecked opens res as a regular file and reads it whole (up to
 // MaxFileBytes), returning its content and identity.
 func (s *Session) readChecked(op string, res Resolved, write bool) ([]byte, unix.Stat_t, error) {
-	flag := os.O_RDONLY
-	if write {
-		// Not opened for writing, but a file about to be replaced must pass
-		// the write checks (single link).
-		flag = os.O_RDONLY
-	}
+	// Opened for reading only; a file about to be replaced (write) must
+	// still pass the single-link check below.
 	var st unix.Stat_t
-	f, err := s.Jail.Open(res, flag, 0, Options{RegularOnly: true})
+	f, err := s.Jail.Open(res, os.O_RDONLY, 0, Options{RegularOnly: true})
 	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, st, &Error{Op: op, Path: res.Path, Err: err, Reason: "no such file",
+				Hint: "list the directory to see what exists, or create the file with the write tool"}
+		}
 		return nil, st, setOp(err, op)
 	}
 	defer f.Close()
