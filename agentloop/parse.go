@@ -30,6 +30,10 @@ var (
 	fenced      = regexp.MustCompile("(?s)```[a-zA-Z]*\\s*\n(.*?)\n?```")
 	// looksLikeCall spots text that tries to be a tool call.
 	looksLikeCall = regexp.MustCompile(`(?s)<tool_call>|"(name|function|tool)"\s*:`)
+	// brokenCall is the start of an object that means to be a call.
+	brokenCall = regexp.MustCompile(`[\[{]\s*"(name|function|tool)"\s*:`)
+	// specialTokens are template tokens some models leave in their text.
+	specialTokens = regexp.MustCompile(`<\|[a-z_]+\|>|\[TOOL_CALLS\]`)
 )
 
 // extractCalls finds the tool calls of a reply: the native tool_calls, or,
@@ -89,19 +93,29 @@ func extractCalls(msg api.Message, tools []toolSpec) (calls []Call, prose string
 				return s
 			})
 		}
-	} else if t := strings.TrimSpace(content); strings.HasPrefix(t, "{") || strings.HasPrefix(t, "[") {
-		blocks = append(blocks, t)
-		rest = ""
-	} else if i := strings.Index(content, "{"); i >= 0 && looksLikeCall.MatchString(content[i:]) {
-		// A JSON object after some prose.
-		dec := json.NewDecoder(strings.NewReader(content[i:]))
-		var raw json.RawMessage
-		if dec.Decode(&raw) == nil {
-			blocks = append(blocks, string(raw))
-			rest = content[:i] + content[i+int(dec.InputOffset()):]
-		} else {
-			blocks = append(blocks, content[i:])
-			rest = content[:i]
+	} else if looksLikeCall.MatchString(content) {
+		// Bare JSON, alone or among prose, one value or several
+		// ("[TOOL_CALLS][...]", "<|python_tag|>{...}", two objects on two
+		// lines).
+		var b strings.Builder
+		for i := 0; i < len(content); {
+			c := content[i]
+			if c == '{' || c == '[' {
+				dec := json.NewDecoder(strings.NewReader(content[i:]))
+				var raw json.RawMessage
+				if dec.Decode(&raw) == nil && looksLikeCall.Match(raw) {
+					blocks = append(blocks, string(raw))
+					i += int(dec.InputOffset())
+					continue
+				}
+			}
+			b.WriteByte(c)
+			i++
+		}
+		rest = specialTokens.ReplaceAllString(b.String(), "")
+		if loc := brokenCall.FindStringIndex(content); len(blocks) == 0 && loc != nil {
+			// It tries to be a call but is no valid JSON: say why.
+			blocks = append(blocks, content[loc[0]:])
 		}
 	}
 	if len(blocks) == 0 {
