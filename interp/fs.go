@@ -364,6 +364,11 @@ func (f *JailFS) ReadDir(ctx context.Context, path string) ([]fs.DirEntry, error
 		return nil, pathError("open", path, err)
 	}
 	if err := f.decide(ctx, f.access(hc, path, res, false, "glob")); err != nil {
+		// The shell drops glob errors silently (the pattern stays as
+		// written); say why, or the model sees an unexpanded pattern only.
+		if hc.Stderr != nil {
+			io.WriteString(hc.Stderr, err.Error()+"\n")
+		}
 		return nil, err
 	}
 	d, err := f.jail.OpenDir(res)

@@ -139,6 +139,8 @@ func TestShellJailAttacks(t *testing.T) {
 		{"eval", `eval 'echo PWNED > "$SECRET"'`, "write.outside"},
 		{"function", `f() { echo PWNED > linkfile; }; f`, "write.outside"},
 		{"subshell", `( echo PWNED > linkfile )`, "write.outside"},
+		{"glob outside", `echo "$OUTSIDE"/*`, "read.outside"},
+		{"glob via link", `echo linkdir/*`, "read.outside"},
 		{"tmpdir lookalike", `echo PWNED > "$TMPDIR/sh-interp-1"; ln -s "$SECRET" "$TMPDIR/sh-interp-2"; echo PWNED > "$TMPDIR/sh-interp-2"`, "write.outside"},
 	}
 	for _, tc := range tests {
@@ -148,7 +150,7 @@ func TestShellJailAttacks(t *testing.T) {
 			script := "export TMPDIR=" + tmp + "\n" + tc.script
 			_, out, errs, _ := runJailed(t, w, strictAccess(nil, nil), script)
 			w.intact(t)
-			if strings.Contains(out, "SECRET") {
+			if strings.Contains(out, "SECRET") || strings.Contains(out, "secret.txt") {
 				t.Errorf("secret leaked to stdout: %q", out)
 			}
 			if !strings.Contains(errs, "guardsh: denied ["+tc.rule+"]") {
