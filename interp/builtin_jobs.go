@@ -37,6 +37,10 @@ type shared struct {
 	// pipeStatus holds the element statuses of instrumented pipelines by
 	// ID, and the pipeline's own status.
 	pipeStatus map[int]*psRecord
+	// funcNames are the functions parsed scripts define; denials are the
+	// refusals deferred until a command is known not to be one of them.
+	funcNames map[string]bool
+	denials   map[*string]string
 	// exited receives every finished background process, for "wait -n".
 	exited chan *proc
 
@@ -798,4 +802,43 @@ func (s *shared) pipeStatusRet(idStr string) int {
 		return r.last
 	}
 	return 0
+}
+
+// noteFunction records the name of a function some parsed script defines.
+func (s *shared) noteFunction(name string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.funcNames == nil {
+		s.funcNames = map[string]bool{}
+	}
+	s.funcNames[name] = true
+}
+
+// mayBeFunction reports whether a parsed script defines a function name.
+func (s *shared) mayBeFunction(name string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.funcNames[name]
+}
+
+// deferDenial holds the refusal of a command that may turn out to be a
+// function call; the exec handler finds it by the argv it is given (the
+// very slice the call handler returned).
+func (s *shared) deferDenial(args []string, msg string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.denials == nil || len(s.denials) > 4096 {
+		s.denials = map[*string]string{}
+	}
+	s.denials[&args[0]] = msg
+}
+
+func (s *shared) takeDenial(args []string) (string, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	msg, ok := s.denials[&args[0]]
+	if ok {
+		delete(s.denials, &args[0])
+	}
+	return msg, ok
 }

@@ -40,6 +40,10 @@ func (g *Runner) rewrite(f *syntax.File) bool {
 				n.Cmd = g.timeBlock(tc)
 				changed = true
 			}
+		case *syntax.FuncDecl:
+			if n.Name != nil {
+				g.sh.noteFunction(n.Name.Value)
+			}
 		case *syntax.ParamExp:
 			if n.Param != nil && n.Param.Value == "!" && !n.Excl && !n.Length {
 				n.Param = &syntax.Lit{ValuePos: n.Param.ValuePos, ValueEnd: n.Param.ValueEnd, Value: bangVar}

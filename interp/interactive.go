@@ -84,6 +84,11 @@ func (g *Runner) Interactive(ctx context.Context, opts InteractiveOptions) int {
 			status = 2
 			continue
 		}
+		if v, ok := g.lineCheck(src); !ok {
+			fmt.Fprintln(g.cfg.Stderr, v.Message())
+			status = 126
+			continue
+		}
 		cctx, cancel := context.WithCancel(ctx)
 		cancelCur.Store(&cancel)
 		err = g.r.Run(cctx, file)

@@ -248,7 +248,23 @@ func (g *Runner) Run(ctx context.Context, src io.Reader, name string) int {
 		fmt.Fprintln(g.cfg.Stderr, err)
 		return 2
 	}
+	if v, ok := g.lineCheck(string(data)); !ok {
+		fmt.Fprintln(g.cfg.Stderr, v.Message())
+		return 126
+	}
 	return g.RunFile(ctx, file)
+}
+
+// lineCheck asks the policy about a whole script before it runs, for what
+// no single command shows (fork bombs, code piped into a shell).
+func (g *Runner) lineCheck(src string) (guardsh.Verdict, bool) {
+	return g.policy.LineCheck(src, guardsh.CheckEnv{
+		Dir:     g.r.Dir,
+		Project: g.cfg.Project,
+		Home:    g.Var("HOME"),
+		Env:     map[string]string{"TMPDIR": g.Var("TMPDIR")},
+		Via:     "shell",
+	})
 }
 
 // RunFile runs a parsed script and returns its exit status.
@@ -312,6 +328,13 @@ func (g *Runner) call(ctx context.Context, args []string) ([]string, error) {
 	}
 	v := g.decide(ctx, g.command(hc, args))
 	if v.Decision != guardsh.Allow {
+		if !interp.IsBuiltin(args[0]) && g.sh.mayBeFunction(args[0]) {
+			// It may be a call of a function the script defined, which
+			// runs (its commands are judged one by one); if it reaches the
+			// exec handler, it was a command after all and is refused there.
+			g.sh.deferDenial(args, v.Message())
+			return args, nil
+		}
 		return []string{deniedCmd, v.Message()}, nil
 	}
 	return g.compatCall(ctx, hc, args), nil
@@ -331,6 +354,10 @@ func (g *Runner) exec(ctx context.Context, args []string) error {
 	}
 	if strings.HasPrefix(args[0], internalPrefix) {
 		return g.builtin(ctx, hc, args)
+	}
+	if msg, ok := g.sh.takeDenial(args); ok {
+		fmt.Fprintln(hc.Stderr, msg)
+		return interp.ExitStatus(126)
 	}
 	return g.startExternal(ctx, hc, args)
 }
