@@ -3,7 +3,6 @@
 package sandbox
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"runtime"
@@ -196,8 +195,13 @@ func protectMounts(c Config) error {
 		if inside {
 			continue
 		}
-		if err := remountReadOnly(m); err != nil && !errors.Is(err, unix.ENOENT) && !errors.Is(err, unix.EACCES) {
-			return fmt.Errorf("read-only remount %s: %w", m, err)
+		// The root must become read-only; another mount that refuses
+		// (a FUSE or network mount, a mount point we may not reach) stays
+		// as it is: Landlock still refuses writing its files, only their
+		// metadata (chmod, times) stays changeable. The probe lists such
+		// mounts.
+		if err := remountReadOnly(m); err != nil && m == "/" {
+			return fmt.Errorf("read-only remount /: %w", err)
 		}
 	}
 	if g := c.GitDir(); g != "" {
@@ -213,8 +217,8 @@ func protectMounts(c Config) error {
 	return nil
 }
 
-// mountPoints lists the mount points of this mount namespace, parents
-// first.
+// mountPoints lists the mount points of this mount namespace (autofs
+// trigger points left out), parents first.
 func mountPoints() ([]string, error) {
 	b, err := os.ReadFile("/proc/self/mountinfo")
 	if err != nil {
@@ -228,6 +232,9 @@ func mountPoints() ([]string, error) {
 			continue
 		}
 		m := unescapeMountinfo(f[4])
+		if i := strings.Index(line, " - "); i >= 0 && strings.HasPrefix(line[i+3:], "autofs ") {
+			continue // touching it would trigger the automounter
+		}
 		if !seen[m] {
 			seen[m] = true
 			out = append(out, m)
@@ -335,6 +342,43 @@ func SelfStatus() (Status, error) {
 // confinement marks: no_new_privs, a seccomp filter, no capabilities.
 func (s Status) Confined() bool {
 	return s.NoNewPrivs && s.Seccomp == 2 && s.CapEff == 0 && s.CapPrm == 0
+}
+
+// writableMounts lists the mounts of this process that are writable and
+// lie outside every writable root of c.
+func writableMounts(c Config) []string {
+	b, err := os.ReadFile("/proc/self/mountinfo")
+	if err != nil {
+		return []string{"(mountinfo unreadable)"}
+	}
+	// Only the last mount at a path counts: the ones under it are hidden.
+	top := map[string]bool{}
+	var order []string
+	for _, line := range strings.Split(string(b), "\n") {
+		f := strings.Fields(line)
+		if len(f) < 6 || strings.Contains(line, " - autofs ") {
+			continue
+		}
+		m := unescapeMountinfo(f[4])
+		if _, seen := top[m]; !seen {
+			order = append(order, m)
+		}
+		top[m] = strings.Contains(","+f[5]+",", ",rw,")
+	}
+	var out []string
+	for _, m := range order {
+		if !top[m] {
+			continue
+		}
+		inside := within(m, "/dev/pts") || within(m, "/dev/shm") && c.SharedTmp
+		for _, r := range c.WritableRoots() {
+			inside = inside || within(m, r)
+		}
+		if !inside {
+			out = append(out, m)
+		}
+	}
+	return out
 }
 
 // Harden is called by the confined interpreter: it makes the process

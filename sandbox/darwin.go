@@ -57,7 +57,7 @@ func Stage() {
 	os.Exit(126)
 }
 
-func osProbeChecks() []Check { return nil }
+func osProbeChecks(stageSpec) []Check { return nil }
 
 // Inherited reports whether this process is the confined interpreter. On
 // macOS the marker cannot be verified against the kernel (see README

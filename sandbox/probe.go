@@ -60,7 +60,7 @@ func runProbeChecks(spec stageSpec) []Check {
 	}
 	add("UDP send fails", err != nil, errString(err))
 
-	return append(out, osProbeChecks()...)
+	return append(out, osProbeChecks(spec)...)
 }
 
 func errString(err error) string {

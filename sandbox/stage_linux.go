@@ -9,7 +9,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
+	"strings"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -219,8 +221,11 @@ func ExecCommand(backend string, c Config, argv, env []string, dir string) (*exe
 }
 
 // osProbeChecks are the Linux-only probe checks, run confined.
-func osProbeChecks() []Check {
+func osProbeChecks(spec stageSpec) []Check {
 	var out []Check
+	if spec.MountNS {
+		out = append(out, mountCheck(spec.Config))
+	}
 	st, err := SelfStatus()
 	out = append(out, Check{Name: "no capabilities, no_new_privs, seccomp filter",
 		OK:     err == nil && st.Confined() && (st.CapBnd == 0 || os.Geteuid() != 0),
@@ -228,6 +233,20 @@ func osProbeChecks() []Check {
 	err = unix.Unshare(unix.CLONE_NEWNS)
 	out = append(out, Check{Name: "unshare fails", OK: err != nil, Detail: errString(err)})
 	return out
+}
+
+// mountCheck reports the mounts left writable outside the writable roots
+// (their files' metadata could change; their contents stay protected by
+// Landlock). Only a writable root mount fails the probe.
+func mountCheck(c Config) Check {
+	rw := writableMounts(c)
+	ch := Check{Name: "mounts outside the writable roots are read-only", OK: !slices.Contains(rw, "/")}
+	if len(rw) > 0 {
+		ch.Detail = "still writable: " + strings.Join(rw, ", ")
+	} else {
+		ch.Detail = "all"
+	}
+	return ch
 }
 
 // closeStrayFDs closes every descriptor from first up.
