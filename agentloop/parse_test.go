@@ -208,3 +208,25 @@ func mustClean(f Files, p string) string {
 	}
 	return rel
 }
+
+// FuzzExtractCalls: no reply text makes the parser panic, and whatever it
+// accepts names an offered tool.
+func FuzzExtractCalls(f *testing.F) {
+	for _, s := range []string{
+		`{"name": "read_file", "arguments": {"path": "x"}}`,
+		"<tool_call>{\"name\": \"finish\", \"arguments\": \"{}\"}</tool_call>",
+		"```json\n[{\"function\": {\"name\": \"list_files\", \"arguments\": {}}}]\n```",
+		`[TOOL_CALLS][{"name": "run_shell", "arguments": {"command": 1}}]`,
+		`{"name": "read_file", "arguments": {"path": `,
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, content string) {
+		calls, _, err := extractCalls(api.Message{Role: "assistant", Content: content}, toolSpecs)
+		for _, c := range calls {
+			if err != nil || !offered(c.Name, toolSpecs) {
+				t.Fatalf("accepted %q from %q (err %v)", c.Name, content, err)
+			}
+		}
+	})
+}
