@@ -2081,6 +2081,14 @@ func hPythonLike(cx *cmdCtx, name string, args []string) {
 			return
 		}
 		cx.inlineCode(lang, code)
+		// perl -pi -e CODE FILES, ruby -i: the files are edited in place
+		if (lang == "perl" || lang == "ruby") && inPlace(args[1:i]) {
+			for _, f := range args[i:] {
+				if !strings.HasPrefix(f, "-") {
+					cx.write(f, false)
+				}
+			}
+		}
 		return
 	}
 	if i >= len(args) {
@@ -2101,6 +2109,23 @@ func hPythonLike(cx *cmdCtx, name string, args []string) {
 		}
 		cx.j.other(idShellStdin, "program "+t.abs+" outside the project")
 	}
+}
+
+// inPlace reports whether perl/ruby options include -i (in-place edit).
+func inPlace(opts []string) bool {
+	for _, o := range opts {
+		if len(o) > 1 && o[0] == '-' && o[1] != '-' {
+			for k := 1; k < len(o); k++ {
+				if o[k] == 'i' {
+					return true
+				}
+				if o[k] == 'e' || o[k] == 'E' {
+					break
+				}
+			}
+		}
+	}
+	return false
 }
 
 func (cx *cmdCtx) pythonModule(mod string, args []string, i int) {
