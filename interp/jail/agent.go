@@ -49,7 +49,11 @@ type Session struct {
 	// Decide is asked about every access (Via "agent") and returns nil to
 	// allow it or an error to refuse, whose text reaches the model (a
 	// *Error, or any error). nil: only accesses inside the project are
-	// allowed. interp.Runner.DecideAccess is the shell's policy and gate.
+	// allowed. To decide with the shell session's policy and gate:
+	//
+	//	s.Decide = func(ctx context.Context, a guardsh.Access) error {
+	//		return jail.VerdictError(a, runner.DecideAccess(ctx, a, ""))
+	//	}
 	Decide func(ctx context.Context, a guardsh.Access) error
 	// Snapshot is called before a file is changed or deleted, with its
 	// canonical path and its content as the tool found it (existed false:
@@ -61,6 +65,24 @@ type Session struct {
 
 	mu   sync.Mutex
 	read map[string]fileID // canonical path -> the file as last read
+}
+
+// VerdictError turns the policy's final verdict on an access into what
+// Session.Decide returns: nil for Allow, else a refusal (*Error) carrying
+// the verdict's rule, reason and hint.
+func VerdictError(a guardsh.Access, v guardsh.Verdict) error {
+	if v.Decision == guardsh.Allow {
+		return nil
+	}
+	op := "read"
+	if a.Write {
+		op = "write"
+	}
+	rule := v.Rule
+	if rule == "" {
+		rule = "policy"
+	}
+	return &Error{Op: op, Path: a.Path, Rule: rule, Reason: v.Reason, Hint: v.Hint, Ask: v.Decision == guardsh.Ask}
 }
 
 // fileID identifies a file's content as read: which inode, and its size and

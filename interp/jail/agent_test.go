@@ -112,6 +112,17 @@ func TestAgentDecide(t *testing.T) {
 	w.secretIntact(t)
 }
 
+func TestVerdictError(t *testing.T) {
+	a := guardsh.Access{Path: "x", Write: true}
+	if VerdictError(a, guardsh.Verdict{Decision: guardsh.Allow}) != nil {
+		t.Error("allow refused")
+	}
+	err := VerdictError(a, guardsh.Verdict{Decision: guardsh.Ask, Rule: "write.outside", Reason: "outside.", Hint: "ask a human"})
+	if !IsRefusal(err) || err.Error() != "guardsh: needs approval [write.outside]: x: outside. Ask a human" {
+		t.Errorf("%v", err)
+	}
+}
+
 func TestAgentTools(t *testing.T) {
 	w := newWorld(t)
 	ctx := context.Background()

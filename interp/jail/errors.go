@@ -36,11 +36,16 @@ type Error struct {
 	Reason string
 	Hint   string
 	Err    error // the underlying error, if any
+	// Ask marks a refusal that a human could have approved (the policy
+	// asked and nobody approved): it reads "needs approval" not "denied".
+	Ask bool
 }
 
 func (e *Error) Error() string {
 	var b strings.Builder
-	if e.Rule != "" {
+	if e.Rule != "" && e.Ask {
+		b.WriteString("guardsh: needs approval [" + e.Rule + "]: ")
+	} else if e.Rule != "" {
 		b.WriteString("guardsh: denied [" + e.Rule + "]: ")
 	} else {
 		b.WriteString(e.Op + " ")
