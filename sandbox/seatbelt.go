@@ -3,6 +3,7 @@ package sandbox
 import (
 	"fmt"
 	"path/filepath"
+	"regexp"
 	"strings"
 )
 
@@ -48,7 +49,9 @@ func SeatbeltProfile(c Config) string {
 			b.WriteString("(allow network* (remote unix-socket))\n")
 		} else {
 			for _, r := range c.WritableRoots() {
-				fmt.Fprintf(&b, "(allow network* (remote unix-socket (subpath %s)))\n", sbplString(r))
+				for _, a := range darwinAliases(r) {
+					fmt.Fprintf(&b, "(allow network-outbound (remote unix-socket (path-regex %s)))\n", sbplRegex("^"+regexp.QuoteMeta(a)+"/"))
+				}
 			}
 		}
 	}
@@ -68,6 +71,11 @@ func darwinAliases(p string) []string {
 		}
 	}
 	return out
+}
+
+// sbplRegex writes re as an SBPL regex literal.
+func sbplRegex(re string) string {
+	return `#"` + strings.ReplaceAll(re, `"`, `\"`) + `"`
 }
 
 // sbplString quotes s as an SBPL string literal.
