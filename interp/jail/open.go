@@ -128,12 +128,17 @@ func openError(res Resolved, err error) error {
 		return &Error{Op: "open", Path: res.Path, Rule: RuleChanged, Err: err,
 			Reason: "a symbolic link appeared on the path after guardsh resolved it to " + res.Real,
 			Hint:   "something is changing the files under guardsh; try again, and do not swap links while writing"}
-	case errors.Is(err, syscall.ENXIO):
+	case errors.Is(err, syscall.ENXIO) && isFIFO(res.Real):
 		return &Error{Op: "open", Path: res.Path, Err: err,
 			Reason: "a FIFO (named pipe) with no reader",
 			Hint:   "start the reader first"}
 	}
 	return &Error{Op: "open", Path: res.Path, Err: err}
+}
+
+func isFIFO(path string) bool {
+	fi, err := os.Lstat(path)
+	return err == nil && fi.Mode()&os.ModeNamedPipe != 0
 }
 
 func setNonblock(fd int, on bool) error {
