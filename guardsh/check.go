@@ -136,6 +136,10 @@ func (p *Policy) scriptVerdictArgs(src string, c *Command, depth int, params []s
 	return ck.total
 }
 
+// maxSteps bounds the statements one check visits (loops over static
+// lists and function calls are walked again for each item or call).
+const maxSteps = 500000
+
 // srcKind is what feeds a shell or interpreter its script.
 type srcKind uint8
 
@@ -577,7 +581,13 @@ func (ck *checker) stmts(list []*syntax.Stmt, in source) {
 
 func (ck *checker) stmt(s *syntax.Stmt, in source) {
 	ck.steps++
-	if s == nil || ck.steps > 20000 {
+	if s == nil {
+		return
+	}
+	if ck.steps > maxSteps {
+		if ck.steps == maxSteps+1 {
+			ck.add(ck.p.settle(&judgement{kind: kOther, f: finding{Ask, idNesting, "script too large to check completely"}}))
+		}
 		return
 	}
 	// Redirections: files read and written, here-docs feeding stdin.
