@@ -242,7 +242,7 @@ func (cx *cmdCtx) inlineCode(lang, code string) {
 		}
 	}
 	for _, m := range codeMarkers {
-		for off := 0; off < len(code); {
+		for off, n := 0, 0; off < len(code) && n < 64; n++ {
 			i := strings.Index(code[off:], m.text)
 			if i < 0 {
 				break
