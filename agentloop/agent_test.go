@@ -786,3 +786,17 @@ func TestThinkingAloud(t *testing.T) {
 		t.Fatalf("run: %v %+v\n%s", err, res, out)
 	}
 }
+
+// TestCtrlCWhileStreaming: cancelling while the model streams ends the run
+// at once, with nothing of the half reply kept.
+func TestCtrlCWhileStreaming(t *testing.T) {
+	p := newProject(t, "gofix", false)
+	f := newFake(t, turn{content: "I am thinking about a long answer", hold: 10 * time.Second})
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(300*time.Millisecond, cancel)
+	start := time.Now()
+	res, err, _ := p.run(t, ctx, f, guardsh.ModeAuto, nil)
+	if err != nil || res.Finished || !strings.Contains(res.Stopped, "interrupted") || time.Since(start) > 5*time.Second {
+		t.Fatalf("after %v: %v %+v", time.Since(start), err, res)
+	}
+}

@@ -146,7 +146,11 @@ func (f *fakeOllama) serve(w http.ResponseWriter, r *http.Request) {
 		line(map[string]any{"model": req.Model, "created_at": time.Now().UTC(), "message": msg("", tn.calls), "done": false})
 	}
 	if tn.hold > 0 {
-		time.Sleep(tn.hold)
+		select {
+		case <-time.After(tn.hold):
+		case <-r.Context().Done():
+			return
+		}
 	}
 	if tn.cut {
 		return
