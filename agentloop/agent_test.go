@@ -800,3 +800,13 @@ func TestCtrlCWhileStreaming(t *testing.T) {
 		t.Fatalf("after %v: %v %+v", time.Since(start), err, res)
 	}
 }
+
+// TestTimeLimit: the run stops at --max-time.
+func TestTimeLimit(t *testing.T) {
+	p := newProject(t, "gofix", false)
+	f := newFake(t, turn{content: "slow", hold: 10 * time.Second})
+	res, err, _ := p.run(t, context.Background(), f, guardsh.ModeAuto, func(c *Config) { c.MaxTime = 300 * time.Millisecond })
+	if err != nil || res.Finished || !strings.Contains(res.Stopped, "time limit reached") {
+		t.Fatalf("run: %v %+v", err, res)
+	}
+}
