@@ -2008,9 +2008,12 @@ func hPythonLike(cx *cmdCtx, name string, args []string) {
 	var code string
 	hasCode := false
 	i := 1
+	if lang == "deno" && len(args) > 2 && args[1] == "eval" {
+		code, hasCode, i = args[len(args)-1], true, len(args)
+	}
 	codeFlag := map[string]string{"python": "c", "node": "ep", "perl": "eE", "ruby": "e", "php": "r", "lua": "e", "deno": "", "bun": "e", "Rscript": "e", "rscript": "e", "osascript": "e", "tclsh": "", "julia": "e"}[lang]
 	argFlag := map[string]string{"python": "mWXQ", "node": "r", "perl": "IMmxdDCl", "ruby": "IrCxEF", "php": "dcfzt", "lua": "l", "julia": "LJ"}[lang]
-	for i < len(args) {
+	for !hasCode && i < len(args) {
 		a := args[i]
 		if a == "--" || a == "-" {
 			i++

@@ -29,7 +29,7 @@ var codeMarkers = []codeMarker{
 	{"ProcessBuilder", 'a'}, {"do shell script", 's'}, {"Start-Process", 'a'}, {"Invoke-Expression", 'x'},
 	{"eval(", 'x'}, {"__import__", 'x'}, {"importlib", 'x'}, {"compile(", 'x'},
 	// deletes
-	{"shutil.rmtree", 'R'}, {"rmtree", 'R'}, {"rm_rf", 'R'}, {"rm_r", 'R'}, {"remove_dir", 'R'},
+	{"shutil.rmtree", 'R'}, {"Deno.removeSync", 'R'}, {"Deno.remove(", 'R'}, {"rmtree", 'R'}, {"rm_rf", 'R'}, {"rm_r", 'R'}, {"remove_dir", 'R'},
 	{"remove_tree", 'R'}, {"rmSync", 'R'}, {"rmdirSync", 'R'}, {"fs.rm(", 'R'}, {"rimraf", 'R'},
 	{"RemoveAll", 'R'}, {"deleteRecursively", 'R'}, {"Remove-Item", 'R'}, {"rmdir_p", 'R'},
 	{"open(", 'r'}, {"readFileSync", 'r'}, {"File.read", 'r'}, {"IO.read", 'r'}, {"file_get_contents", 'r'}, {"readFile(", 'r'},
@@ -147,8 +147,18 @@ func literalArgs(s string) (args []string, list bool, dynamic bool) {
 		}
 		v, k, ok := scanString(s[i:])
 		if !ok {
-			if n == 0 {
+			switch {
+			case n == 0:
 				dynamic = true
+			case homeExpr(s[i:]):
+				args = append(args, "~")
+			default:
+				// a value computed at run time
+				end := strings.IndexAny(s[i:], ",)]")
+				if end < 0 {
+					end = len(s) - i
+				}
+				args = append(args, dynWord(strings.TrimSpace(s[i:i+end])))
 			}
 			return
 		}
