@@ -230,3 +230,37 @@ func FuzzExtractCalls(f *testing.F) {
 		}
 	})
 }
+
+// TestToolSchema: exactly the seven tools with exactly these arguments (the
+// optional ones not required).
+func TestToolSchema(t *testing.T) {
+	want := map[string]string{
+		"list_files":  "path",
+		"read_file":   "path offset? limit?",
+		"write_file":  "path content",
+		"edit_file":   "path old_string new_string",
+		"delete_file": "path",
+		"run_shell":   "command timeout_s?",
+		"finish":      "summary",
+	}
+	tools := apiTools()
+	if len(tools) != len(want) {
+		t.Fatalf("%d tools", len(tools))
+	}
+	for _, tl := range tools {
+		req := map[string]bool{}
+		for _, r := range tl.Function.Parameters.Required {
+			req[r] = true
+		}
+		var got []string
+		for name := range tl.Function.Parameters.Properties.All() {
+			if !req[name] {
+				name += "?"
+			}
+			got = append(got, name)
+		}
+		if strings.Join(got, " ") != want[tl.Function.Name] || tl.Type != "function" {
+			t.Errorf("%s: %q, want %q", tl.Function.Name, strings.Join(got, " "), want[tl.Function.Name])
+		}
+	}
+}
