@@ -8,6 +8,7 @@ import (
 	"path"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -206,7 +207,7 @@ func (a *agent) access(ctx context.Context, tool, raw, rel string, write bool, d
 // configuration and hooks, and guardsh's project configuration.
 func protected(rel string) string {
 	switch {
-	case rel == ".git" || strings.HasPrefix(rel, ".git/"):
+	case slices.Contains(strings.Split(rel, "/"), ".git"):
 		return "the file tools do not change anything under .git; use git commands through run_shell"
 	case rel == guardsh.ProjectConfigFile:
 		return "the agent may not change guardsh's project configuration (" + guardsh.ProjectConfigFile + "); ask the user"
