@@ -189,6 +189,7 @@ type checker struct {
 	// command by command (see LineCheck).
 	unseen    Verdict
 	hasUnseen bool
+	seen      map[[2]uint]int // recorded commands by line and column
 }
 
 func (ck *checker) markUnseen(v Verdict) Verdict {
@@ -218,9 +219,23 @@ func (ck *checker) add(v Verdict) {
 
 func (ck *checker) record(cv CommandVerdict) {
 	ck.add(cv.Verdict)
-	if ck.depth == 0 && len(ck.out) < 10000 {
-		ck.out = append(ck.out, cv)
+	if ck.depth != 0 || len(ck.out) >= 10000 {
+		return
 	}
+	// A loop body walked once per item lists each command once, with its
+	// strictest verdict.
+	key := [2]uint{cv.Line, cv.Col}
+	if i, ok := ck.seen[key]; ok && ck.out[i].Source == cv.Source {
+		if cv.Decision > ck.out[i].Decision {
+			ck.out[i] = cv
+		}
+		return
+	}
+	if ck.seen == nil {
+		ck.seen = map[[2]uint]int{}
+	}
+	ck.seen[key] = len(ck.out)
+	ck.out = append(ck.out, cv)
 }
 
 // lookup returns a variable's value; ok is false when it is not known.
