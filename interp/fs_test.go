@@ -210,6 +210,8 @@ echo 'echo sourced' > sub/s.sh
 source inlinkdir/s.sh
 echo i*
 echo sub/*
+{ echo no > in.txt/; } 2>/dev/null || echo trailing-slash-refused
+{ echo no > newdir/; } 2>/dev/null || echo trailing-slash-create-refused
 echo nothing > /dev/null
 echo to-stderr > /dev/stderr
 echo to-stdout > /dev/stdout
@@ -218,7 +220,7 @@ cat in.txt
 echo end
 `
 	w := newJailWorld(t)
-	want := "one\none\ntwo\na\na\nsourced\nin.txt inlink inlinkdir\nsub/f sub/s.sh\nto-stdout\nend\n"
+	want := "one\none\ntwo\na\na\nsourced\nin.txt inlink inlinkdir\nsub/f sub/s.sh\ntrailing-slash-refused\ntrailing-slash-create-refused\nto-stdout\nend\n"
 	st, out, errs, _ := runJailed(t, w, strictAccess(nil, nil), script)
 	if st != 0 || out != want || errs != "to-stderr\n" {
 		t.Errorf("status %d\nstdout:\n%s\nwant:\n%s\nstderr:\n%s", st, out, want, errs)

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -282,5 +283,39 @@ func TestMkdirParentsSwap(t *testing.T) {
 	}
 	if _, err := os.Stat(w.outside + "/a"); err == nil {
 		t.Error("directory created outside")
+	}
+}
+
+// TestTrailingSlash: a trailing slash keeps its meaning (a directory) after
+// canonicalisation dropped it, with the kernel's errors.
+func TestTrailingSlash(t *testing.T) {
+	w := newWorld(t)
+	tests := []struct {
+		path string
+		flag int
+		want error // nil: opens
+	}{
+		{"sub/", os.O_RDONLY, nil},
+		{".", os.O_RDONLY, nil},
+		{"sub/.", os.O_RDONLY, nil},
+		{"in.txt/", os.O_RDONLY, syscall.ENOTDIR},
+		{"in.txt/", os.O_WRONLY | os.O_CREATE | os.O_TRUNC, syscall.EISDIR},
+		{"new/", os.O_WRONLY | os.O_CREATE | os.O_TRUNC, syscall.EISDIR},
+		{"new/", os.O_RDONLY, syscall.ENOENT},
+		{"sub/", os.O_WRONLY | os.O_CREATE, syscall.EISDIR},
+	}
+	for _, tc := range tests {
+		res, err := w.j.Resolve(w.app, tc.path)
+		must(t, err)
+		f, err := w.j.Open(res, tc.flag, 0o644, Options{})
+		if tc.want == nil && err != nil || tc.want != nil && !errors.Is(err, tc.want) {
+			t.Errorf("%s %#x: %v, want %v", tc.path, tc.flag, err, tc.want)
+		}
+		if f != nil {
+			f.Close()
+		}
+	}
+	if _, err := os.Stat(w.app + "/new"); err == nil {
+		t.Error("new/ created a file")
 	}
 }

@@ -45,6 +45,25 @@ func IsWrite(flag int) bool { return flag&writeFlags != 0 }
 // Open fail with a RuleChanged refusal. A FIFO opened for writing with no
 // reader fails with ENXIO instead of blocking; see ReopenBlocking.
 func (j *Jail) Open(res Resolved, flag int, perm os.FileMode, o Options) (*os.File, error) {
+	// A trailing slash (or "/.") means a directory, as for the kernel;
+	// canonicalisation drops it, so keep its meaning here.
+	dirOnly := strings.HasSuffix(res.Path, "/") || strings.HasSuffix(res.Path, "/.") || res.Path == "."
+	if dirOnly {
+		fi, err := os.Stat(res.Real)
+		switch {
+		case err != nil && flag&os.O_CREATE != 0:
+			return nil, &Error{Op: "open", Path: res.Path, Err: syscall.EISDIR}
+		case err != nil:
+			return nil, &Error{Op: "open", Path: res.Path, Err: syscall.ENOENT}
+		case !fi.IsDir() && flag&os.O_CREATE != 0:
+			return nil, &Error{Op: "open", Path: res.Path, Err: syscall.EISDIR} // as the kernel says
+		case !fi.IsDir():
+			return nil, &Error{Op: "open", Path: res.Path, Err: syscall.ENOTDIR}
+		case IsWrite(flag):
+			return nil, &Error{Op: "open", Path: res.Path, Err: syscall.EISDIR}
+		}
+		flag |= unix.O_DIRECTORY
+	}
 	fd, err := openNoSymlinks(res.Real, (flag&^os.O_TRUNC)|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, uint32(perm.Perm()))
 	if err != nil {
 		return nil, openError(res, err)

@@ -27,7 +27,8 @@ func openNoSymlinks(path string, flags int, perm uint32) (int, error) {
 			Flags:   uint64(flags),
 			Resolve: unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS,
 		}
-		if flags&(unix.O_CREAT|unix.O_TMPFILE) != 0 {
+		// (O_TMPFILE contains the O_DIRECTORY bit: test it whole.)
+		if flags&unix.O_CREAT != 0 || flags&unix.O_TMPFILE == unix.O_TMPFILE {
 			how.Mode = uint64(perm)
 		}
 		for try := 0; ; try++ {
