@@ -37,10 +37,10 @@ type shared struct {
 	// pipeStatus holds the element statuses of instrumented pipelines by
 	// ID, and the pipeline's own status.
 	pipeStatus map[int]*psRecord
-	// funcNames are the functions parsed scripts define; denials are the
-	// refusals deferred until a command is known not to be one of them.
+	// funcNames are the functions parsed scripts define; recheck marks the
+	// commands allowed as possible calls of one of them.
 	funcNames map[string]bool
-	denials   map[*string]string
+	recheck   map[*string]bool
 	// exited receives every finished background process, for "wait -n".
 	exited chan *proc
 
@@ -821,24 +821,24 @@ func (s *shared) mayBeFunction(name string) bool {
 	return s.funcNames[name]
 }
 
-// deferDenial holds the refusal of a command that may turn out to be a
-// function call; the exec handler finds it by the argv it is given (the
-// very slice the call handler returned).
-func (s *shared) deferDenial(args []string, msg string) {
+// markRecheck notes that a command was allowed as a possible function
+// call; the exec handler finds it by the argv it is given (the very slice
+// the call handler returned) and decides it again as a command.
+func (s *shared) markRecheck(args []string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.denials == nil || len(s.denials) > 4096 {
-		s.denials = map[*string]string{}
+	if s.recheck == nil || len(s.recheck) > 4096 {
+		s.recheck = map[*string]bool{}
 	}
-	s.denials[&args[0]] = msg
+	s.recheck[&args[0]] = true
 }
 
-func (s *shared) takeDenial(args []string) (string, bool) {
+func (s *shared) takeRecheck(args []string) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	msg, ok := s.denials[&args[0]]
+	ok := s.recheck[&args[0]]
 	if ok {
-		delete(s.denials, &args[0])
+		delete(s.recheck, &args[0])
 	}
-	return msg, ok
+	return ok
 }

@@ -326,16 +326,20 @@ func (g *Runner) call(ctx context.Context, args []string) ([]string, error) {
 		}
 		return []string{":"}, nil
 	}
-	v := g.decide(ctx, g.command(hc, args))
+	c := g.command(hc, args)
+	// A name some script defines as a function may be a function call:
+	// the policy allows the call (its body's commands are judged as they
+	// run). If it reaches the exec handler instead, it was a command after
+	// all and is decided again there as one. Builtins never reach the exec
+	// handler, so a builtin's name is always decided as itself.
+	maybeFunc := !interp.IsBuiltin(args[0]) && g.sh.mayBeFunction(args[0])
+	c.Function = maybeFunc
+	v := g.decide(ctx, c)
 	if v.Decision != guardsh.Allow {
-		if !interp.IsBuiltin(args[0]) && g.sh.mayBeFunction(args[0]) {
-			// It may be a call of a function the script defined, which
-			// runs (its commands are judged one by one); if it reaches the
-			// exec handler, it was a command after all and is refused there.
-			g.sh.deferDenial(args, v.Message())
-			return args, nil
-		}
 		return []string{deniedCmd, v.Message()}, nil
+	}
+	if maybeFunc {
+		g.sh.markRecheck(args)
 	}
 	return g.compatCall(ctx, hc, args), nil
 }
@@ -355,9 +359,11 @@ func (g *Runner) exec(ctx context.Context, args []string) error {
 	if strings.HasPrefix(args[0], internalPrefix) {
 		return g.builtin(ctx, hc, args)
 	}
-	if msg, ok := g.sh.takeDenial(args); ok {
-		fmt.Fprintln(hc.Stderr, msg)
-		return interp.ExitStatus(126)
+	if g.sh.takeRecheck(args) {
+		if v := g.decide(ctx, g.command(hc, args)); v.Decision != guardsh.Allow {
+			fmt.Fprintln(hc.Stderr, v.Message())
+			return interp.ExitStatus(126)
+		}
 	}
 	return g.startExternal(ctx, hc, args)
 }

@@ -169,7 +169,10 @@ func shell(inv *invocation) int {
 		fmt.Fprintf(os.Stderr, "%s: %v\n", shellName(), err)
 		return 2
 	}
-	if interactive {
+	// -i with -c or a script (Aider runs "$SHELL -i -c CMD") runs that, as
+	// bash does, after the start-up files; only without one is there a
+	// read-eval loop.
+	if interactive && inv.Command == nil && inv.Script == "" {
 		return r.Interactive(context.Background(), interp.InteractiveOptions{
 			Login: inv.Login && !inv.NoProfile,
 			RC:    !inv.NoRC,
@@ -177,8 +180,11 @@ func shell(inv *invocation) int {
 	}
 	ctx, stop := r.WatchSignals(context.Background())
 	defer stop()
-	if inv.Login && !inv.NoProfile {
+	switch {
+	case inv.Login && !inv.NoProfile:
 		r.SourceLogin(ctx)
+	case interactive && !inv.NoRC:
+		r.SourceRC(ctx)
 	}
 	var status int
 	switch {
