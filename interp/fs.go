@@ -249,7 +249,7 @@ func pathError(op, path string, err error) error {
 			msg = je.Err.Error()
 		}
 		if je.Hint != "" {
-			msg += ". " + je.Hint
+			msg += ". " + jail.Capitalize(je.Hint)
 		}
 		return &os.PathError{Op: op, Path: path, Err: errors.New(msg)}
 	}

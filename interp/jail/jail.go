@@ -136,9 +136,8 @@ func (j *Jail) Resolve(dir, path string) (Resolved, error) {
 	}
 	real, link, exists, err := canonical(abs, j.root)
 	if err != nil {
-		return Resolved{}, &Error{Op: "resolve", Path: path, Err: err,
-			Reason: "cannot resolve the path: " + errText(err),
-			Hint:   "check for a symlink loop or a path that is too long"}
+		return Resolved{}, &Error{Op: "open", Path: path, Err: err,
+			Hint: "check the path for a symbolic link loop"}
 	}
 	res := Resolved{Path: path, Abs: filepath.Clean(abs), Real: real, Inside: j.Contains(real), Exists: exists}
 	if !res.Inside {
