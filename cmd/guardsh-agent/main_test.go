@@ -424,3 +424,32 @@ write = [%q]
 		t.Errorf("the audit log does not show the escalation:\n%s", audit)
 	}
 }
+
+// TestGoCacheInSandbox: the sandboxed session has a Go build cache it can
+// write (its own, not the user's), so go test works in it.
+func TestGoCacheInSandbox(t *testing.T) {
+	realHome, _ := os.UserHomeDir()
+	home, err := os.MkdirTemp(realHome, ".guardsh-agent-home-")
+	if err != nil {
+		t.Skipf("no home outside /tmp: %v", err)
+	}
+	defer os.RemoveAll(home)
+	dir, env := setup(t)
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CACHE_HOME", "")
+	t.Setenv("GOCACHE", "")
+	os.Unsetenv("GOCACHE")
+	f := &fakeChat{turns: []string{
+		`[{"function":{"name":"run_shell","arguments":{"command":"touch \"$(go env GOCACHE)/probe\" && echo cache=writable; go env GOCACHE"}}}]`,
+	}}
+	srv := httptest.NewServer(f)
+	defer srv.Close()
+	var out, errb bytes.Buffer
+	code := run(context.Background(), []string{"--host", srv.URL, "--workdir", dir, "--mode", "bypass", "task"}, &out, &errb, env)
+	if code == 2 && strings.Contains(errb.String(), "no sandbox backend") {
+		t.Skip("no sandbox here")
+	}
+	if !strings.Contains(out.String(), "cache=writable") || !strings.Contains(out.String(), filepath.Join(home, ".cache", "guardsh", "agent-go-build")) {
+		t.Errorf("no writable agent Go cache in the session:\n%s\n%s", out.String(), errb.String())
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"slices"
 	"strings"
 	"syscall"
@@ -58,6 +59,7 @@ func startShell(root string, md guardsh.Mode, policy *guardsh.Policy, local *int
 	}
 	home, _ := os.UserHomeDir()
 	c := sandbox.NewConfig(root, tmp, home, os.Getenv)
+	env, c = agentCaches(env, c)
 	var chosen sandbox.ProbeResult
 	var tried []string
 	for _, b := range backendsWanted() {
@@ -182,6 +184,29 @@ func (r *restartingShell) Cwd() string { return r.cur.Cwd() }
 
 func (r *restartingShell) DecideAccess(ctx context.Context, a guardsh.Access, tool, diff string) guardsh.Verdict {
 	return r.access(ctx, a, tool, diff)
+}
+
+// agentCaches gives the sandboxed session a Go build cache it may write:
+// the user's own (~/.cache/go-build) is outside the sandbox, and sharing it
+// writable would let a confined command plant entries that the user's
+// unconfined builds trust. The agent's sessions get their own persistent
+// one instead (warm from one run to the next), unless GOCACHE is set.
+func agentCaches(env []string, c sandbox.Config) ([]string, sandbox.Config) {
+	for _, e := range env {
+		if v, ok := strings.CutPrefix(e, "GOCACHE="); ok && v != "" {
+			return env, c
+		}
+	}
+	base, err := os.UserCacheDir()
+	if err != nil {
+		return env, c
+	}
+	dir := filepath.Join(base, "guardsh", "agent-go-build")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return env, c
+	}
+	c.Writable = append(c.Writable, sandbox.Canon(dir))
+	return append(env, "GOCACHE="+dir), c
 }
 
 // sandboxOff reports whether the user turned the sandbox off, and how.
