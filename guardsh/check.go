@@ -504,6 +504,18 @@ func (ck *checker) fields(words []*syntax.Word) (args []string, srcs []source) {
 			srcs = append(srcs, source{})
 			continue
 		}
+		if text, quoted, ok := ck.substText(w); ok {
+			if quoted {
+				args = append(args, text)
+				srcs = append(srcs, source{})
+			} else {
+				for _, f := range strings.Fields(text) {
+					args = append(args, f)
+					srcs = append(srcs, source{})
+				}
+			}
+			continue
+		}
 		args = append(args, ck.dynamic(w))
 		if sub.kind == srcNone {
 			sub.kind = srcUnknown
@@ -551,6 +563,28 @@ func (ck *checker) dynamic(w *syntax.Word) string {
 		return p + "*"
 	}
 	return dynWord(src)
+}
+
+// substText returns the output of a word that is one command substitution
+// whose output is known statically ($(echo rm -rf /), "$(printf x)"), and
+// whether it was double-quoted.
+func (ck *checker) substText(w *syntax.Word) (text string, quoted, ok bool) {
+	if len(w.Parts) != 1 {
+		return "", false, false
+	}
+	part := w.Parts[0]
+	if dq, isDQ := part.(*syntax.DblQuoted); isDQ && len(dq.Parts) == 1 {
+		part, quoted = dq.Parts[0], true
+	}
+	cs, isCS := part.(*syntax.CmdSubst)
+	if !isCS || len(cs.Stmts) == 0 {
+		return "", false, false
+	}
+	src := ck.stmtsSource(cs.Stmts)
+	if src.kind != srcStatic {
+		return "", false, false
+	}
+	return strings.TrimRight(src.text, "\n"), quoted, true
 }
 
 // whichSubst resolves $(which rm), $(command -v rm), `type -p rm`.
@@ -1440,6 +1474,9 @@ func echoText(name string, args []string) (string, bool) {
 			s = cEscapes(s)
 		}
 		return s, true
+	}
+	if len(args) > 0 && args[0] == "--" {
+		args = args[1:]
 	}
 	if len(args) == 0 {
 		return "", true

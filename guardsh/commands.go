@@ -347,7 +347,9 @@ func (cx *cmdCtx) remove(arg string, rec bool) {
 		j.deny(idRmRoot, what)
 	case t.loc == locHome:
 		j.deny(idRmHome, what)
-	case t.loc == locDevice || t.loc == locDevSafe:
+	case t.loc == locDevice:
+		j.deny(idDevice, t.abs)
+	case t.loc == locDevSafe:
 		j.deny(idRmSystemFile, t.abs)
 	case cx.pe.protectedWrite(t.abs):
 		j.deny(idWriteProtected, t.abs)
