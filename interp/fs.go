@@ -15,6 +15,7 @@ import (
 
 	"github.com/guardsh/guardsh/guardsh"
 	"github.com/guardsh/guardsh/interp/jail"
+	"golang.org/x/sys/unix"
 	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/interp"
 )
@@ -284,13 +285,19 @@ func (f *JailFS) Open(ctx context.Context, path string, flag int, perm os.FileMo
 func (f *JailFS) open(ctx context.Context, hc interp.HandlerContext, path string, flag int, perm os.FileMode) (io.ReadWriteCloser, error) {
 	switch path {
 	case "/dev/stdin", "/dev/fd/0", "/proc/self/fd/0":
-		if r, ok := hc.Stdin.(*os.File); ok && r != nil {
-			return stdioFile{Reader: r}, nil
+		if f, ok := dupFile(hc.Stdin); ok {
+			return f, nil
 		}
 		return stdioFile{Reader: orEmpty(hc.Stdin)}, nil
 	case "/dev/stdout", "/dev/fd/1", "/proc/self/fd/1":
+		if f, ok := dupFile(hc.Stdout); ok {
+			return f, nil
+		}
 		return stdioFile{Writer: orDiscard(hc.Stdout)}, nil
 	case "/dev/stderr", "/dev/fd/2", "/proc/self/fd/2":
+		if f, ok := dupFile(hc.Stderr); ok {
+			return f, nil
+		}
 		return stdioFile{Writer: orDiscard(hc.Stderr)}, nil
 	}
 	res, err := f.jail.Resolve(hc.Dir, path)
@@ -323,6 +330,29 @@ func (f *JailFS) open(ctx context.Context, hc interp.HandlerContext, path string
 		return nil, pathError("open", path, err)
 	}
 	return file, nil
+}
+
+// dupFile duplicates the descriptor of a stream that is an *os.File, as
+// bash's /dev/stdin and friends do: the shell then reads and writes the
+// same open file (nothing is copied through a pipe, no input is read
+// ahead), and closing the copy leaves the stream open.
+func dupFile(s any) (*os.File, bool) {
+	f, ok := s.(*os.File)
+	if !ok || f == nil {
+		return nil, false
+	}
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return nil, false
+	}
+	nfd := -1
+	rc.Control(func(fd uintptr) {
+		nfd, _ = unix.FcntlInt(fd, unix.F_DUPFD_CLOEXEC, 0)
+	})
+	if nfd < 0 {
+		return nil, false
+	}
+	return os.NewFile(uintptr(nfd), f.Name()), true
 }
 
 func orEmpty(r io.Reader) io.Reader {
