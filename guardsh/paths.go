@@ -132,7 +132,10 @@ func globBase(p string) (base string, whole bool) {
 	if k := strings.IndexByte(comp, '/'); k >= 0 {
 		comp = comp[:k]
 	}
-	whole = comp == "*" || comp == ".*" || comp == "*.*" || comp == "**" || comp == "*/" || comp == "{*,.*}"
+	// A pattern without a literal part ("*", ".*", "[a-z]*", "?*") matches
+	// everything in the directory.
+	rest := globLiteral(comp)
+	whole = rest == "" || rest == "." || rest == "{,.}"
 	if j < 0 {
 		return ".", whole
 	}
@@ -140,6 +143,26 @@ func globBase(p string) (base string, whole bool) {
 		return "/", whole
 	}
 	return p[:j], whole
+}
+
+// globLiteral strips the wildcards (*, ?, [...]) from a pattern.
+func globLiteral(p string) string {
+	var b strings.Builder
+	for i := 0; i < len(p); i++ {
+		switch c := p[i]; c {
+		case '*', '?':
+		case '[':
+			j := strings.IndexByte(p[i+1:], ']')
+			if j < 0 {
+				b.WriteByte(c)
+				continue
+			}
+			i += j + 1
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
 }
 
 var systemTop = map[string]bool{
@@ -243,7 +266,22 @@ func (e *pathEnv) resolve(arg string) target {
 	}
 	p := arg
 	if hasGlob(p) {
-		p, t.whole = globBase(p)
+		base, whole := globBase(p)
+		t.whole = whole
+		if !whole {
+			// a pattern names children of its base, not the base
+			comp := p[len(base):]
+			if base == "." && !strings.HasPrefix(p, "./") {
+				comp = p
+			}
+			comp = strings.TrimPrefix(comp, "/")
+			if i := strings.IndexByte(comp, '/'); i >= 0 {
+				comp = comp[:i]
+			}
+			p = strings.TrimSuffix(base, "/") + "/" + comp
+		} else {
+			p = base
+		}
 	}
 	a, ok := e.abs(p)
 	if !ok {

@@ -80,10 +80,10 @@ var catalogueTests = []struct {
 	match    []string
 	notMatch []string
 }{
-	{id: idRmRoot, match: []string{"rm -rf /", "rm -rf /*", "rm -fr /", "rm -r -f /", "rm -R --force /", "rm --recursive --force /", "/usr/bin/rm -rf /", `\rm -rf /`, "rm -rf -- /", "X=/; rm -rf $X", "rm -rf /$X", "rm -rf {/,}", `rm$IFS-rf$IFS/`}, notMatch: []string{"rm -rf ./build", "rm -- -rf", "echo rm -rf /", "rm -rf /tmp/x"}},
+	{id: idRmRoot, match: []string{"rm -rf /", "rm -rf /*", "rm -rf /[a-z]*", "rm -rf /?*", "rm -fr /", "rm -r -f /", "rm -R --force /", "rm --recursive --force /", "/usr/bin/rm -rf /", `\rm -rf /`, "rm -rf -- /", "X=/; rm -rf $X", "rm -rf /$X", "rm -rf {/,}", `rm$IFS-rf$IFS/`}, notMatch: []string{"rm -rf ./build", "rm -- -rf", "echo rm -rf /", "rm -rf /tmp/x"}},
 	{id: idRmHome, match: []string{"rm -rf ~", "rm -rf ~/", "rm -rf ~/*", "rm -rf $HOME", "rm -rf /home/user", "X=~; rm -rf $X", "rm -rf ~/projekte", "rm -rf ~/$X", `f(){ rm -rf "$1"; }; f ~`}, notMatch: []string{"rm -rf ./node_modules", "rm ~/notes.txt", "ls ~"}},
 	{id: idRmSystem, match: []string{"rm -rf /etc", "rm -rf /usr/lib/x", "rm -rf /var/lib", "rm -rf /home", "rm -rf /tmp", "rm -fr /etc"}, notMatch: []string{"rm -rf /tmp/build", "rm -rf build", "ls /etc"}},
-	{id: idRmProjectRoot, match: []string{"rm -rf .", "rm -rf ./", "rm -rf *", "rm -rf /home/user/project", "rm -rf ./*", "cd src; rm -rf ..", "find . -delete", "rm -rf go.mod src README.md", "rm -r -f cmd docs internal tests"}, notMatch: []string{"rm -rf build", "rm -rf src/*.o", "find . -name '*.o' -delete", "rm -rf build dist node_modules target", "rm -rf src/a src/b src/c"}},
+	{id: idRmProjectRoot, match: []string{"rm -rf .", "rm -rf ./", "rm -rf *", "rm -rf /home/user/project", "rm -rf ./*", "cd src; rm -rf ..", "find . -delete", "rm -rf go.mod src README.md", "rm -r -f cmd docs internal tests"}, notMatch: []string{"rm -rf build", "rm -rf src/*.o", "find . -name '*.o' -delete", "rm -rf build dist node_modules target", "rm -rf src/a src/b src/c", "rm -rf dist build *.egg-info", "rm -f *.o"}},
 	{id: idRmOutside, match: []string{"rm -rf /data/old", "rm -r /some/path", "rsync -a --delete empty/ /srv2/x/"}, notMatch: []string{"rm -rf dist", "rm /data/old.txt"}},
 	{id: idRmProject, match: []string{"rm -rf src", "rm -r docs", "rm -rf src/*"}, notMatch: []string{"rm -rf build", "rm -rf node_modules", "rm -rf pkg/__pycache__", "rm src/main.go"}},
 	{id: idRmDynamic, match: []string{`rm -rf "$BUILD_DIR"`, "rm -rf $(cat list)", `rm -r "$1"`}, notMatch: []string{"rm -rf build", "rm list.txt"}},
