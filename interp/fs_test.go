@@ -497,3 +497,24 @@ func TestShellJailGateAndAudit(t *testing.T) {
 		})
 	}
 }
+
+// TestDevStdin: /dev/stdin is the shell's own input, not a copy that reads
+// ahead: what one command leaves unread is there for the next, as in bash.
+func TestDevStdin(t *testing.T) {
+	w := newJailWorld(t)
+	fs, err := NewJailFS(w.app)
+	mustOK(t, err)
+	defer fs.Close()
+	pr, pw, err := os.Pipe()
+	mustOK(t, err)
+	pw.WriteString("l1\nl2\n")
+	pw.Close()
+	defer pr.Close()
+	var out bytes.Buffer
+	r, err := New(Config{Policy: guardsh.NewPolicy(guardsh.ModeBypass), Project: w.app, Dir: w.app, Stdin: pr, Stdout: &out, Stderr: &out, FS: fs})
+	mustOK(t, err)
+	r.Run(context.Background(), strings.NewReader(`read a < /dev/stdin; read b; echo "$a $b" > /dev/stdout`), "t")
+	if out.String() != "l1 l2\n" {
+		t.Errorf("got %q", out.String())
+	}
+}
