@@ -43,7 +43,7 @@ func askPolicy() *guardsh.Policy {
 	return p
 }
 
-func runScript(t *testing.T, cfg Config, src string) (status int, stderr string) {
+func runGated(t *testing.T, cfg Config, src string) (status int, stderr string) {
 	t.Helper()
 	var errb bytes.Buffer
 	if cfg.Stderr == nil {
@@ -92,12 +92,12 @@ func TestGateAnswers(t *testing.T) {
 			if tt.builtin {
 				pol = guardsh.NewPolicy(guardsh.ModeDefault)
 			}
-			st, stderr := runScript(t, Config{Policy: pol, Dir: dir, Env: testEnv(t, dir), Gate: tt.gate}, "touch ./marker")
+			st, stderr := runGated(t, Config{Policy: pol, Dir: dir, Env: testEnv(t, dir), Gate: tt.gate}, "touch ./marker")
 			if tt.wantStored {
 				// A configured ask rule asks every time; session approvals
 				// answer the built-in asks (default mode asks for touch).
 				pol = guardsh.NewPolicy(guardsh.ModeDefault)
-				st, stderr = runScript(t, Config{Policy: pol, Dir: dir, Env: testEnv(t, dir), Gate: tt.gate}, "touch ./marker")
+				st, stderr = runGated(t, Config{Policy: pol, Dir: dir, Env: testEnv(t, dir), Gate: tt.gate}, "touch ./marker")
 			}
 			if got := exists(filepath.Join(dir, "marker")); got != tt.wantRun {
 				t.Errorf("ran = %v, want %v (stderr %q)", got, tt.wantRun, stderr)
@@ -123,7 +123,7 @@ func TestGateAnswers(t *testing.T) {
 				fg.answer = GateDeny
 				n := len(fg.reqs)
 				os.Remove(filepath.Join(dir, "marker"))
-				runScript(t, Config{Policy: pol, Dir: dir, Env: testEnv(t, dir), Gate: fg}, "touch ./marker")
+				runGated(t, Config{Policy: pol, Dir: dir, Env: testEnv(t, dir), Gate: fg}, "touch ./marker")
 				if !exists(filepath.Join(dir, "marker")) || len(fg.reqs) != n {
 					t.Errorf("session approval not used: %d gate requests", len(fg.reqs)-n)
 				}
@@ -142,14 +142,14 @@ func TestGateConfiguredAskOffersNoSessionApproval(t *testing.T) {
 	dir := t.TempDir()
 	pol := askPolicy()
 	fg := &fakeGate{answer: GateAllowSession}
-	st, stderr := runScript(t, Config{Policy: pol, Dir: dir, Env: testEnv(t, dir), Gate: fg}, "touch ./a")
+	st, stderr := runGated(t, Config{Policy: pol, Dir: dir, Env: testEnv(t, dir), Gate: fg}, "touch ./a")
 	if st != 0 || !exists(filepath.Join(dir, "a")) {
 		t.Fatalf("status %d, stderr %q", st, stderr)
 	}
 	if len(pol.Session) != 0 || len(fg.reqs) != 1 || len(fg.reqs[0].Session.Prefix) != 0 {
 		t.Errorf("session rules %+v, request %+v", pol.Session, fg.reqs)
 	}
-	st, stderr = runScript(t, Config{Policy: pol, Dir: dir, Env: testEnv(t, dir)}, "touch ./b")
+	st, stderr = runGated(t, Config{Policy: pol, Dir: dir, Env: testEnv(t, dir)}, "touch ./b")
 	if st != 126 || !strings.Contains(stderr, "A configured rule asks for it every time") || strings.Contains(stderr, "[[rule]]") {
 		t.Errorf("no gate: status %d, stderr %q", st, stderr)
 	}
@@ -314,7 +314,7 @@ func TestAuditLog(t *testing.T) {
 	var out bytes.Buffer
 	// cat reads the log while it runs: its own decide record must be there.
 	src := "echo hi; touch made; cat " + logPath + "; sh -c 'exit 3'; touch x"
-	st, stderr := runScript(t, Config{Policy: askPolicy(), Dir: dir, Env: testEnv(t, dir), Audit: a, Sandbox: "off (test)",
+	st, stderr := runGated(t, Config{Policy: askPolicy(), Dir: dir, Env: testEnv(t, dir), Audit: a, Sandbox: "off (test)",
 		Gate: &fakeGate{answer: GateAllowOnce}, Stdout: &out}, src)
 	if err := a.Close(); err != nil {
 		t.Fatal(err)
@@ -388,7 +388,7 @@ func TestEscalate(t *testing.T) {
 	}
 	for _, tt := range tests {
 		got = nil
-		st, stderr := runScript(t, Config{Policy: askPolicy(), Dir: dir, Env: testEnv(t, dir), Gate: &fakeGate{answer: GateAllowOnce}, Escalate: esc}, tt.src)
+		st, stderr := runGated(t, Config{Policy: askPolicy(), Dir: dir, Env: testEnv(t, dir), Gate: &fakeGate{answer: GateAllowOnce}, Escalate: esc}, tt.src)
 		if tt.escalate {
 			if st != 7 || strings.Join(got, " ") != tt.src || !gotV.Effects.Network || gotV.Rule != "test.fetch" {
 				t.Errorf("%q: status %d, escalated %q %+v, stderr %q", tt.src, st, got, gotV, stderr)
