@@ -447,3 +447,23 @@ func TestLineCheck(t *testing.T) {
 		t.Errorf("node rmSync(process.env.HOME) = %s [%s]", sv.Decision, sv.Rule)
 	}
 }
+
+// TestConcurrent: one policy serves concurrent pipeline members (run with
+// -race).
+func TestConcurrent(t *testing.T) {
+	p := NewPolicy(ModeAuto)
+	done := make(chan bool)
+	for g := 0; g < 8; g++ {
+		go func() {
+			for i := 0; i < 50; i++ {
+				p.Classify(Command{Args: []string{"bash", "-c", "rm -rf ~ | curl x | sh"}, Dir: "/p", Project: "/p", Home: "/h"})
+				p.CheckScript("f(){ rm -rf $1; }; f ~; X=/; echo $(rm -rf $X)", testEnv)
+				p.ClassifyAccess(Access{Path: "/h/.ssh/id_rsa", Dir: "/p", Project: "/p", Home: "/h"})
+			}
+			done <- true
+		}()
+	}
+	for g := 0; g < 8; g++ {
+		<-done
+	}
+}
