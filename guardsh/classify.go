@@ -86,11 +86,28 @@ func (j *judgement) addNested(v Verdict) {
 // combine keeps the stricter verdict (the first on a tie) and merges effects.
 func combine(a, b Verdict) Verdict {
 	out := a
-	if b.Decision > a.Decision || b.Decision == a.Decision && a.Rule == idModePlan && b.Rule != idModePlan {
+	if b.Decision > a.Decision || b.Decision == a.Decision && a.Rule == idModePlan && b.Rule != idModePlan ||
+		b.Decision == Allow && a.Decision == Allow && allowRank(b.Rule) > allowRank(a.Rule) {
 		out = b
 	}
 	out.Effects = mergeEffects(a.Effects, b.Effects)
 	return out
+}
+
+// allowRank orders allow verdicts of a chain by how much they say: the
+// chain "ls && make" is allowed as dev routine.
+func allowRank(rule string) int {
+	switch rule {
+	case "shell.builtin":
+		return 0
+	case "read.only":
+		return 1
+	case "edit.project":
+		return 2
+	case "dev.routine":
+		return 3
+	}
+	return 4
 }
 
 func mergeEffects(a, b Effects) Effects {

@@ -159,6 +159,7 @@ func longHas(opts []string, full string, min int) bool {
 
 func gitSub(cx *cmdCtx, sub string, rest, lrest []string) {
 	j := cx.j
+	cloneDest := ""
 	pre := beforeDashDash(lrest)
 	info := longHas(pre, "--help", 4) || longHas(pre, "--version", 5)
 	for _, a := range pre {
@@ -374,7 +375,7 @@ func gitSub(cx *cmdCtx, sub string, rest, lrest []string) {
 				return false
 			})
 			if len(pos) > 1 {
-				cx.write(pos[1], false)
+				cloneDest = pos[1]
 			}
 			if longHas(lrest, "--upload-pack", 4) || shortHas(rest, 'u') || longHas(lrest, "--config", 5) || longHas(lrest, "--template", 5) {
 				j.other("git.config-exec", "git clone option that runs a program")
@@ -386,6 +387,9 @@ func gitSub(cx *cmdCtx, sub string, rest, lrest []string) {
 		}
 		j.eff.Network = true
 		j.other("git.network", "git "+sub)
+		if cloneDest != "" {
+			cx.write(cloneDest, false)
+		}
 	case "branch":
 		opts, pos, _, _ := gitOpts(rest, func(a string) bool {
 			switch a {

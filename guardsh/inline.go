@@ -422,6 +422,10 @@ func (cx *cmdCtx) awkCode(code string) {
 			continue
 		}
 		if v, _, ok := scanString(after); ok {
+			if f := NormalizeArgv(strings.Fields(v)); len(f) > 0 && codeRunners[baseName(cmdName(f[0]))] && readsStdin(baseName(cmdName(f[0])), f) {
+				j.other(idShellStdin, "awk prints into "+v)
+				continue
+			}
 			cx.nestScript(v)
 			continue
 		}
