@@ -115,6 +115,9 @@ echo out > f1; echo more >> f1; cat f1; ls nosuchfile 2> err.txt; echo "rc=$?"; 
 #### stderr-to-stdout
 { echo to-out; echo to-err >&2; } 2>&1 | sort; ls /nonexistent-path 2>&1 | sed 's/^ls: //' | head -1
 
+#### redirect-errors
+echo x > /nonexistent-dir/x; echo "rc=$?"; cat < /nonexistent-file; echo done
+
 #### dev-null
 echo hidden > /dev/null; ls /nonexistent 2>/dev/null || echo silenced; cat < /dev/null; echo done
 

@@ -14,6 +14,8 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync/atomic"
+	"syscall"
 
 	"github.com/guardsh/guardsh/guardsh"
 	"mvdan.cc/sh/v3/expand"
@@ -81,6 +83,9 @@ type Runner struct {
 	env    *dynEnviron
 	// verbose is "set -v": input is echoed on stderr before it runs.
 	verbose bool
+	// lastLine is the line of the last command, for errors mvdan reports
+	// without a position (a refused redirection).
+	lastLine atomic.Int64
 }
 
 // deniedCmd replaces the argv of a refused command. It contains a NUL byte,
@@ -121,9 +126,13 @@ func New(cfg Config) (*Runner, error) {
 	if cfg.Dir != "" {
 		opts = append(opts, interp.Dir(cfg.Dir))
 	}
+	open := interp.DefaultOpenHandler()
+	if cfg.FS != nil {
+		open = cfg.FS.Open
+	}
+	opts = append(opts, interp.OpenHandler(g.openHandler(open)))
 	if cfg.FS != nil {
 		opts = append(opts,
-			interp.OpenHandler(cfg.FS.Open),
 			interp.StatHandler(cfg.FS.Stat),
 			interp.ReadDirHandler2(cfg.FS.ReadDir),
 		)
@@ -146,7 +155,32 @@ func New(cfg Config) (*Runner, error) {
 	if err := g.prelude(); err != nil {
 		return nil, err
 	}
+	// mvdan's Reset, which reads $TMPDIR for its FIFO directory, has run
+	// (prelude): the jail's answer for it costs a stack walk per lookup and
+	// is not needed any more.
+	if fe, ok := g.env.list.(fifoEnviron); ok {
+		g.env.list = fe.Environ
+	}
 	return g, nil
+}
+
+// openHandler reports a redirection the system refused as bash does
+// ("NAME: line N: FILE: Permission denied"); the jail's own refusals
+// pass unchanged.
+func (g *Runner) openHandler(open interp.OpenHandlerFunc) interp.OpenHandlerFunc {
+	return func(ctx context.Context, path string, flag int, perm os.FileMode) (io.ReadWriteCloser, error) {
+		f, err := open(ctx, path, flag, perm)
+		var pe *os.PathError
+		var en syscall.Errno
+		if err != nil && errors.As(err, &pe) && pe.Op == "open" && errors.As(pe.Err, &en) {
+			line := g.lastLine.Load()
+			if line < 1 {
+				line = 1
+			}
+			return nil, &os.PathError{Op: fmt.Sprintf("%s: line %d:", g.name, line), Path: path, Err: errors.New(errnoText(en))}
+		}
+		return f, err
+	}
 }
 
 // shellEnv is the environment a shell starts with: SHLVL goes up by one,
@@ -317,6 +351,9 @@ func (g *Runner) command(hc interp.HandlerContext, args []string) guardsh.Comman
 // call is the CallHandler: every simple command, expanded, is decided here.
 func (g *Runner) call(ctx context.Context, args []string) ([]string, error) {
 	hc := interp.HandlerCtx(ctx)
+	if hc.Pos.IsValid() {
+		g.lastLine.Store(int64(hc.Pos.Line()))
+	}
 	if strings.HasPrefix(args[0], internalPrefix) {
 		return g.internalCall(hc, args)
 	}
