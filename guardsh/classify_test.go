@@ -317,6 +317,10 @@ func TestClassifyAccess(t *testing.T) {
 		{a("/dev/sda", true, "redirect"), Deny, Deny, Deny, Deny, idDevice},
 		{a("/dev/null", true, "redirect"), Allow, Allow, Allow, Allow, "shell.builtin"},
 		{a("/tmp/x", false, "glob"), Allow, Allow, Allow, Allow, "read.only"},
+		{a("/usr/lib", false, "glob"), Allow, Allow, Allow, Allow, "read.only"},
+		{a("/usr/lib", false, "cd"), Allow, Allow, Allow, Allow, "read.only"},
+		{a("/h/.ssh", false, "glob"), Ask, Ask, Ask, Allow, idReadCredentials},
+		{a("/usr/lib/x.conf", false, "source"), Ask, Ask, Ask, Allow, idReadOutside},
 		{Access{Path: "link", Resolved: "/etc/shadow", Link: "/p/link", Dir: "/p", Project: "/p", Home: "/h", Via: "agent"}, Ask, Ask, Ask, Allow, idReadCredentials},
 	}
 	for _, tt := range tests {

@@ -458,9 +458,11 @@ func (p *Policy) ClassifyAccess(a Access) Verdict {
 		case e.credential(abs):
 			j.kind = kRead
 			j.ask(idReadCredentials, what)
-		case l.inside() || l == locTempRoot || l == locSharedTmp || e.agentState(abs):
+		case l.inside() || l == locTempRoot || l == locSharedTmp || e.agentState(abs) || a.Via == "glob" || a.Via == "cd" || a.Via == "stat":
 			// reading inside the project needs no approval, even in
-			// default mode (plan mode is for reading)
+			// default mode (plan mode is for reading); nor do listing a
+			// directory for a glob, changing into it or stat: they read
+			// names, not contents (a command reading the files asks then)
 			j.kind = kPure
 			j.allowID = "read.only"
 		default:
