@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"crypto/rand"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -17,9 +16,9 @@ import (
 
 // AuditLog appends guardsh.AuditRecords as JSON lines. It is opened once per
 // session (before the sandbox confines the process: Landlock does not affect
-// open files) and is safe for concurrent use. Every record is written out
-// (one write call) before Decide or Exit returns: a decide record is in the
-// file before its command runs.
+// open files) and is safe for concurrent use. A Decide or Exit record is
+// written out (one write call, with any Note records before it) before the
+// call returns: a decide record is in the file before its command runs.
 type AuditLog struct {
 	mu      sync.Mutex
 	f       *os.File // nil when writing to a plain io.Writer
@@ -28,6 +27,8 @@ type AuditLog struct {
 	next    uint64
 	err     error // first write error, reported once
 	warned  bool
+	dirty   bool   // Note records wait in the buffer; a flush is scheduled
+	scratch []byte // encoding buffer
 }
 
 // OpenAuditFile opens (creating it and its directory, mode 0600/0700) the
@@ -157,18 +158,40 @@ func (a *AuditLog) Err() error {
 
 func (a *AuditLog) writeLocked(rec *guardsh.AuditRecord) {
 	rec.Session = a.session
-	rec.Time = time.Now().UTC().Format(time.RFC3339Nano)
-	b, err := json.Marshal(rec)
-	if err == nil {
-		b = append(b, '\n')
-		_, err = a.w.Write(b)
-	}
-	if err != nil && a.err == nil {
+	rec.Time = auditTime()
+	a.scratch = append(appendRecord(a.scratch[:0], rec), '\n')
+	if _, err := a.w.Write(a.scratch); err != nil && a.err == nil {
 		a.err = fmt.Errorf("audit log: %w", err)
 	}
 }
 
+// Note appends a decide record like Decide, but leaves it in the buffer:
+// for commands without effects (pure builtins such as [, test, true,
+// echo), whose record need not be on disk before they run. It is written
+// with the next Decide or Exit record, or at most lazyFlush later, or on
+// Flush and Close.
+func (a *AuditLog) Note(rec *guardsh.AuditRecord) uint64 {
+	if a == nil {
+		return 0
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.next++
+	rec.ID = a.next
+	rec.Event = guardsh.AuditDecide
+	a.writeLocked(rec)
+	if !a.dirty {
+		a.dirty = true
+		time.AfterFunc(lazyFlush, func() { a.Flush() })
+	}
+	return rec.ID
+}
+
+// lazyFlush bounds how long a Note record stays in the buffer.
+const lazyFlush = 200 * time.Millisecond
+
 func (a *AuditLog) flushLocked() {
+	a.dirty = false
 	if err := a.w.Flush(); err != nil && a.err == nil {
 		a.err = fmt.Errorf("audit log: %w", err)
 	}

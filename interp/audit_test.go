@@ -101,3 +101,94 @@ func BenchmarkAuditDecide(b *testing.B) {
 		a.Exit(id, 0, time.Millisecond)
 	}
 }
+
+func TestAppendRecordMatchesEncodingJSON(t *testing.T) {
+	st := 3
+	recs := []guardsh.AuditRecord{
+		{},
+		{Time: "t", Event: "decide", ID: 7, Session: "s", Cwd: "/a b", Project: "/p", Argv: []string{"echo", "a\"b\\c", "\x00\x1f\n\r\t", "<&>", "\xff\xfe", "é\u2028\u2029😀"},
+			Via: "shell", Mode: guardsh.ModeBypass, Decision: "ask", Rule: "r.x", Reason: "why", Gate: "once", Escalated: true,
+			Effects: guardsh.Effects{Reads: []string{"/r"}, Writes: []string{"/w", "/x"}, Network: true, Install: true}, Sandbox: "off (test)"},
+		{Event: "exit", ID: 1, Status: &st, DurationMS: 1.234},
+		{Effects: guardsh.Effects{Reads: []string{}}},
+		{Effects: guardsh.Effects{Network: true}},
+		{Effects: guardsh.Effects{Writes: []string{"/w"}, Install: true}},
+		{DurationMS: 1e-7},
+	}
+	for i := range recs {
+		want, err := json.Marshal(&recs[i])
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := appendRecord(nil, &recs[i])
+		if string(got) != string(want) {
+			t.Errorf("record %d:\n got %s\nwant %s", i, got, want)
+		}
+	}
+}
+
+func FuzzAppendRecord(f *testing.F) {
+	f.Add("echo", "a\"b", 1.5, true)
+	f.Fuzz(func(t *testing.T, a, b string, d float64, net bool) {
+		rec := guardsh.AuditRecord{Argv: []string{a, b}, Reason: b, DurationMS: d, Effects: guardsh.Effects{Network: net, Writes: []string{a}}}
+		want, err := json.Marshal(&rec)
+		if err != nil {
+			return // NaN, Inf
+		}
+		if got := appendRecord(nil, &rec); string(got) != string(want) {
+			t.Fatalf("got %s\nwant %s", got, want)
+		}
+	})
+}
+
+func TestAuditNoteWaitsForNextDecide(t *testing.T) {
+	var buf bytes.Buffer
+	var mu sync.Mutex
+	w := writerFn(func(p []byte) (int, error) { mu.Lock(); defer mu.Unlock(); return buf.Write(p) })
+	a := NewAuditLog(w, "s")
+	a.Note(&guardsh.AuditRecord{Argv: []string{"["}})
+	mu.Lock()
+	n := buf.Len()
+	mu.Unlock()
+	if n != 0 {
+		t.Fatal("Note record written at once")
+	}
+	a.Decide(&guardsh.AuditRecord{Argv: []string{"rm", "x"}})
+	mu.Lock()
+	got := buf.String()
+	mu.Unlock()
+	if i, j := strings.Index(got, `"argv":["["]`), strings.Index(got, `"argv":["rm","x"]`); i < 0 || j < i {
+		t.Fatalf("records out of order or missing:\n%s", got)
+	}
+	a.Note(&guardsh.AuditRecord{Argv: []string{"true"}})
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) {
+		mu.Lock()
+		got = buf.String()
+		mu.Unlock()
+		if strings.Contains(got, `"argv":["true"]`) {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatal("Note record never flushed")
+}
+
+type writerFn func([]byte) (int, error)
+
+func (w writerFn) Write(p []byte) (int, error) { return w(p) }
+
+// BenchmarkAuditNote is the cost of a pure builtin's record (buffered).
+func BenchmarkAuditNote(b *testing.B) {
+	a, err := OpenAuditLog(filepath.Join(b.TempDir(), "audit.jsonl"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer a.Close()
+	rec := guardsh.AuditRecord{Cwd: "/home/u/p", Project: "/home/u/p", Argv: []string{"[", "1", "-lt", "100"}, Via: "shell",
+		Mode: guardsh.ModeAuto, Decision: "allow", Rule: "shell.builtin", Reason: "shell builtin without side effects", Sandbox: "landlock+seccomp (abi 7)"}
+	for b.Loop() {
+		r := rec
+		a.Note(&r)
+	}
+}

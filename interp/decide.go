@@ -40,7 +40,11 @@ func (g *Runner) decide(ctx context.Context, c guardsh.Command) guardsh.Verdict 
 	}
 	var id uint64
 	if a := g.cfg.Audit; a != nil {
-		id = a.Decide(&guardsh.AuditRecord{
+		write := a.Decide
+		if lazyAudit(c, v, policyDecision) {
+			write = a.Note
+		}
+		id = write(&guardsh.AuditRecord{
 			Cwd:       c.Dir,
 			Project:   c.Project,
 			Argv:      c.Args,
@@ -59,6 +63,16 @@ func (g *Runner) decide(ctx context.Context, c guardsh.Command) guardsh.Verdict 
 		track(c.Args, &pendingCmd{id: id, audit: g.cfg.Audit, escalate: escalate, v: v})
 	}
 	return v
+}
+
+// lazyAudit reports whether the decide record of an allowed command may
+// wait in the audit log's buffer (AuditLog.Note): a builtin the policy
+// allowed outright and found without effects ([, test, true, echo ...).
+// Everything else is on disk before it runs.
+func lazyAudit(c guardsh.Command, v guardsh.Verdict, policyDecision guardsh.Decision) bool {
+	e := v.Effects
+	return policyDecision == guardsh.Allow && v.Decision == guardsh.Allow && len(c.Args) > 0 &&
+		interp.IsBuiltin(c.Args[0]) && len(e.Reads) == 0 && len(e.Writes) == 0 && !e.Network && !e.Install
 }
 
 // Gatekeep puts an ask verdict before the session's gate, as the runner
