@@ -150,11 +150,13 @@ func shell(inv *invocation) int {
 		return 2
 	}
 	defer jfs.Close()
+	auditLog := sessionAuditLog()
+	defer auditLog.Flush() // records of pure builtins may wait in its buffer
 	r, err := interp.New(interp.Config{
 		FS:          jfs,
 		Policy:      policy,
 		Gate:        sessionGate(),
-		Audit:       sessionAuditLog(),
+		Audit:       auditLog,
 		Stdin:       os.Stdin,
 		Stdout:      os.Stdout,
 		Stderr:      os.Stderr,
