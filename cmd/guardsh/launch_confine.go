@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/guardsh/guardsh/guardsh"
 	"github.com/guardsh/guardsh/sandbox"
 )
 
@@ -85,6 +86,15 @@ func confineAgent(cmd *exec.Cmd, dir, tmpDir string, extra []string) (*exec.Cmd,
 		return nil, "", fmt.Errorf("--confine: %v", err)
 	}
 	c.Writable = append(c.Writable, w...)
+	// The shells the agent starts write guardsh's audit log themselves
+	// (there is no broker above them): its directory stays writable.
+	if cfg, err := guardsh.LoadConfig(home, c.Project, os.Getenv); err == nil {
+		if p := cfg.AuditLogPath(home, os.Getenv); p != "" {
+			if err := os.MkdirAll(filepath.Dir(p), 0o700); err == nil {
+				c.Writable = append(c.Writable, filepath.Dir(p))
+			}
+		}
+	}
 	c.Network = true
 	desc += ", agent confined by guardsh --launch --confine (network open)"
 	// The guardsh shells the agent starts cannot confine themselves again
