@@ -19,7 +19,7 @@ func TestDisguises(t *testing.T) {
 		"time rm -rf ~", "time -p rm -rf ~", "stdbuf -oL rm -rf ~", "setsid rm -rf ~", "chrt -f 10 rm -rf ~",
 		"taskset -c 0 rm -rf ~", "taskset 0x1 rm -rf ~", "flock /tmp/l rm -rf ~", "flock /tmp/l -c 'rm -rf ~'",
 		"watch rm -rf ~", "echo ~ | xargs rm -rf", "xargs -a list rm -rf", "parallel rm -rf ::: ~",
-		"find ~ -delete", "find ~ -exec rm -rf {} +", "find . -execdir rm -rf ~ \\;", "find ~ -ok rm -rf {} \\;",
+		"find ~ -delete", "find ~ -exec rm -rf {} +", "find ~ -maxdepth 1 -name keep -exec rm -rf {} +", "find . -execdir rm -rf ~ \\;", "find ~ -ok rm -rf {} \\;",
 		"FOO=1 rm -rf ~", "sh -c 'rm -rf ~'", `bash -c "rm -rf ~"`, "dash -c 'rm -rf ~'", "zsh -c 'rm -rf ~'",
 		"ksh -c 'rm -rf ~'", "bash -lc 'rm -rf ~'", `sh -c "sh -c 'rm -rf ~'"`, "bash -c 'rm -rf $HOME'",
 		"rm -fr ~", "rm -r -f ~", "rm -R --force ~", "rm --recursive --force ~", "rm -rf -- ~", "rm --rec ~",

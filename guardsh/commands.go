@@ -373,7 +373,7 @@ func (cx *cmdCtx) remove(arg string, rec bool) {
 		}
 	case t.loc == locTemp || t.loc == locSharedTmp && !rec:
 		j.atLeast(kEdit)
-	case t.loc == locSharedTmp || strings.Contains(arg, "\x01found") && (t.loc == locHomeSub || t.loc == locOther):
+	case t.loc == locSharedTmp:
 		j.other(idWriteOutside, what)
 	case t.loc == locTempRoot:
 		if rec && !t.whole {
