@@ -151,7 +151,16 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 	// local decides the file tools' accesses, and runs the commands too
 	// when the sandbox is off.
 	policy := gcfg.Policy(md)
+	// The path jail guards the local runner's own file access (redirections,
+	// source, globs) when commands run without the sandboxed session.
+	jfs, err := interp.NewJailFS(root)
+	if err != nil {
+		fmt.Fprintf(stderr, "guardsh-agent: %v\n", err)
+		return 2
+	}
+	defer jfs.Close()
 	local, err := interp.New(interp.Config{
+		FS:      jfs,
 		Policy:  policy,
 		Project: root,
 		Dir:     root,

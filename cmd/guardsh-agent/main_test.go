@@ -453,3 +453,39 @@ func TestGoCacheInSandbox(t *testing.T) {
 		t.Errorf("no writable agent Go cache in the session:\n%s\n%s", out.String(), errb.String())
 	}
 }
+
+// TestShellRedirectJailed: the agent's shell opens redirection targets
+// through the path jail, with or without the sandboxed session, so a write
+// outside the project that the mode does not allow never lands.
+func TestShellRedirectJailed(t *testing.T) {
+	realHome, _ := os.UserHomeDir()
+	outside, err := os.MkdirTemp(realHome, ".guardsh-agent-jail-")
+	if err != nil {
+		t.Skipf("no directory outside /tmp and the project: %v", err)
+	}
+	defer os.RemoveAll(outside)
+	target := filepath.Join(outside, "pwned")
+	for _, noSandbox := range []bool{true, false} {
+		dir, env := setup(t)
+		f := &fakeChat{turns: []string{
+			`[{"function":{"name":"run_shell","arguments":{"command":"echo pwned > ` + target + `; echo status=$?"}}}]`,
+		}}
+		srv := httptest.NewServer(f)
+		var out, errb bytes.Buffer
+		args := []string{"--host", srv.URL, "--workdir", dir, "--mode", "auto", "task"}
+		if noSandbox {
+			args = append([]string{"--no-sandbox"}, args...)
+		}
+		code := run(context.Background(), args, &out, &errb, env)
+		srv.Close()
+		if code == 2 && strings.Contains(errb.String(), "no sandbox backend") {
+			t.Skipf("no sandbox here: %s", errb.String())
+		}
+		if _, err := os.Stat(target); err == nil {
+			t.Fatalf("noSandbox=%v: the shell wrote outside the project:\n%s\n%s", noSandbox, out.String(), errb.String())
+		}
+		if !strings.Contains(out.String(), "outside-project") {
+			t.Errorf("noSandbox=%v: the refusal does not name its rule:\n%s", noSandbox, out.String())
+		}
+	}
+}

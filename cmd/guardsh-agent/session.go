@@ -284,7 +284,14 @@ func sessionMain(args []string) int {
 		audit = interp.NewAuditLog(f, "")
 		defer audit.Close()
 	}
+	jfs, err := interp.NewJailFS(*project)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "guardsh-agent: session: %v\n", err)
+		return 2
+	}
+	defer jfs.Close()
 	cfg := interp.Config{
+		FS:      jfs,
 		Policy:  gcfg.Policy(md),
 		Project: *project,
 		Dir:     *project,
