@@ -37,3 +37,31 @@ func TestCatastrophicCombinations(t *testing.T) {
 		t.Errorf("%d of %d combinations not denied", miss, n)
 	}
 }
+
+// TestCatastrophicArgv: the same at run time, on argv after expansion
+// (home /h, project /p), as is and inside bash -c.
+func TestCatastrophicArgv(t *testing.T) {
+	cores := []string{"rm -rf /", "rm -rf /h", "rm -rf /h/x", "mkfs.ext4 /dev/sda", "dd if=/dev/zero of=/dev/sda", "chmod -R 777 /", "chown -R nobody /h", "shred /dev/sda", "find / -delete", "find /h -delete", "mv /h /dev/null", "rm -rf /p", "kill -9 -1", "shutdown now", "rm -r -f /etc", "rm -fr /usr"}
+	wrappers := []string{"", "sudo ", "sudo -E ", "doas ", "env ", "env -i ", "nice ", "nice -n 5 ", "nohup ", "timeout 9 ", "timeout -k 1 9 ", "time ", "stdbuf -o0 ", "setsid -f ", "ionice -c 3 ", "chrt -r 1 ", "taskset -c 0 ", "command ", "exec ", "builtin ", "busybox ", "watch -n1 ", "flock /tmp/x ", "unbuffer ", "strace -f ", "systemd-run --scope ", "nsenter -a -t 1 ", "unshare -m ", "chroot / ", "sudo -u root -- ", "env -- ", "nice -- ", "command -p ", "exec -a x ", "/usr/bin/env ", "sudo env ", "sudo nice timeout 5 ", "xargs ", "parallel "}
+	n, miss := 0, 0
+	for _, c := range cores {
+		for _, w := range wrappers {
+			args := strings.Fields(w + c)
+			for _, shell := range []bool{false, true} {
+				a := args
+				if shell {
+					a = []string{"bash", "-c", w + c}
+				}
+				n++
+				v := NewPolicy(ModeBypass).Classify(Command{Args: a, Dir: "/p", Project: "/p", Home: "/h"})
+				if v.Decision != Deny {
+					miss++
+					t.Errorf("bypass mode: %q = %s [%s] %s", a, v.Decision, v.Rule, v.Reason)
+				}
+			}
+		}
+	}
+	if miss > 0 {
+		t.Errorf("%d of %d not denied", miss, n)
+	}
+}
