@@ -222,12 +222,7 @@ var projectAttacks = []string{
 
 // knownGaps are attacks that still get through for want of upstream work,
 // each with what is missing. GUARDSH_TEST_GAPS=1 runs them anyway.
-var knownGaps = map[string]string{
-	`rm -rf ./*`: "missing upstream (engine B / runner A): at run time the runner expands * to the project's entries " +
-		"(rm -rf ./go.mod ./src), each judged rm.project (ask), so bypass mode or one approval empties the project; " +
-		"the static checker denies the same line [rm.project-root] because it still sees the bare glob",
-	`rm -rf *`: "missing upstream (engine B / runner A): as for rm -rf ./*: the expanded glob no longer looks like the project root",
-}
+var knownGaps = map[string]string{}
 
 func skipKnownGap(t *testing.T, src string) {
 	t.Helper()
@@ -247,7 +242,7 @@ func TestGuardProjectAttacks(t *testing.T) {
 					skipKnownGap(t, src)
 					home, _ := makeHome(t)
 					proj := t.TempDir()
-					files := []string{"go.mod", "src/main.go", ".git/HEAD"}
+					files := []string{"go.mod", "README.md", "src/main.go", "docs/index.md", ".git/HEAD"}
 					for _, f := range files {
 						p := filepath.Join(proj, f)
 						os.MkdirAll(filepath.Dir(p), 0o755)
@@ -272,6 +267,31 @@ func TestGuardProjectAttacks(t *testing.T) {
 				})
 			}
 		}
+	}
+}
+
+// TestGuardSmallProjectGlob: in a project with only two top-level
+// entries, rm -rf * reaches the engine as "rm -rf go.mod src" (the runner
+// expands the glob first); the engine treats rm -r of 3 or more top-level
+// entries as the project root, so here it is only an ask.
+func TestGuardSmallProjectGlob(t *testing.T) {
+	if os.Getenv("GUARDSH_TEST_GAPS") == "" {
+		t.Skip("known gap (engine, helper B): at run time rm -rf * in a project with fewer than 3 top-level entries is rm.project (ask), so bypass mode empties it; the static checker denies it [rm.project-root]")
+	}
+	home, _ := makeHome(t)
+	proj := t.TempDir()
+	for _, f := range []string{"go.mod", "src/main.go"} {
+		os.MkdirAll(filepath.Dir(filepath.Join(proj, f)), 0o755)
+		os.WriteFile(filepath.Join(proj, f), []byte(f), 0o644)
+	}
+	r, err := New(Config{Policy: guardsh.NewPolicy(guardsh.ModeBypass), Project: proj, Dir: proj,
+		Env: []string{"HOME=" + home, "PATH=" + os.Getenv("PATH")}, Stdin: strings.NewReader("")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Run(context.Background(), strings.NewReader("rm -rf *"), "attack")
+	if _, err := os.Stat(filepath.Join(proj, "go.mod")); err != nil {
+		t.Error("rm -rf * emptied a small project in bypass mode")
 	}
 }
 
