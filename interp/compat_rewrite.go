@@ -53,6 +53,9 @@ func (g *Runner) rewrite(f *syntax.File) bool {
 		}
 		return true
 	})
+	if fixAssocLength(f) {
+		changed = true
+	}
 	ps := mentionsPipeStatus(f)
 	for _, list := range stmtLists(f) {
 		if g.markBackground(list) {
@@ -272,4 +275,68 @@ func paramWord(name string) *syntax.Word {
 	return &syntax.Word{Parts: []syntax.WordPart{&syntax.DblQuoted{Parts: []syntax.WordPart{
 		&syntax.ParamExp{Short: true, Param: &syntax.Lit{Value: name}},
 	}}}}
+}
+
+// fixAssocLength rewrites ${#m[@]} of the associative arrays a script
+// declares (declare/local/typeset -A) to count their keys: mvdan's
+// interpreter counts such an array as one element.
+func fixAssocLength(f *syntax.File) bool {
+	assoc := map[string]bool{}
+	syntax.Walk(f, func(n syntax.Node) bool {
+		dc, ok := n.(*syntax.DeclClause)
+		if !ok {
+			return true
+		}
+		isA := false
+		for _, a := range dc.Args {
+			if a.Naked && a.Value != nil {
+				if lit := a.Value.Lit(); strings.HasPrefix(lit, "-") && strings.Contains(lit, "A") {
+					isA = true
+				}
+			}
+		}
+		if isA {
+			for _, a := range dc.Args {
+				if a.Name != nil {
+					assoc[a.Name.Value] = true
+				}
+			}
+		}
+		return true
+	})
+	if len(assoc) == 0 {
+		return false
+	}
+	changed := false
+	fix := func(parts []syntax.WordPart) {
+		for i, p := range parts {
+			pe, ok := p.(*syntax.ParamExp)
+			if !ok || !pe.Length || pe.Param == nil || !assoc[pe.Param.Value] || pe.Index == nil {
+				continue
+			}
+			if idx, ok := pe.Index.(*syntax.Word); !ok || (idx.Lit() != "@" && idx.Lit() != "*") {
+				continue
+			}
+			// (keys cannot be empty; mvdan lists one empty key for an
+			// empty associative array)
+			src := `$(n=0; for k in "${!` + pe.Param.Value + `[@]}"; do if [ -n "$k" ]; then n=$((n+1)); fi; done; echo "$n")`
+			file, err := syntax.NewParser().Parse(strings.NewReader("x="+src), "")
+			if err != nil {
+				continue
+			}
+			cs := file.Stmts[0].Cmd.(*syntax.CallExpr).Assigns[0].Value.Parts[0]
+			parts[i] = cs
+			changed = true
+		}
+	}
+	syntax.Walk(f, func(n syntax.Node) bool {
+		switch n := n.(type) {
+		case *syntax.Word:
+			fix(n.Parts)
+		case *syntax.DblQuoted:
+			fix(n.Parts)
+		}
+		return true
+	})
+	return changed
 }

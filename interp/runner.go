@@ -291,7 +291,15 @@ func (g *Runner) Run(ctx context.Context, src io.Reader, name string) int {
 
 // lineCheck asks the policy about a whole script before it runs, for what
 // no single command shows (fork bombs, code piped into a shell).
-func (g *Runner) lineCheck(src string) (guardsh.Verdict, bool) {
+func (g *Runner) lineCheck(src string) (v guardsh.Verdict, ok bool) {
+	defer func() {
+		// A bug in the checker must not take the shell down; the commands
+		// are still judged one by one as they run.
+		if r := recover(); r != nil {
+			fmt.Fprintf(g.cfg.Stderr, "%s: warning: line check failed (%v); commands are still checked one by one\n", g.name, r)
+			v, ok = guardsh.Verdict{Decision: guardsh.Allow, Rule: "shell.linecheck-error"}, true
+		}
+	}()
 	return g.policy.LineCheck(src, guardsh.CheckEnv{
 		Dir:     g.r.Dir,
 		Project: g.cfg.Project,
