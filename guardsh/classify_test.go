@@ -37,7 +37,7 @@ func TestDisguises(t *testing.T) {
 		"$(echo rm) -rf ~", "set -- ~; rm -rf $1", "git status; rm -rf ~", "true && rm -rf ~", "false || rm -rf ~",
 		"ls | rm -rf ~", "rm -rf ~ &", "! rm -rf ~", "rm${IFS}-rf${IFS}~", "X='rm -rf /home/user'; $X",
 		`echo ~ | xargs sh -c 'rm -rf "$1"' _`, `find ~ -exec sh -c 'rm -rf "$1"' _ {} \;`, `sh -c 'rm -rf "$0"' ~`,
-		`git -c core.fsmonitor="rm -rf ~" status`, `bash -c "$(printf 'rm -rf ~')"`, `xargs sh -c 'rm -rf "$@"' _`,
+		`git -c core.fsmonitor="rm -rf ~" status`, `PAGER='sh -c "rm -rf ~"' git log`, `GIT_EDITOR="rm -rf ~" git commit`, `bash -c "$(printf 'rm -rf ~')"`, `xargs sh -c 'rm -rf "$@"' _`,
 		"nsenter -t 1 -m rm -rf ~", "systemd-run --user rm -rf ~", "unshare -r rm -rf ~", "script -qc 'rm -rf ~' /dev/null",
 		"sg wheel -c 'rm -rf ~'", "tmux new -d 'rm -rf ~'", "tmux send-keys 'rm -rf ~' Enter", "screen -dm rm -rf ~",
 		"echo 'rm -rf ~' | at now", "at now <<< 'rm -rf ~'", "docker run -v ~:/h alpine rm -rf /h", "perl -e 'fork while fork'",

@@ -171,6 +171,14 @@ func gitSub(cx *cmdCtx, sub string, rest, lrest []string) {
 		for _, k := range [...]string{"GIT_SSH_COMMAND", "GIT_SSH", "GIT_EXTERNAL_DIFF", "GIT_PROXY_COMMAND", "GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT", "GIT_ASKPASS", "GIT_EXEC_PATH", "GIT_TEMPLATE_DIR"} {
 			if v := cx.c.Env(k); v != "" {
 				j.other("git.config-exec", k+"="+v)
+				cx.nestDenyOnly(v)
+			}
+		}
+		// pagers and editors git starts: the user's usual ones are fine,
+		// a command line that would be denied is not
+		for _, k := range [...]string{"GIT_PAGER", "PAGER", "GIT_EDITOR", "EDITOR", "VISUAL", "GIT_SEQUENCE_EDITOR"} {
+			if v := cx.c.Env(k); v != "" {
+				cx.nestDenyOnly(v)
 			}
 		}
 	}
