@@ -705,7 +705,14 @@ func hRead(cx *cmdCtx, name string, args []string) {
 	case "env", "printenv":
 		// no command: prints the environment
 	case "less", "more", "man":
-		// can run shell commands interactively; harmless without a terminal
+		// preprocessors and pagers they start
+		if cx.c.Env != nil {
+			for _, k := range [...]string{"LESSOPEN", "LESSCLOSE", "MANPAGER", "PAGER"} {
+				if v := cx.c.Env(k); v != "" {
+					cx.nestDenyOnly(strings.TrimLeft(v, "|- "))
+				}
+			}
+		}
 	}
 	if skip < 0 {
 		return
@@ -1502,6 +1509,7 @@ func hTar(cx *cmdCtx, name string, args []string) {
 	}
 	if hasOpt(args[1:], 'I', "use-compress-program", "to-command", "checkpoint-action", "rsh-command", "info-script", "new-volume-script") {
 		cx.j.other(idInlineCode, "tar runs another program")
+		cx.optionCommands(args, 'I', "use-compress-program", "to-command", "checkpoint-action", "rsh-command", "info-script", "new-volume-script")
 	}
 	file, hasF := optValue(args[1:], 'f', "file")
 	if !hasF && !strings.HasPrefix(first, "-") && strings.IndexByte(first, 'f') >= 0 {
@@ -1645,8 +1653,15 @@ func hNet(cx *cmdCtx, name string, args []string) {
 		}
 	case "ssh", "mosh":
 		cx.j.f.id = "net.remote-shell"
+		cx.sshOptionCommands(args)
 	case "scp", "sftp", "rsync":
 		cx.j.f.id = "net.remote-shell"
+		cx.sshOptionCommands(args)
+		if name == "rsync" {
+			cx.optionCommands(args, 'e', "rsh")
+		} else {
+			cx.optionCommands(args, 'S', "")
+		}
 		cx.copyRemote(name, args)
 	}
 }
@@ -2270,6 +2285,73 @@ func hEditor(cx *cmdCtx, name string, args []string) {
 	for _, o := range operands(args[1:], optSpec{short: "cu", long: []string{"cmd"}}) {
 		if !strings.HasPrefix(o, "+") {
 			cx.write(o, false)
+		}
+	}
+	// vim -c '!cmd', +'!cmd': ex commands that run shell commands
+	for k, a := range args[1:] {
+		cmd := ""
+		switch {
+		case (a == "-c" || a == "--cmd") && k+2 < len(args):
+			cmd = args[k+2]
+		case strings.HasPrefix(a, "+"):
+			cmd = a[1:]
+		}
+		cmd = strings.TrimLeft(strings.TrimSpace(cmd), ":")
+		if c, ok := strings.CutPrefix(cmd, "!"); ok {
+			cx.j.other(idInlineCode, name+" runs a shell command: "+c)
+			cx.nestScript(c)
+		}
+	}
+}
+
+// optionCommands checks command lines a program runs because an option
+// says so (ssh -o ProxyCommand=..., rsync -e ..., tar -I ...).
+func (cx *cmdCtx) optionCommands(args []string, short byte, long ...string) {
+	for k := 1; k < len(args); k++ {
+		a := args[k]
+		v, found := "", false
+		for _, l := range long {
+			if a == "--"+l && k+1 < len(args) {
+				v, found = args[k+1], true
+			} else if strings.HasPrefix(a, "--"+l+"=") {
+				v, found = a[len(l)+3:], true
+			}
+		}
+		if short != 0 && len(a) >= 2 && a[0] == '-' && a[1] == short {
+			if len(a) > 2 {
+				v, found = a[2:], true
+			} else if k+1 < len(args) {
+				v, found = args[k+1], true
+			}
+		}
+		if !found || isDynamic(v) {
+			continue
+		}
+		v = strings.TrimPrefix(v, "exec=")
+		cx.nestDenyOnly(strings.TrimLeft(v, "| "))
+	}
+}
+
+// sshOptionCommands checks ssh/scp -o ProxyCommand=/LocalCommand=.
+func (cx *cmdCtx) sshOptionCommands(args []string) {
+	for k := 1; k < len(args); k++ {
+		o := ""
+		switch a := args[k]; {
+		case a == "-o" && k+1 < len(args):
+			o = args[k+1]
+		case strings.HasPrefix(a, "-o") && len(a) > 2:
+			o = a[2:]
+		}
+		key, val, ok := strings.Cut(o, "=")
+		if !ok {
+			key, val, ok = strings.Cut(o, " ")
+		}
+		switch strings.ToLower(strings.TrimSpace(key)) {
+		case "proxycommand", "localcommand", "knownhostscommand", "remotecommand":
+			if ok && !isDynamic(val) {
+				cx.j.other(idInlineCode, "ssh option "+key+" runs a command")
+				cx.nestDenyOnly(val)
+			}
 		}
 	}
 }
