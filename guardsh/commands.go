@@ -660,6 +660,10 @@ func hRead(cx *cmdCtx, name string, args []string) {
 		if out, ok := optValue(args[1:], 'o', "output"); ok {
 			cx.write(out, false)
 		}
+		if name == "sort" && hasOpt(args[1:], 0, "compress-program") {
+			j.other(idInlineCode, "sort --compress-program runs a program")
+			cx.optionCommands(args, 0, "compress-program")
+		}
 	case "base64", "base32":
 		if out, ok := optValue(args[1:], 'o', "output"); ok {
 			cx.write(out, false)
@@ -705,6 +709,9 @@ func hRead(cx *cmdCtx, name string, args []string) {
 	case "env", "printenv":
 		// no command: prints the environment
 	case "less", "more", "man":
+		if name == "man" {
+			cx.optionCommands(args, 'P', "pager")
+		}
 		// preprocessors and pagers they start
 		if cx.c.Env != nil {
 			for _, k := range [...]string{"LESSOPEN", "LESSCLOSE", "MANPAGER", "PAGER"} {
@@ -1563,6 +1570,12 @@ func hArchive(cx *cmdCtx, name string, args []string) {
 		}
 		return
 	case "zip", "7z", "7za", "rar":
+		for k, a := range args[1:] {
+			if (a == "-TT" || a == "--unzip-command") && k+2 < len(args) {
+				cx.j.other(idInlineCode, "zip -TT runs a command")
+				cx.nestDenyOnly(args[k+2])
+			}
+		}
 		ops := operands(args[1:], optSpec{short: "xitnP", long: []string{"password"}})
 		if len(ops) > 0 {
 			cx.write(ops[0], false)
@@ -2386,6 +2399,21 @@ func init() {
 		"enable", "suspend", "bind", "fc", "newgrp", "tput", "stty", "clear", "reset", "hash", "type", "help")
 	reg(hCommandBuiltin, "command")
 	reg(hTmux, "tmux", "screen")
+	reg(func(cx *cmdCtx, name string, args []string) {
+		cx.j.atLeast(kDev)
+		for k, a := range args[1:] {
+			if (a == "-ex" || a == "--ex" || a == "-eval-command" || a == "--eval-command") && k+2 < len(args) {
+				c := strings.TrimSpace(args[k+2])
+				if r, ok := strings.CutPrefix(c, "shell "); ok {
+					c = "!" + r
+				}
+				if r, ok := strings.CutPrefix(c, "!"); ok {
+					cx.j.other(idInlineCode, name+" runs a shell command: "+r)
+					cx.nestScript(r)
+				}
+			}
+		}
+	}, "gdb", "lldb")
 	reg(hAt, "at", "batch", "atq")
 	reg(func(cx *cmdCtx, name string, args []string) { cx.j.atLeast(kEdit) }, "mktemp")
 	reg(hRm, "rm", "rmdir", "unlink", "srm", "trash", "trash-put", "gio-trash")
@@ -2460,7 +2488,7 @@ func init() {
 		"stylelint", "tslint", "standard", "gofmt", "goimports", "golangci-lint", "staticcheck", "govulncheck",
 		"shellcheck", "shfmt", "hadolint", "yamllint", "markdownlint", "rspec", "rails", "phpunit", "phpstan", "psalm",
 		"zig", "nim", "ghc", "elm", "dune", "ocaml", "latexmk", "pdflatex", "xelatex", "lualatex", "pandoc", "hugo",
-		"jekyll", "sphinx-build", "mkdocs", "doxygen", "protoc", "buf", "sqlc", "ctest", "valgrind", "gdb", "lldb",
+		"jekyll", "sphinx-build", "mkdocs", "doxygen", "protoc", "buf", "sqlc", "ctest", "valgrind",
 		"hyperfine", "pre-commit-run", "biome", "oxlint", "dprint", "clang-format", "clang-tidy", "cppcheck",
 		"cargo-clippy", "clippy-driver", "golint", "revive", "gotestsum", "ginkgo", "bats", "shunit2", "behave",
 		"nosetests", "trial", "ward", "unittest", "codespell", "typos", "vale", "actionlint", "checkov", "tflint",

@@ -197,6 +197,10 @@ func gitSub(cx *cmdCtx, sub string, rest, lrest []string) {
 		if sub == "hash-object" && shortHas(lrest, 'w') {
 			j.atLeast(kEdit)
 		}
+		if sub == "difftool" && (shortHasA(rest, 'x', "") || longHas(lrest, "--extcmd", 4)) {
+			j.other("git.config-exec", "git difftool --extcmd runs a command")
+			cx.optionCommands(append([]string{"git"}, rest...), 'x', "extcmd")
+		}
 		if sub == "ls-files" || sub == "grep" || sub == "diff" || sub == "log" || sub == "show" {
 			if longHas(lrest, "--ext-diff", 5) || longHas(lrest, "--open-files-in-pager", 6) || shortHas(lrest, 'O') && sub == "grep" {
 				j.other("git.config-exec", "git "+sub+" runs an external program")

@@ -297,6 +297,9 @@ func unwrap(args []string) (inner []string, script string, ok bool) {
 			return nil, "", false
 		}
 		return tail(args, specIonice.skip(args, 1))
+	case "ld.so", "ld-linux.so.2", "ld-linux-x86-64.so.2", "ld-linux-aarch64.so.1", "ld-musl-x86_64.so.1", "ld-musl-aarch64.so.1":
+		// the dynamic loader runs the program it is given
+		return tail(args, optSpec{long: []string{"library-path", "preload", "inhibit-rpath", "audit", "argv0", "glibc-hwcaps-prepend", "glibc-hwcaps-mask"}}.skip(args, 1))
 	case "nsenter":
 		return tail(args, optSpec{short: "tSGwrd", long: []string{"target", "setuid", "setgid", "wd", "root", "wdns", "env"}}.skip(args, 1))
 	case "unshare":
