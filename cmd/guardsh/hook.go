@@ -45,7 +45,7 @@ const maxHookInput = 8 << 20
 // hookOptions are the hook's command-line options.
 type hookOptions struct {
 	agent   string // claude, codex, gemini
-	mode    string // --mode; "" means GUARDSH_MODE, then the agent's own mode
+	mode    string // --mode; "" leaves it to hookMode
 	rewrite bool   // --rewrite: run allowed commands under guardsh
 	exe     string // guardsh binary named in rewritten commands
 }
