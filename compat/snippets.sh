@@ -85,6 +85,12 @@ x=outer; (x=inner; echo "$x"); echo "$x"; (cd /; pwd); pwd | grep -q / && echo s
 #### traps
 trap 'echo cleanup' EXIT; echo working
 
+#### trap-signals
+tmp=$(mktemp); trap 'rm -f "$tmp"; echo cleaned' EXIT INT TERM; trap 'echo hup' HUP; echo body; [ -f "$tmp" ] && echo exists
+
+#### read-options
+read -r a b <<< 'x\y z'; echo "[$a][$b]"; IFS=: read -r k v rest <<< "a:b:c:d"; echo "$k|$v|$rest"; IFS=, read -ra arr <<< "1,2,,3"; echo "${#arr[@]}"; read -n 3 c <<< "abcdef"; echo "$c"; printf 'a\0b c\0' | while IFS= read -r -d '' f; do echo "f=$f"; done; read -p "prompt> " y <<< yes; echo "y=$y"; read line < /dev/null; echo "eof=$?"; sleep 0.5 | { read -t 0.1 t; echo "timeout=$?"; }
+
 #### trap-err
 trap 'echo "failed at $LINENO"' ERR; false; echo next
 

@@ -99,6 +99,10 @@ func (g *Runner) compatCall(ctx context.Context, hc interp.HandlerContext, args 
 		return g.evalCall(args)
 	case "cd":
 		return g.cdCall(hc, args)
+	case "read":
+		return g.readCall(hc, args[1:])
+	case "trap":
+		return trapCall(args)
 	}
 	if ownBuiltins[args[0]] {
 		return append([]string{internalPrefix + args[0]}, args[1:]...)
@@ -348,4 +352,50 @@ func isName(s string) bool {
 		}
 	}
 	return true
+}
+
+// trapCall keeps the conditions mvdan's trap knows (EXIT, ERR) and drops
+// signals and DEBUG/RETURN silently: bash accepts "trap cleanup EXIT INT
+// TERM", mvdan refuses the whole command. Signal traps do not run in
+// guardsh (its own signal handling applies; see the README).
+func trapCall(args []string) []string {
+	if len(args) < 2 || strings.HasPrefix(args[1], "-") && args[1] != "-" {
+		return args
+	}
+	rest := args[1:]
+	head := []string{"trap"}
+	if len(rest) >= 2 || (len(rest) == 1 && !isTrapCondition(rest[0])) {
+		head = append(head, rest[0])
+		rest = rest[1:]
+	}
+	var keep []string
+	for _, c := range rest {
+		switch strings.TrimPrefix(strings.ToUpper(c), "SIG") {
+		case "EXIT", "0":
+			keep = append(keep, "EXIT")
+		case "ERR":
+			keep = append(keep, "ERR")
+		default:
+			if !isTrapCondition(c) {
+				return args // let mvdan report it
+			}
+		}
+	}
+	if len(keep) == 0 {
+		return []string{":"}
+	}
+	return append(head, keep...)
+}
+
+// isTrapCondition reports whether s names a signal or trap condition.
+func isTrapCondition(s string) bool {
+	u := strings.TrimPrefix(strings.ToUpper(s), "SIG")
+	switch u {
+	case "EXIT", "ERR", "DEBUG", "RETURN":
+		return true
+	}
+	if _, ok := parseSignal(u); ok {
+		return true
+	}
+	return false
 }
