@@ -30,8 +30,13 @@ func FuzzCheckScript(f *testing.F) {
 		if a.Decision != b.Decision || a.Rule != b.Rule || (errA == nil) != (errB == nil) {
 			t.Fatalf("not deterministic: %q: %s [%s] vs %s [%s]", src, a.Decision, a.Rule, b.Decision, b.Rule)
 		}
-		if a.Decision > Deny {
-			t.Fatalf("bad decision %d", a.Decision)
+		if a.Decision > Deny || a.Rule == "" {
+			t.Fatalf("%q: bad verdict %+v", src, a.Verdict)
+		}
+		for _, c := range a.Commands {
+			if c.Rule == "" || c.Decision == Deny && (c.Reason == "" || c.Hint == "") {
+				t.Fatalf("%q: command %q has verdict %+v", src, c.Source, c.Verdict)
+			}
 		}
 	})
 }
