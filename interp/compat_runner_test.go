@@ -7,11 +7,31 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/guardsh/guardsh/guardsh"
 	shinterp "mvdan.cc/sh/v3/interp"
 )
+
+// syncBuffer is a bytes.Buffer safe for the concurrent writes of
+// pipeline members.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
 
 func testHC(stderr *bytes.Buffer) shinterp.HandlerContext {
 	return shinterp.HandlerContext{Stdout: stderr, Stderr: stderr}
@@ -32,7 +52,7 @@ func testPolicy() *guardsh.Policy {
 // and the status.
 func runScript(t *testing.T, dir, src string) (string, string, int) {
 	t.Helper()
-	var out, errb bytes.Buffer
+	var out, errb syncBuffer
 	r, err := New(Config{
 		Policy: testPolicy(),
 		Dir:    dir,
