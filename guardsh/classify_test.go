@@ -347,6 +347,10 @@ func TestEffects(t *testing.T) {
 	if v := p.Classify(c); !v.Effects.Install || !v.Effects.Network {
 		t.Errorf("pip effects = %+v", v.Effects)
 	}
+	c.Args = []string{"npm", "install"}
+	if v := p.Classify(c); !v.Effects.Install || len(v.Effects.Writes) != 1 || v.Effects.Writes[0] != "/p" {
+		t.Errorf("npm install effects = %+v", v.Effects)
+	}
 	c.Args = []string{"cp", "/etc/hosts", "/opt/h"}
 	if v := p.Classify(c); len(v.Effects.Reads) != 1 || v.Effects.Reads[0] != "/etc/hosts" || v.Effects.Writes[0] != "/opt/h" {
 		t.Errorf("cp effects = %+v", v.Effects)

@@ -1879,6 +1879,26 @@ func (cx *cmdCtx) install(args []string, name string) {
 		return
 	}
 	cx.j.other(idInstall, strings.Join(displayArgs(args, 5), " "))
+	// where an approved install writes, for the rights it receives
+	home := cx.pe.home
+	switch name {
+	case "npm", "yarn", "pnpm", "bun":
+		if !hasOpt(args[1:], 'g', "global") && !(len(args) > 1 && args[1] == "global") {
+			cx.j.eff.Writes = append(cx.j.eff.Writes, cx.pe.project)
+		}
+	case "pip", "pip3", "python", "python3":
+		if hasOpt(args[1:], 0, "user") && home != "" {
+			cx.j.eff.Writes = append(cx.j.eff.Writes, home+"/.local")
+		}
+	case "cargo":
+		if home != "" {
+			cx.j.eff.Writes = append(cx.j.eff.Writes, home+"/.cargo")
+		}
+	case "go":
+		if home != "" {
+			cx.j.eff.Writes = append(cx.j.eff.Writes, home+"/go")
+		}
+	}
 }
 
 // inVenv reports whether program (pip, python, uv) runs from or for a
