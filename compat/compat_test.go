@@ -176,6 +176,9 @@ func TestCompatibility(t *testing.T) {
 	sort.Strings(differ)
 	t.Logf("compatibility: %d of %d snippets identical (%.0f%%); differing: %s",
 		same, len(snippets), 100*float64(same)/float64(len(snippets)), strings.Join(differ, ", "))
+	if ran := same + len(differ); ran < len(snippets) {
+		return // a -run filter chose some snippets: no figure
+	}
 	if same*10 < len(snippets)*9 {
 		t.Errorf("only %d of %d identical: below 90%%", same, len(snippets))
 	}

@@ -279,6 +279,41 @@ shopt -u extglob 2>/dev/null || true && eval 'echo '"'"'single quoted'"'"' && pr
 #### claude-code-login
 bash -c -l "shopt -u extglob 2>/dev/null || true && eval 'echo login wrapper; echo \$0' < /dev/null && pwd -P >| ./claude-0001-cwd"; echo "rc=$?"; test -s ./claude-0001-cwd && echo cwd-written; rm -f ./claude-0001-cwd
 
+#### claude-code-snapshot
+cat > snapshot-bash-1-abc.sh <<'SNAP'
+# Snapshot file
+# Unset all aliases to avoid conflicts with functions
+unalias -a 2>/dev/null || true
+# Functions
+eval "$(echo 'bXlmbiAoKSAKeyAKICAgIGVjaG8gImZuIHNheXMgJDEiCn0K' | base64 -d)" > /dev/null 2>&1
+# Shell Options
+shopt -u autocd
+shopt -u assoc_expand_once
+shopt -s checkwinsize
+shopt -u compat44
+shopt -s extquote
+shopt -u failglob
+shopt -s globasciiranges
+shopt -u histappend
+shopt -s login_shell
+shopt -s patsub_replacement
+shopt -u varredir_close
+set -o braceexpand
+set -o hashall
+set -o interactive-comments
+set -o monitor
+shopt -s expand_aliases
+# Aliases
+alias -- ll='ls -l'
+# Check for rg availability
+if ! (unalias rg 2>/dev/null; command -v rg) >/dev/null 2>&1; then
+  alias rg='grep'
+fi
+export PATH=/usr/local/sbin\:/usr/local/bin\:/usr/sbin\:/usr/bin\:/sbin\:/bin
+export SNAP_MARK=loaded
+SNAP
+source ./snapshot-bash-1-abc.sh 2>/dev/null || true && shopt -u extglob 2>/dev/null || true && { \builtin unalias -- 'unsetenv'; \builtin unset -f -- 'unsetenv'; } >/dev/null 2>&1 || true && eval 'myfn hello && echo "$SNAP_MARK" && type -t myfn' < /dev/null && pwd -P >| ./claude-5601-cwd; echo "rc=$?"; test -s ./claude-5601-cwd && echo cwd-ok
+
 #### codex-wrapper
 bash -lc 'echo codex; ls -la | head -1 | cut -c1-5'; echo "rc=$?"
 
