@@ -222,7 +222,14 @@ func (p *Policy) Classify(c Command) Verdict {
 	if len(c.Args) > 0 && PureBuiltin(c.Args[0]) && len(p.Rules) == 0 && len(p.Session) == 0 {
 		return pureVerdict
 	}
-	return p.classifyArgs(&c, c.Args, 0, false)
+	v := p.classifyArgs(&c, c.Args, 0, false)
+	if c.Source != "" && v.Decision != Deny && hasGlob(c.Source) {
+		if w := p.scriptVerdict(c.Source, &c, 1); w.Decision == Deny {
+			w.Reason = "as written (" + c.Source + "): " + w.Reason
+			v = combine(v, w)
+		}
+	}
+	return v
 }
 
 var pureVerdict = Verdict{Decision: Allow, Rule: "shell.builtin", Reason: "shell builtin without side effects"}

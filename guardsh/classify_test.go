@@ -604,3 +604,20 @@ func TestCommandClasses(t *testing.T) {
 		}
 	}
 }
+
+// TestSourceGlob: at run time the shell has expanded rm -rf * already;
+// with the written form the engine still sees the glob.
+func TestSourceGlob(t *testing.T) {
+	c := Command{Args: []string{"rm", "-rf", "/p/go.mod", "/p/src"}, Dir: "/p", Project: "/p", Home: "/h"}
+	if v := NewPolicy(ModeBypass).Classify(c); v.Decision != Allow {
+		t.Fatalf("without the source: %s [%s]", v.Decision, v.Rule)
+	}
+	c.Source = "rm -rf *"
+	if v := NewPolicy(ModeBypass).Classify(c); v.Decision != Deny || v.Rule != idRmProjectRoot {
+		t.Errorf("with the source: %s [%s] %s", v.Decision, v.Rule, v.Reason)
+	}
+	c = Command{Args: []string{"rm", "-f", "/p/a.o", "/p/b.o"}, Dir: "/p", Project: "/p", Home: "/h", Source: "rm -f *.o"}
+	if v := NewPolicy(ModeAuto).Classify(c); v.Decision != Allow {
+		t.Errorf("rm -f *.o: %s [%s] %s", v.Decision, v.Rule, v.Reason)
+	}
+}

@@ -82,6 +82,11 @@ type Command struct {
 	// defined: the call itself is allowed, the commands of its body are
 	// judged one by one as they run.
 	Function bool
+	// Source is the simple command as written in the script, before
+	// expansion, when the runner knows it. Classify then also judges the
+	// written form, so that a glob the shell already expanded is seen as
+	// the glob (rm -rf * in the project root); only its denials count.
+	Source string
 }
 
 // Verdict is the policy's answer for one command.
