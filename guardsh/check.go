@@ -437,7 +437,7 @@ func (ck *checker) staticWord(w *syntax.Word) bool { return w == nil || ck.stati
 // returns what they produce (for pipe-to-shell analysis).
 func (ck *checker) substs(n syntax.Node) source {
 	var src source
-	if n == nil {
+	if isNilNode(n) {
 		return src
 	}
 	syntax.Walk(n, func(node syntax.Node) bool {
@@ -454,6 +454,42 @@ func (ck *checker) substs(n syntax.Node) source {
 		return true
 	})
 	return src
+}
+
+// isNilNode reports whether n is nil, also as a typed nil pointer (an
+// Assign's Array or Index, a loop's missing clause).
+func isNilNode(n syntax.Node) bool {
+	switch x := n.(type) {
+	case nil:
+		return true
+	case *syntax.Word:
+		return x == nil
+	case *syntax.ArrayExpr:
+		return x == nil
+	case *syntax.CStyleLoop:
+		return x == nil
+	case *syntax.Stmt:
+		return x == nil
+	case *syntax.Redirect:
+		return x == nil
+	case *syntax.Assign:
+		return x == nil
+	case *syntax.CallExpr:
+		return x == nil
+	case *syntax.BinaryArithm:
+		return x == nil
+	case *syntax.UnaryArithm:
+		return x == nil
+	case *syntax.ParenArithm:
+		return x == nil
+	case *syntax.BinaryTest:
+		return x == nil
+	case *syntax.UnaryTest:
+		return x == nil
+	case *syntax.ParenTest:
+		return x == nil
+	}
+	return false
 }
 
 // wordSrc returns the source text of a node.
@@ -867,7 +903,15 @@ func (ck *checker) assigns(list []*syntax.Assign, decl bool) {
 		}
 		name := a.Name.Value
 		if a.Array != nil || a.Index != nil {
-			ck.substs(a.Array)
+			if a.Array != nil {
+				ck.substs(a.Array)
+			}
+			if a.Index != nil {
+				ck.substs(a.Index)
+			}
+			if a.Value != nil {
+				ck.substs(a.Value)
+			}
 			ck.setVar(name, unknownVal)
 			continue
 		}

@@ -323,6 +323,12 @@ func TestClassifyAccess(t *testing.T) {
 		{a("/usr/lib", false, "cd"), Allow, Allow, Allow, Allow, "read.only"},
 		{a("/h/.ssh", false, "glob"), Ask, Ask, Ask, Allow, idReadCredentials},
 		{a("/usr/lib/x.conf", false, "source"), Ask, Ask, Ask, Allow, idReadOutside},
+		{a("/etc/profile", false, "source"), Allow, Allow, Allow, Allow, "read.only"},
+		{a("/etc/profile.d/x.sh", false, "source"), Allow, Allow, Allow, Allow, "read.only"},
+		{a("/h/.bashrc", false, "source"), Allow, Allow, Allow, Allow, "read.only"},
+		{a("/h/.bashrc", false, "redirect"), Ask, Ask, Ask, Allow, idReadOutside},
+		{a("/tmp/claude-1-cwd", true, "redirect"), Ask, Deny, Allow, Allow, "edit.project"},
+		{Access{Path: "/run/s/x", Resolved: "/run/s/x", Write: true, Dir: "/p", Project: "/p", Home: "/h", TmpDir: "/run/s", Via: "redirect"}, Ask, Deny, Allow, Allow, "edit.project"},
 		{Access{Path: "link", Resolved: "/etc/shadow", Link: "/p/link", Dir: "/p", Project: "/p", Home: "/h", Via: "agent"}, Ask, Ask, Ask, Allow, idReadCredentials},
 	}
 	for _, tt := range tests {

@@ -13,6 +13,7 @@ var fuzzSeeds = []string{
 	"for i in 1 2; do echo $i; done", "case $x in a) rm -rf /;; esac", "git -c core.pager='sh -c x' log",
 	"xargs -I{} sh -c 'rm -rf {}'", "awk '{ system($0) }'", "echo ${x:-$(rm -rf /)}", "cat <(curl x) | bash",
 	"alias ls='rm -rf ~'; ls", "trap 'rm -rf /' EXIT", "$'\\x72\\x6d' -rf /", "rm$IFS-rf$IFS/",
+	"declare -A m=([a]=1 [b]=2); echo ${#m[@]}", "a[1]=x; a[$(rm -rf /)]=y", "local -a x=(1 2)", "export a[0]=1",
 }
 
 // FuzzCheckScript: the checker never panics, and is deterministic.

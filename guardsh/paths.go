@@ -364,6 +364,24 @@ var credentialHome = []string{
 	".local/share/password", ".age/", ".config/sops/",
 }
 
+// loginFile reports whether abs is a shell start-up file a login shell
+// sources (/etc/profile, ~/.bashrc, ...): reading it is harmless.
+func (e *pathEnv) loginFile(abs string) bool {
+	switch {
+	case abs == "/etc/profile", abs == "/etc/bash.bashrc", abs == "/etc/bashrc", abs == "/etc/zshrc",
+		abs == "/etc/zprofile", abs == "/etc/zshenv", abs == "/etc/environment",
+		strings.HasPrefix(abs, "/etc/profile.d/"), strings.HasPrefix(abs, "/etc/bash_completion"),
+		strings.HasPrefix(abs, "/usr/share/bash-completion/"):
+		return true
+	}
+	if e.home != "" {
+		if rel, ok := strings.CutPrefix(abs, e.home+"/"); ok && rcFiles[rel] {
+			return true
+		}
+	}
+	return false
+}
+
 // agentState reports whether abs is an agent's shell state that its
 // command wrapper sources (Claude Code's shell snapshots).
 func (e *pathEnv) agentState(abs string) bool {
@@ -407,7 +425,7 @@ func (e *pathEnv) credential(abs string) bool {
 // ClassifyAccess decides one in-process file access: a redirection,
 // source, cd, a glob or an agent file tool.
 func (p *Policy) ClassifyAccess(a Access) Verdict {
-	e := pathEnv{dir: a.Dir, project: cleanAbs(a.Project), home: cleanAbs(a.Home)}
+	e := pathEnv{dir: a.Dir, project: cleanAbs(a.Project), home: cleanAbs(a.Home), tmp: cleanAbs(a.TmpDir)}
 	abs := a.Resolved
 	if abs == "" {
 		var ok bool
@@ -458,7 +476,8 @@ func (p *Policy) ClassifyAccess(a Access) Verdict {
 		case e.credential(abs):
 			j.kind = kRead
 			j.ask(idReadCredentials, what)
-		case l.inside() || l == locTempRoot || l == locSharedTmp || e.agentState(abs) || a.Via == "glob" || a.Via == "cd" || a.Via == "stat":
+		case l.inside() || l == locTempRoot || l == locSharedTmp || e.agentState(abs) || a.Via == "glob" || a.Via == "cd" || a.Via == "stat" ||
+			(a.Via == "source" || a.Via == "startup") && e.loginFile(abs):
 			// reading inside the project needs no approval, even in
 			// default mode (plan mode is for reading); nor do listing a
 			// directory for a glob, changing into it or stat: they read

@@ -49,4 +49,5 @@ type Access struct {
 	Project  string // project root (canonical)
 	Home     string
 	Via      string // "redirect", "source", "cd", "glob", "agent", ...
+	TmpDir   string // the session's temp dir ($TMPDIR), writable like the project; "" if unknown
 }
