@@ -25,7 +25,6 @@ import (
 var knownDiffs = map[string]string{
 	"syntax-error":  "mvdan's parser words syntax errors differently from bash (same status 2, same line)",
 	"set-u-unbound": "mvdan's interpreter reports an unbound variable as \"NAME: unbound variable\" without bash's \"bash: line N:\" prefix, and exits 1 where bash -c exits 127",
-	"assoc-arrays":  "guardsh's line check (guardsh/check.go) panics on m[a]=1 assignments; the runner survives it with a warning on stderr (reported to the policy helper)",
 	"fd-above-2":    "mvdan's interpreter has only file descriptors 0, 1 and 2 (exec 3>file fails)",
 }
 

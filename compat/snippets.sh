@@ -145,6 +145,9 @@ cd /nonexistent-dir-xyz; echo "rc=$?"; cd /tmp && pwd
 #### script-file-args
 printf '#!/bin/bash\necho "args: $# $1 $2"\necho "name: $(basename $0)"\nexit 4\n' > s.sh; chmod +x s.sh; ./s.sh a "b c"; echo "rc=$?"; bash s.sh x; rm s.sh
 
+#### bash-source
+mkdir -p proj/scripts && printf 'LIB_DIR=$(basename "$(dirname "${BASH_SOURCE[0]}")")\n' > proj/scripts/lib.sh && printf '#!/usr/bin/env bash\nset -euo pipefail\ncd "$(dirname "${BASH_SOURCE[0]}")"\nsource ./lib.sh\necho "here: $(basename "$PWD") lib: $LIB_DIR sources: ${#BASH_SOURCE[@]}"\n' > proj/scripts/run.sh && chmod +x proj/scripts/run.sh && ./proj/scripts/run.sh && bash proj/scripts/run.sh; echo "$OSTYPE"
+
 #### shebangless-script
 printf 'echo from-script "$1"\n' > plain; chmod +x plain; ./plain arg; rm plain
 

@@ -101,6 +101,8 @@ func (g *Runner) compatCall(ctx context.Context, hc interp.HandlerContext, args 
 		return g.cdCall(hc, args)
 	case "read":
 		return g.readCall(hc, args[1:])
+	case "source", ".":
+		return sourceCall(args)
 	case "trap":
 		return trapCall(args)
 	}
@@ -398,4 +400,19 @@ func isTrapCondition(s string) bool {
 		return true
 	}
 	return false
+}
+
+// sourceCall keeps BASH_SOURCE while a file is sourced: the file is pushed
+// in front, and popped when it ends; source's status is kept.
+func sourceCall(args []string) []string {
+	if len(args) < 2 || strings.HasPrefix(args[1], "-") {
+		return args
+	}
+	quoted := make([]string, len(args)-1)
+	for i, a := range args[1:] {
+		quoted[i] = shellQuote(a)
+	}
+	src := `BASH_SOURCE=(` + quoted[0] + ` "${BASH_SOURCE[@]}"); builtin source ` + strings.Join(quoted, " ") +
+		`; __guardsh_st=$?; BASH_SOURCE=("${BASH_SOURCE[@]:1}"); `
+	return []string{"eval", src + `if [ "$__guardsh_st" = 0 ]; then unset __guardsh_st; else (exit "$__guardsh_st"); fi`}
 }

@@ -15,6 +15,7 @@ import (
 
 	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/interp"
+	"mvdan.cc/sh/v3/syntax"
 )
 
 // errInterrupted ends a script after a child died of SIGINT while guardsh
@@ -278,7 +279,16 @@ func (g *Runner) RunScriptFile(ctx context.Context, path, prefix string) int {
 		fmt.Fprintf(g.cfg.Stderr, "%s: %s: cannot execute binary file\n", prefix, path)
 		return 126
 	}
+	g.setSource(path)
 	return g.Run(ctx, bytes.NewReader(data), path)
+}
+
+// setSource sets BASH_SOURCE for a script file, as bash does.
+func (g *Runner) setSource(path string) {
+	f, err := syntax.NewParser().Parse(strings.NewReader("BASH_SOURCE=("+shellQuote(path)+")"), "")
+	if err == nil && len(f.Stmts) == 1 {
+		g.r.Run(context.Background(), f.Stmts[0])
+	}
 }
 
 // applyEnv applies the changes of an env command to an environment list.

@@ -12,10 +12,12 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync/atomic"
 	"syscall"
+	"time"
 
 	"github.com/guardsh/guardsh/guardsh"
 	"mvdan.cc/sh/v3/expand"
@@ -83,6 +85,7 @@ type Runner struct {
 	env    *dynEnviron
 	// verbose is "set -v": input is echoed on stderr before it runs.
 	verbose bool
+	start   time.Time // for $SECONDS
 	// lastLine is the line of the last command, for errors mvdan reports
 	// without a position (a refused redirection).
 	lastLine atomic.Int64
@@ -114,7 +117,7 @@ func New(cfg Config) (*Runner, error) {
 	if sh == nil {
 		sh = newShared()
 	}
-	g := &Runner{cfg: cfg, policy: cfg.Policy, name: cfg.Name, sh: sh, grp: cfg.group}
+	g := &Runner{cfg: cfg, policy: cfg.Policy, name: cfg.Name, sh: sh, grp: cfg.group, start: time.Now()}
 	g.env = newDynEnviron(g, shellEnv(cfg.Env))
 	opts := []interp.RunnerOption{
 		interp.Env(g.env),
@@ -212,7 +215,12 @@ func (g *Runner) prelude() error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "BASH=%s\n", shellQuote(self))
 	fmt.Fprintf(&b, "BASH_VERSION=%s\n", shellQuote(bashVersion))
-	b.WriteString("BASH_VERSINFO=(5 2 15 1 release x86_64-pc-linux-gnu)\n")
+	mach, ostype := machType()
+	fmt.Fprintf(&b, "BASH_VERSINFO=(5 2 15 1 release %s)\n", mach)
+	fmt.Fprintf(&b, "MACHTYPE=%s\nHOSTTYPE=%s\nOSTYPE=%s\n", mach, strings.SplitN(mach, "-", 2)[0], ostype)
+	if h, err := os.Hostname(); err == nil && g.env.Get("HOSTNAME").String() == "" {
+		fmt.Fprintf(&b, "HOSTNAME=%s\n", shellQuote(h))
+	}
 	b.WriteString("GUARDSH=1\n")
 	if g.cfg.Interactive && g.env.Get("PS1").String() == "" {
 		b.WriteString(`PS1='\s-\v\$ '` + "\n")
@@ -438,6 +446,20 @@ func newDynEnviron(g *Runner, env []string) *dynEnviron {
 const bangVar = "__guardsh_bang"
 
 func (e *dynEnviron) Get(name string) expand.Variable {
+	str := func(s string) expand.Variable {
+		return expand.Variable{Set: true, Kind: expand.String, Str: s}
+	}
+	switch name {
+	case "SECONDS":
+		return str(strconv.Itoa(int(time.Since(e.g.start) / time.Second)))
+	case "BASHPID":
+		return str(strconv.Itoa(os.Getpid()))
+	case "EPOCHSECONDS":
+		return str(strconv.FormatInt(time.Now().Unix(), 10))
+	case "EPOCHREALTIME":
+		now := time.Now()
+		return str(fmt.Sprintf("%d.%06d", now.Unix(), now.Nanosecond()/1000))
+	}
 	if name == bangVar {
 		pid := e.g.sh.lastBgPid()
 		if pid == "" {
@@ -450,4 +472,26 @@ func (e *dynEnviron) Get(name string) expand.Variable {
 
 func (e *dynEnviron) Each(f func(name string, vr expand.Variable) bool) {
 	e.list.Each(f)
+}
+
+// machType returns bash's MACHTYPE and OSTYPE for this platform.
+func machType() (mach, ostype string) {
+	cpu := map[string]string{"amd64": "x86_64", "arm64": "aarch64", "386": "i686", "riscv64": "riscv64", "ppc64le": "powerpc64le", "s390x": "s390x"}[runtime.GOARCH]
+	if cpu == "" {
+		cpu = runtime.GOARCH
+	}
+	switch runtime.GOOS {
+	case "darwin":
+		if cpu == "aarch64" {
+			cpu = "arm64"
+		}
+		return cpu + "-apple-darwin", "darwin"
+	case "linux":
+		vendor := "unknown"
+		if cpu == "x86_64" || cpu == "i686" {
+			vendor = "pc"
+		}
+		return cpu + "-" + vendor + "-linux-gnu", "linux-gnu"
+	}
+	return cpu + "-unknown-" + runtime.GOOS, runtime.GOOS
 }
