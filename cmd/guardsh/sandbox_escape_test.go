@@ -775,3 +775,84 @@ func TestSandboxPreexistingHardlink(t *testing.T) {
 		})
 	}
 }
+
+// TestSandboxEscalationApproved: in default mode a network command asks;
+// approved at the interpreter's gate it goes to the privileged side, which
+// asks again at its own prompt (it does not take the interpreter's word)
+// and only then runs it with the network: `git push` to the test's
+// listener reaches it. Refused at the second prompt, nothing does.
+func TestSandboxEscalationApproved(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git needed")
+	}
+	for _, backend := range backendsUnderTest(t) {
+		for _, tc := range []struct {
+			keys    string
+			reached bool
+		}{{"oo", true}, {"od", false}} {
+			t.Run(backend+"/"+tc.keys, func(t *testing.T) {
+				f := newFixture(t)
+				l := newListeners(t, filepath.Join(f.outside, "sock"))
+				git := exec.Command("git", "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "--allow-empty", "-m", "x")
+				git.Dir = f.project
+				if out, err := git.CombinedOutput(); err != nil {
+					t.Fatalf("git commit: %v %s", err, out)
+				}
+				cmd := exec.Command(f.bin, "-c", fmt.Sprintf(`git push http://%s/repo.git HEAD:main; echo "RC $?"`, l.tcp))
+				cmd.Dir = f.project
+				cmd.Env = f.env(backend, "GUARDSH_MODE=default", "GIT_TERMINAL_PROMPT=0")
+				ptmx, err := pty.Start(cmd)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer ptmx.Close()
+				var mu sync.Mutex
+				var out bytes.Buffer
+				go func() {
+					buf := make([]byte, 4096)
+					for {
+						n, err := ptmx.Read(buf)
+						mu.Lock()
+						out.Write(buf[:n])
+						mu.Unlock()
+						if err != nil {
+							return
+						}
+					}
+				}()
+				prompts := 0
+				deadline := time.Now().Add(20 * time.Second)
+				for prompts < len(tc.keys) && time.Now().Before(deadline) {
+					mu.Lock()
+					n := strings.Count(out.String(), "[d] deny:")
+					mu.Unlock()
+					if n > prompts {
+						ptmx.Write([]byte{tc.keys[prompts]})
+						prompts++
+					}
+					time.Sleep(20 * time.Millisecond)
+				}
+				done := make(chan error, 1)
+				go func() { done <- cmd.Wait() }()
+				select {
+				case <-done:
+				case <-time.After(20 * time.Second):
+					cmd.Process.Kill()
+					t.Fatal("guardsh did not finish")
+				}
+				mu.Lock()
+				s := out.String()
+				mu.Unlock()
+				if prompts != len(tc.keys) {
+					t.Fatalf("saw %d prompts, want %d:\n%s", prompts, len(tc.keys), s)
+				}
+				if !strings.Contains(s, "sandbox.escalate") {
+					t.Errorf("the privileged side did not ask:\n%s", s)
+				}
+				if got := l.hits.Load() > 0; got != tc.reached {
+					t.Errorf("listener reached: %v, want %v\n%s", got, tc.reached, s)
+				}
+			})
+		}
+	}
+}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -10,6 +9,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 
@@ -369,8 +369,10 @@ func stdioFiles(hc shinterp.HandlerContext) ([3]*os.File, func(), error) {
 // brokerCheck is the privileged side's own decision on an escalation
 // request: the request is classified again by the broker's policy; a
 // denied command is refused; rights that no rule of the broker's policy
-// grants need a human's yes at the broker's own terminal prompt.
+// (configuration or an earlier "allow for this session" given here) grants
+// need a human's answer at the broker's own terminal prompt.
 func brokerCheck(policy *guardsh.Policy, project, home string) func(sandbox.Request) (sandbox.Rights, error) {
+	var gate *interp.TerminalGate
 	return func(req sandbox.Request) (sandbox.Rights, error) {
 		lookup := func(name string) string {
 			for _, e := range slices.Backward(req.Env) {
@@ -380,23 +382,42 @@ func brokerCheck(policy *guardsh.Policy, project, home string) func(sandbox.Requ
 			}
 			return ""
 		}
-		v := policy.Classify(guardsh.Command{Args: req.Args, Dir: req.Dir, Project: project, Home: home, Env: lookup, Via: "broker"})
+		cmd := guardsh.Command{Args: req.Args, Dir: req.Dir, Project: project, Home: home, Env: lookup, Via: "broker"}
+		v := policy.Classify(cmd)
 		if v.Decision == guardsh.Deny {
 			return sandbox.Rights{}, errors.New(v.Message())
 		}
 		want := sandbox.Rights{Network: req.Network, Writes: req.Writes}
-		if v.Decision == guardsh.Allow && covered(want, v.Effects, policy, v.Rule) {
+		if v.Decision == guardsh.Allow && covered(want, policy, v.Rule) {
 			return want, nil
 		}
-		if brokerAsk(req, want) {
-			return want, nil
+		if gate == nil {
+			if g, err := interp.OpenTerminalGate(); err == nil {
+				gate = g
+			}
+		}
+		if gate != nil {
+			ask := guardsh.Verdict{Decision: guardsh.Ask, Rule: "sandbox.escalate",
+				Reason:  "the privileged side asks too: this runs with " + rightsText(want) + " beyond the sandbox",
+				Effects: guardsh.Effects{Network: want.Network, Writes: want.Writes}}
+			session := guardsh.ApprovalRule(cmd)
+			session.ID = "session.escalate." + strconv.Itoa(len(policy.Session)+1)
+			session.Decision = guardsh.Allow
+			session.Network, session.Write = want.Network, want.Writes
+			switch gate.Approve(context.Background(), interp.GateRequest{Command: cmd, Verdict: ask, Session: session}) {
+			case interp.GateAllowSession:
+				policy.Session = append(policy.Session, session)
+				return want, nil
+			case interp.GateAllowOnce:
+				return want, nil
+			}
 		}
 		return sandbox.Rights{}, fmt.Errorf("guardsh: not run: %q needs %s beyond the sandbox and the privileged side got no approval from a human at the terminal. Approve it interactively, or add a rule granting these rights to your config", strings.Join(req.Args, " "), rightsText(want))
 	}
 }
 
 // covered reports whether a rule of the broker's own policy grants want.
-func covered(want sandbox.Rights, eff guardsh.Effects, p *guardsh.Policy, ruleID string) bool {
+func covered(want sandbox.Rights, p *guardsh.Policy, ruleID string) bool {
 	for _, rules := range [][]guardsh.Rule{p.Rules, p.Session} {
 		for _, r := range rules {
 			if r.ID != ruleID || r.Decision == guardsh.Deny {
@@ -434,22 +455,4 @@ func rightsText(r sandbox.Rights) string {
 		return "nothing"
 	}
 	return strings.Join(parts, " and ")
-}
-
-// brokerAsk asks the human at the controlling terminal, from the
-// privileged side, whether the request may run with more rights. No
-// terminal, EOF or anything but yes is a no.
-func brokerAsk(req sandbox.Request, want sandbox.Rights) bool {
-	tty, err := os.OpenFile("/dev/tty", os.O_RDWR, 0)
-	if err != nil {
-		return false
-	}
-	defer tty.Close()
-	fmt.Fprintf(tty, "guardsh (privileged side): run %q in %s with %s? [y/N] ", strings.Join(req.Args, " "), req.Dir, rightsText(want))
-	line, _ := bufio.NewReader(tty).ReadString('\n')
-	switch strings.ToLower(strings.TrimSpace(line)) {
-	case "y", "yes":
-		return true
-	}
-	return false
 }
