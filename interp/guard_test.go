@@ -94,6 +94,18 @@ shutil.rmtree(os.environ["HOME"])
 EOF`,
 }
 
+// fedAttacks feed code that deletes home to an interpreter through stdin:
+// no argv shows it, the line check must (denied in every mode).
+var fedAttacks = []string{
+	`python3 <<'EOF'
+import shutil, os
+shutil.rmtree(os.environ["HOME"])
+EOF`,
+	`echo 'import shutil,os; shutil.rmtree(os.environ["HOME"])' | python3`,
+	`python3 - <<< 'import shutil,os; shutil.rmtree(os.environ["HOME"])'`,
+	`printf '%s\n' 'rm -rf ~' | bash`,
+}
+
 // yesGate approves every ask for this session: a careless human.
 type yesGate struct{}
 
@@ -292,6 +304,28 @@ func TestGuardSmallProjectGlob(t *testing.T) {
 	r.Run(context.Background(), strings.NewReader("rm -rf *"), "attack")
 	if _, err := os.Stat(filepath.Join(proj, "go.mod")); err != nil {
 		t.Error("rm -rf * emptied a small project in bypass mode")
+	}
+}
+
+func TestGuardFedCodeAttacks(t *testing.T) {
+	if _, err := os.Stat("/usr/bin/python3"); err != nil {
+		t.Skip("python3 not installed")
+	}
+	for _, src := range fedAttacks {
+		for _, mode := range []guardsh.Mode{guardsh.ModeDefault, guardsh.ModePlan, guardsh.ModeAuto, guardsh.ModeBypass} {
+			for _, g := range []struct {
+				name string
+				gate Gate
+			}{{"no-human", nil}, {"approve-all", yesGate{}}} {
+				t.Run(string(mode)+"/"+g.name+"/"+src, func(t *testing.T) {
+					skipKnownGap(t, src)
+					lost, stderr, status := runAttack(t, mode, g.gate, src)
+					if lost != "" {
+						t.Errorf("%s in %s mode (gate %s): HOME damaged (%s); status %d, stderr:\n%s", src, mode, g.name, lost, status, stderr)
+					}
+				})
+			}
+		}
 	}
 }
 
