@@ -192,3 +192,20 @@ func BenchmarkAuditNote(b *testing.B) {
 		a.Note(&r)
 	}
 }
+
+func TestAuditLine(t *testing.T) {
+	var buf bytes.Buffer
+	dir := t.TempDir()
+	r, err := New(Config{Dir: dir, Audit: NewAuditLog(&buf, "s"), Sandbox: "off (test)"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.auditLine(":(){ :|:& };:", guardsh.Verdict{Decision: guardsh.Deny, Rule: "fork.bomb", Reason: "fork bomb"})
+	var rec guardsh.AuditRecord
+	if err := json.Unmarshal(buf.Bytes(), &rec); err != nil {
+		t.Fatalf("%q: %v", buf.String(), err)
+	}
+	if rec.Via != "line" || rec.Decision != "deny" || rec.Rule != "fork.bomb" || rec.Argv[0] != ":(){ :|:& };:" || rec.Cwd != dir {
+		t.Errorf("record %+v", rec)
+	}
+}
