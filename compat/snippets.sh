@@ -255,6 +255,9 @@ tmp=$(mktemp -d); [ -d "$tmp" ] && echo made; touch "$tmp/x"; rm -rf "$tmp"; [ -
 #### getopts
 parse() { local OPTIND opt; while getopts "ab:" opt; do case $opt in a) echo flag-a;; b) echo "b=$OPTARG";; *) echo bad;; esac; done; shift $((OPTIND-1)); echo "rest=$*"; }; parse -a -b val x y
 
+#### funcname-logging
+log() { echo "[${FUNCNAME[1]:-main}] $*" >&2; }; build() { log building; step; }; step() { echo "stack: ${FUNCNAME[*]}"; }; build; log done
+
 #### local-scope
 x=global; f() { local x=local; g; }; g() { echo "g sees $x"; }; f; echo "after $x"
 

@@ -56,6 +56,9 @@ func (g *Runner) rewrite(f *syntax.File) bool {
 	if fixAssocLength(f) {
 		changed = true
 	}
+	if mentionsVar(f, "FUNCNAME") && funcNames(f) {
+		changed = true
+	}
 	ps := mentionsPipeStatus(f)
 	for _, list := range stmtLists(f) {
 		if g.markBackground(list) {
@@ -70,15 +73,45 @@ func (g *Runner) rewrite(f *syntax.File) bool {
 
 // mentionsPipeStatus reports whether a script reads PIPESTATUS: only then
 // are its pipelines instrumented to fill it.
-func mentionsPipeStatus(f *syntax.File) bool {
+func mentionsPipeStatus(f *syntax.File) bool { return mentionsVar(f, "PIPESTATUS") }
+
+// mentionsVar reports whether a script expands the variable name.
+func mentionsVar(f *syntax.File, name string) bool {
 	found := false
 	syntax.Walk(f, func(n syntax.Node) bool {
-		if pe, ok := n.(*syntax.ParamExp); ok && pe.Param != nil && pe.Param.Value == "PIPESTATUS" {
+		if pe, ok := n.(*syntax.ParamExp); ok && pe.Param != nil && pe.Param.Value == name {
 			found = true
 		}
 		return !found
 	})
 	return found
+}
+
+// funcNames makes FUNCNAME work in the functions of a script that reads
+// it: each function body starts with
+// local -a FUNCNAME=(NAME "${FUNCNAME[@]}"), which the function's return
+// undoes, as bash's stack of function names.
+func funcNames(f *syntax.File) bool {
+	changed := false
+	syntax.Walk(f, func(n syntax.Node) bool {
+		fd, ok := n.(*syntax.FuncDecl)
+		if !ok || fd.Name == nil || fd.Body == nil {
+			return true
+		}
+		b, ok := fd.Body.Cmd.(*syntax.Block)
+		if !ok {
+			return true
+		}
+		src := "local -a FUNCNAME=(" + shellQuote(fd.Name.Value) + ` "${FUNCNAME[@]}")`
+		pf, err := syntax.NewParser().Parse(strings.NewReader(src), "")
+		if err != nil || len(pf.Stmts) != 1 {
+			return true
+		}
+		b.Stmts = append([]*syntax.Stmt{pf.Stmts[0]}, b.Stmts...)
+		changed = true
+		return true
+	})
+	return changed
 }
 
 // pipeStatus instruments the pipelines of a statement list so that
