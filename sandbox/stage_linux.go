@@ -94,10 +94,12 @@ func Inherited() (desc string, ok bool, err error) {
 	if err != nil {
 		return "", false, err
 	}
-	if !st.Confined() {
-		return "", false, fmt.Errorf("%s is set but this process is not confined (no_new_privs=%v seccomp=%d CapEff=%x)", EnvRun, st.NoNewPrivs, st.Seccomp, st.CapEff)
+	// Both backends leave the root file system read-only: a process that
+	// merely runs under some other seccomp filter (a container's) does not
+	// pass for a sandboxed one.
+	if !st.Confined() || !rootReadOnly() {
+		return "", false, fmt.Errorf("%s is set but this process is not in a guardsh sandbox (no_new_privs=%v seccomp=%d CapEff=%x, / read-only=%v)", EnvRun, st.NoNewPrivs, st.Seccomp, st.CapEff, rootReadOnly())
 	}
-	// Nothing this process starts needs to see a broker fd it cannot use.
 	return desc, true, nil
 }
 
@@ -270,4 +272,21 @@ func closeStrayFDs(first int) {
 func haveCapSysAdmin() bool {
 	st, err := SelfStatus()
 	return err == nil && st.CapEff&(1<<unix.CAP_SYS_ADMIN) != 0
+}
+
+// rootReadOnly reports whether the mount at / (the topmost one) is
+// read-only for this process.
+func rootReadOnly() bool {
+	b, err := os.ReadFile("/proc/self/mountinfo")
+	if err != nil {
+		return false
+	}
+	ro := false
+	for _, line := range strings.Split(string(b), "\n") {
+		f := strings.Fields(line)
+		if len(f) >= 6 && f[4] == "/" {
+			ro = strings.Contains(","+f[5]+",", ",ro,")
+		}
+	}
+	return ro
 }
