@@ -206,6 +206,7 @@ func sandboxSession(inv *invocation) (code int, done bool, describe string) {
 		return 126, true, ""
 	}
 	env := append(os.Environ(), "TMPDIR="+c.TmpDir)
+	missing := c.ProtectedMissing() // before anything confined can run
 	// Ctrl-C reaches the interpreter through the terminal's process group;
 	// the privileged side outlives it and forwards termination.
 	signal.Ignore(os.Interrupt, syscall.SIGQUIT)
@@ -217,7 +218,6 @@ func sandboxSession(inv *invocation) (code int, done bool, describe string) {
 		fmt.Fprintf(os.Stderr, "guardsh: sandbox: %v\n", err)
 		return 126, true, ""
 	}
-	missing := c.ProtectedMissing()
 	defer func() {
 		for _, p := range missing {
 			if _, err := os.Lstat(p); err == nil {
