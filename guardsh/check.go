@@ -566,6 +566,27 @@ func (ck *checker) fields(words []*syntax.Word) (args []string, srcs []source) {
 // below it.
 func (ck *checker) dynamic(w *syntax.Word) string {
 	src := ck.text(w)
+	// ${X:-/} with X unknown may well be its default: a dangerous default
+	// (/, home, a system directory) is taken as the value.
+	if len(w.Parts) == 1 {
+		part := w.Parts[0]
+		if dq, ok := part.(*syntax.DblQuoted); ok && len(dq.Parts) == 1 {
+			part = dq.Parts[0]
+		}
+		if pe, ok := part.(*syntax.ParamExp); ok && pe.Exp != nil && pe.Exp.Word != nil &&
+			(pe.Exp.Op == syntax.DefaultUnset || pe.Exp.Op == syntax.DefaultUnsetOrNull) && ck.staticWord(pe.Exp.Word) {
+			if d, err := expand.Literal(ck.cfg(), pe.Exp.Word); err == nil {
+				if strings.HasPrefix(d, "~") && ck.env.Home != "" {
+					d = ck.env.Home + d[1:]
+				}
+				e := pathEnv{dir: ck.dir, project: cleanAbs(ck.env.Project), home: cleanAbs(ck.env.Home)}
+				switch e.resolve(d).loc {
+				case locRoot, locHome, locSystem:
+					return d
+				}
+			}
+		}
+	}
 	var pre strings.Builder
 	for _, part := range w.Parts {
 		lit, ok := part.(*syntax.Lit)
