@@ -45,6 +45,8 @@ type shared struct {
 	exited chan *proc
 
 	interrupted atomic.Bool
+	// unbound is set when an unbound variable error was printed.
+	unbound atomic.Bool
 	// terminating is the SIGTERM or SIGHUP being handled, or 0.
 	terminating atomic.Int32
 	intCh       chan struct{}

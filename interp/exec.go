@@ -216,7 +216,7 @@ func (g *Runner) runNestedIn(ctx context.Context, hc interp.HandlerContext, argv
 	cfg.shared = g.sh
 	cfg.Env = applyEnv(execEnv(hc), env)
 	cfg.Dir = hc.Dir
-	cfg.Stdin, cfg.Stdout, cfg.Stderr = hc.Stdin, hc.Stdout, hc.Stderr
+	cfg.Stdin, cfg.Stdout, cfg.Stderr = hc.Stdin, unwrapErr(hc.Stdout), unwrapErr(hc.Stderr)
 	cfg.Name = inv.Name
 	cfg.Params = inv.Params
 	cfg.Opts = inv.Opts
@@ -233,7 +233,7 @@ func (g *Runner) runNestedIn(ctx context.Context, hc interp.HandlerContext, argv
 	var status int
 	switch {
 	case inv.Command != nil:
-		status = child.Run(ctx, strings.NewReader(*inv.Command), inv.Name)
+		status = child.RunDashC(ctx, *inv.Command, inv.Name)
 	case inv.Script != "":
 		status = child.RunScriptFile(ctx, inv.Script, name)
 	default:
@@ -326,8 +326,8 @@ func (g *Runner) runProcess(ctx context.Context, hc interp.HandlerContext, path 
 	cmd.Env = execEnv(hc)
 	cmd.Dir = hc.Dir
 	cmd.Stdin = hc.Stdin
-	cmd.Stdout = hc.Stdout
-	cmd.Stderr = hc.Stderr
+	cmd.Stdout = unwrapErr(hc.Stdout)
+	cmd.Stderr = unwrapErr(hc.Stderr)
 	cmd.SysProcAttr = childSysProcAttr()
 	var err error
 	for delay := time.Millisecond; ; delay *= 2 {

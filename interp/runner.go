@@ -12,6 +12,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"regexp"
 	"runtime"
 	"strconv"
 	"strings"
@@ -121,7 +122,7 @@ func New(cfg Config) (*Runner, error) {
 	g.env = newDynEnviron(g, shellEnv(cfg.Env))
 	opts := []interp.RunnerOption{
 		interp.Env(g.env),
-		interp.StdIO(cfg.Stdin, cfg.Stdout, cfg.Stderr),
+		interp.StdIO(cfg.Stdin, cfg.Stdout, &errWriter{g: g, w: cfg.Stderr}),
 		interp.CallHandler(g.call),
 		interp.ExecHandlers(func(interp.ExecHandlerFunc) interp.ExecHandlerFunc { return g.gateExec(g.exec) }),
 		interp.Interactive(cfg.Interactive),
@@ -315,6 +316,51 @@ func (g *Runner) lineCheck(src string) (v guardsh.Verdict, ok bool) {
 		Env:     map[string]string{"TMPDIR": g.Var("TMPDIR")},
 		Via:     "shell",
 	})
+}
+
+// RunDashC runs the string of "-c": like Run, except that an unbound
+// variable under "set -u" ends it with status 127, as in bash.
+func (g *Runner) RunDashC(ctx context.Context, cmd, name string) int {
+	g.sh.unbound.Store(false)
+	st := g.Run(ctx, strings.NewReader(cmd), name)
+	if st == 1 && g.r.Exited() && g.sh.unbound.Load() {
+		return 127
+	}
+	return st
+}
+
+// errWriter is the interpreter's stderr: it gives the errors mvdan prints
+// itself bash's "NAME: line N:" prefix (today: unbound variables). Child
+// processes get the writer underneath (unwrapErr), so their output never
+// passes through it.
+type errWriter struct {
+	g *Runner
+	w io.Writer
+}
+
+var unboundRe = regexp.MustCompile(`^([A-Za-z_][A-Za-z0-9_]*|[0-9]+): unbound variable\n$`)
+
+func (e *errWriter) Write(p []byte) (int, error) {
+	if unboundRe.Match(p) {
+		e.g.sh.unbound.Store(true)
+		line := e.g.lastLine.Load()
+		if line < 1 {
+			line = 1
+		}
+		if _, err := fmt.Fprintf(e.w, "%s: line %d: %s", e.g.name, line, p); err != nil {
+			return 0, err
+		}
+		return len(p), nil
+	}
+	return e.w.Write(p)
+}
+
+// unwrapErr returns the writer under an errWriter.
+func unwrapErr(w io.Writer) io.Writer {
+	if e, ok := w.(*errWriter); ok {
+		return e.w
+	}
+	return w
 }
 
 // RunFile runs a parsed script and returns its exit status.

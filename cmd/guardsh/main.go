@@ -191,7 +191,7 @@ func shell(inv *invocation) int {
 	var status int
 	switch {
 	case inv.Command != nil:
-		status = r.Run(ctx, strings.NewReader(*inv.Command), inv.Name)
+		status = r.RunDashC(ctx, *inv.Command, inv.Name)
 	case inv.Script != "":
 		status = r.RunScriptFile(ctx, inv.Script, shellName())
 	default:
