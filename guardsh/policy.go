@@ -18,7 +18,9 @@ func NewPolicy(mode Mode) *Policy {
 }
 
 // Rule is a configured rule: a decision for every command whose normalised
-// argv starts with Prefix, each word a glob (path.Match syntax).
+// argv starts with Prefix, each word a glob (path.Match syntax); a last
+// word "*" matches any rest (nothing included), a last word "$" requires
+// the argv to end there. See Rule.Matches and NormalizeArgv.
 type Rule struct {
 	ID       string   `toml:"id" json:"id"`
 	Decision Decision `toml:"-" json:"decision"`
