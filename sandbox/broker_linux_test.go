@@ -106,3 +106,50 @@ func TestEscalationEnv(t *testing.T) {
 		t.Errorf("got %q, want %q", got, want)
 	}
 }
+
+// TestBrokerEscalationWrite: an approved write outside the project works
+// for that command only.
+func TestBrokerEscalationWrite(t *testing.T) {
+	needRoot(t)
+	if LandlockABI() < minLandlockABI {
+		t.Skip("no Landlock")
+	}
+	home, _ := os.UserHomeDir()
+	outside, err := os.MkdirTemp(home, "guardsh-broker-out-") // /tmp is writable anyway
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(outside)
+	project := t.TempDir()
+	c := NewConfig(project, t.TempDir(), "", nil)
+	for _, tt := range []struct {
+		name   string
+		writes []string
+		want   bool
+	}{
+		{"approved", []string{outside + "/new.txt"}, true},
+		{"not approved", nil, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			target := outside + "/new.txt"
+			os.Remove(target)
+			b, end, err := NewBroker(BackendLandlock, c, func(r Request) (Rights, error) { return Rights{Writes: r.Writes}, nil })
+			if err != nil {
+				t.Fatal(err)
+			}
+			go b.Serve()
+			cl := NewClient(end)
+			defer cl.Close()
+			devnull, _ := os.OpenFile(os.DevNull, os.O_RDWR, 0)
+			defer devnull.Close()
+			resp, err := cl.Run(Request{Args: []string{"/bin/sh", "-c", "echo hi > " + target}, Dir: project, Env: []string{"PATH=/usr/bin:/bin"}, Writes: tt.writes}, devnull, devnull, devnull)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, statErr := os.Stat(target)
+			if (statErr == nil) != tt.want || (resp.Status == 0) != tt.want {
+				t.Errorf("status %d %s, file exists %v, want %v", resp.Status, resp.Err, statErr == nil, tt.want)
+			}
+		})
+	}
+}

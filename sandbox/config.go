@@ -48,10 +48,29 @@ type Rights struct {
 	Writes  []string `json:"writes,omitempty"`
 }
 
-// With returns c extended by r.
+// With returns c extended by r. A write right on a path that does not
+// exist yet (a file the command will create) becomes one on its nearest
+// existing parent directory: the kernel can only attach rules to what
+// exists, so an approved new file outside widens to its directory for
+// that one command.
 func (c Config) With(r Rights) Config {
 	c.Network = c.Network || r.Network
-	c.Writable = append(append([]string{}, c.Writable...), r.Writes...)
+	c.Writable = append([]string{}, c.Writable...)
+	for _, w := range r.Writes {
+		if !filepath.IsAbs(w) {
+			continue
+		}
+		w = canon(w)
+		for w != "/" {
+			if _, err := os.Lstat(w); err == nil {
+				break
+			}
+			w = canon(filepath.Dir(w))
+		}
+		if w != "/" {
+			c.Writable = append(c.Writable, w)
+		}
+	}
 	return c
 }
 

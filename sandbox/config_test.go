@@ -66,9 +66,11 @@ func TestProtectedInsideAndMissing(t *testing.T) {
 	if c.GitDir() != proj+"/.git" {
 		t.Errorf("GitDir %q", c.GitDir())
 	}
-	r := c.With(Rights{Network: true, Writes: []string{"/srv/out"}})
-	if !r.Network || !slices.Contains(r.WritableRoots(), "/srv/out") || slices.Contains(c.WritableRoots(), "/srv/out") {
-		t.Errorf("With: %+v (original %+v)", r, c)
+	out := canon(t.TempDir())
+	os.WriteFile(filepath.Join(out, "exists.txt"), nil, 0o644)
+	r := c.With(Rights{Network: true, Writes: []string{out + "/exists.txt", out + "/new/deeper/file.txt", "relative", "/"}})
+	if !r.Network || !slices.Equal(r.WritableRoots()[len(r.WritableRoots())-2:], []string{out + "/exists.txt", out}) || slices.Contains(c.WritableRoots(), out) {
+		t.Errorf("With: %q (original %q)", r.WritableRoots(), c.WritableRoots())
 	}
 }
 
