@@ -175,7 +175,8 @@ type checker struct {
 	p       *Policy
 	env     CheckEnv
 	envFn   func(string) string
-	dir     string // current directory; "" when not known
+	dir     string   // current directory; "" when not known
+	dirs    []string // pushd's stack
 	vars    map[string]string
 	funcs   map[string]*syntax.Stmt
 	aliases map[string]string
@@ -1120,7 +1121,16 @@ func (ck *checker) call(s *syntax.Stmt, x *syntax.CallExpr, in source) {
 					ck.aliases[k] = v
 				}
 			}
+		case "popd":
+			if n := len(ck.dirs); n > 0 {
+				ck.dir, ck.dirs = ck.dirs[n-1], ck.dirs[:n-1]
+			} else {
+				ck.dir = ""
+			}
 		case "cd", "pushd":
+			if name == "pushd" {
+				ck.dirs = append(ck.dirs, ck.dir)
+			}
 			ops := operands(args[1:], optSpec{})
 			switch {
 			case len(ops) == 0:
@@ -1667,13 +1677,16 @@ func forkBomb(src string) (string, bool) {
 			end = len(rest)
 		}
 		body := rest[1:end]
-		n := 0
+		// the body is nothing but calls of itself: name|name&, name & name
+		n, other := 0, false
 		for _, tok := range strings.FieldsFunc(body, func(r rune) bool { return strings.ContainsRune(" \t\n;&|(){}", r) }) {
 			if tok == name {
 				n++
+			} else {
+				other = true
 			}
 		}
-		if n >= 2 && strings.ContainsAny(body, "|&") {
+		if n >= 2 && !other && strings.ContainsAny(body, "|&") {
 			show := strings.TrimSpace(s[st:])
 			if len(show) > 40 {
 				show = show[:40] + "..."

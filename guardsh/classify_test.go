@@ -601,6 +601,7 @@ func TestCommandClasses(t *testing.T) {
 		{"RM -rf /", Deny, idRmRoot},
 		{"ls -la | less", Allow, "read.only"},
 		{"ssh-keygen -t ed25519", Ask, idUnknown},
+		{"pushd /tmp/x && popd && rm -rf build", Allow, "edit.project"},
 	}
 	p := NewPolicy(ModeAuto)
 	for _, tt := range tests {

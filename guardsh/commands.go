@@ -168,7 +168,24 @@ func (cx *cmdCtx) dynamicCommand(args []string) {
 	if len(args) < 2 {
 		return
 	}
+	// Guess only when the arguments read like rm's (-rf ...) or a shell's
+	// (-c STRING): $CMD -rf /, $SHELL -c "...".
+	rmLike, shLike := false, false
+	for _, a := range args[1:] {
+		if a == "--" {
+			break
+		}
+		if len(a) > 1 && a[0] == '-' && a[1] != '-' && strings.ContainsAny(a[1:], "rR") && strings.Trim(a[1:], "rRfvid") == "" || a == "--recursive" || a == "--no-preserve-root" {
+			rmLike = true
+		}
+	}
+	if len(args[1]) > 1 && args[1][0] == '-' && args[1][1] != '-' && strings.ContainsRune(args[1], 'c') {
+		shLike = true
+	}
 	for _, as := range [...]string{"rm", "sh"} {
+		if as == "rm" && !rmLike || as == "sh" && !shLike {
+			continue
+		}
 		v := cx.p.classifyArgs(cx.c, append([]string{as}, args[1:]...), cx.depth+1, cx.fromInput)
 		if v.Decision == Deny {
 			v.Reason = "command name not known statically (" + displayArg(args[0]) + "); as " + as + " this is denied: " + v.Reason
