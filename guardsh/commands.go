@@ -1264,6 +1264,17 @@ func hFind(cx *cmdCtx, name string, args []string) {
 			// Without its terminator find refuses to run, but a ";" the
 			// shell took as a separator is too easy to get wrong: judge it.
 			j.kind = kPure
+			if in := NormalizeArgv(inner); len(in) > 0 {
+				switch in[0] {
+				case "rm", "unlink", "shred", "rmdir", "truncate", "srm", "wipe":
+					for _, r := range roots {
+						switch cx.pe.resolve(r).loc {
+						case locRoot, locHome, locSystem, locTempRoot:
+							j.deny("find.delete-outside", displayArg(r)+" -exec "+in[0])
+						}
+					}
+				}
+			}
 			for n, r := range roots {
 				if n == 4 {
 					break

@@ -91,7 +91,7 @@ var catalogueTests = []struct {
 	{id: "rm.no-preserve-root", match: []string{"rm -rf --no-preserve-root /", "rm --no-preserve-root -r x"}, notMatch: []string{"rm --preserve-root -rf build"}},
 	{id: idRmSystemFile, match: []string{"rm /etc/hostname", "rm -f /usr/bin/python3", `python3 -c "import os; os.remove('/etc/hosts')"`}, notMatch: []string{"rm notes.txt", "rm /tmp/x"}},
 	{id: "rm.destroy-data", match: []string{"shred -u secret.txt", "truncate -s 0 app.log"}, notMatch: []string{"rm secret.txt", "shred --help"}},
-	{id: "find.delete-outside", match: []string{"find / -name '*.log' -delete", "find ~ -delete", "find /etc -delete", "find -L / -delete"}, notMatch: []string{"find . -name '*.pyc' -delete", "find / -name x"}},
+	{id: "find.delete-outside", match: []string{"find / -name '*.log' -delete", "find ~ -delete", "find /etc -delete", "find -L / -delete", "find / -type f -exec rm -f {} +", "find ~ -name x -exec shred -u {} \\;"}, notMatch: []string{"find . -name '*.pyc' -delete", "find / -name x"}},
 	{id: "mv.devnull", match: []string{"mv output.log /dev/null", "mv -f x /dev/null"}, notMatch: []string{"mv a b", "cat x > /dev/null"}},
 	{id: "mv.catastrophic", match: []string{"mv / /tmp/x", "mv ~ /tmp/old", "mv /etc /tmp/etc", "mv . ../elsewhere"}, notMatch: []string{"mv a.txt b.txt", "mv build/x dist/"}},
 	{id: idDevice, match: []string{"dd if=/dev/zero of=/dev/sda", "echo x > /dev/sda", "cat img > /dev/nvme0n1", "cp disk.img /dev/sdb"}, notMatch: []string{"dd if=x.iso of=./out.img", "echo x > /dev/null", "dd if=/dev/zero of=zeros bs=1k count=1"}},
