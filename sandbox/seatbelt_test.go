@@ -6,6 +6,7 @@ import (
 )
 
 func TestSeatbeltProfile(t *testing.T) {
+	extra := canon(t.TempDir()) // an approved write must exist (see Config.With)
 	c := Config{Project: "/Users/me/src/app", TmpDir: "/var/folders/x/T/guardsh-1", SharedTmp: true,
 		Protected: []string{"/Users/me/src/app/.git/hooks", "/Users/me/src/app/.git/config", "/Users/me/.ssh"}}
 	tests := []struct {
@@ -26,8 +27,8 @@ func TestSeatbeltProfile(t *testing.T) {
 			`(allow network-outbound (remote unix-socket (path-regex #"^/private/tmp/")))`,
 			"(deny process-info* (target others))", "(deny signal (target others))",
 		}, []string{"mDNSResponder", "(allow network*)\n"}},
-		{"network approved", c.With(Rights{Network: true, Writes: []string{"/Users/me/.cache"}}),
-			[]string{`(subpath "/Users/me/.cache")`}, []string{"(deny network*)"}},
+		{"network approved", c.With(Rights{Network: true, Writes: []string{extra}}),
+			[]string{`(subpath "` + extra + `")`}, []string{"(deny network*)"}},
 		{"no shared tmp", Config{Project: "/p", Protected: []string{`/p/we"ird\.x`}},
 			[]string{`(subpath "/p/we\"ird\\.x")`}, []string{`(subpath "/tmp")`}},
 	}
