@@ -100,6 +100,9 @@ for w in apple banana cherry 42; do case $w in a*) echo "A: $w";; b*|c*) echo "B
 #### conditionals
 x=5; if [ "$x" -gt 3 ]; then echo big; fi; [[ $x == 5 && -n $x ]] && echo dbl; [[ abc =~ ^a(b)c$ ]] && echo "match ${BASH_REMATCH[1]}"; test -d / && echo dir
 
+#### test-builtin
+x=; [ $x -gt 3 ]; echo $?; [ abc -gt 3 ]; echo $?; [ -f /etc/passwd -a ! -e /nonexistent ] && echo files; [ \( -n x \) -o -z y ] && echo parens; [ "a" ; echo "missing $?"; test 1 -lt 2 && echo lt
+
 #### arithmetic
 echo $((7 / 2)) $((7 % 3)) $((2 ** 10)); i=0; ((i++)); ((i += 5)); echo $i; let j=3*4; echo $j
 

@@ -408,6 +408,8 @@ func (g *Runner) builtin(ctx context.Context, hc interp.HandlerContext, args []s
 		out, status := g.printf(hc, args[1:])
 		fmt.Fprint(hc.Stdout, out)
 		st = status
+	case "test":
+		st = g.testBuiltin(ctx, hc, args[1], args[2:])
 	case "umask":
 		st = g.umask(hc, args[1:])
 	case "ulimit":

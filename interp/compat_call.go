@@ -103,6 +103,8 @@ func (g *Runner) compatCall(ctx context.Context, hc interp.HandlerContext, args 
 		return g.readCall(hc, args[1:])
 	case "source", ".":
 		return sourceCall(args)
+	case "[", "test":
+		return append([]string{internalPrefix + "test", args[0]}, args[1:]...)
 	case "trap":
 		return trapCall(args)
 	}
