@@ -119,7 +119,7 @@ func newFixture(t *testing.T) *fixture {
 		"project/file.txt":     "data\n",
 		"project/moveme.txt":   "move me\n",
 		"project/.gitmodules":  "[submodule \"x\"]\n\tpath = x\n\turl = https://example.com/x\n",
-		"project/gc.sh":        "#!/bin/sh\n/bin/sh -c 'echo grandchild > \"$OUT/gc\"'\n",
+		"project/gc.sh":        "#!/bin/sh\n/bin/sh -c 'echo grandchild > \"$TARGET\"'\n",
 		"home/.bashrc":         "# rc\n",
 		"outside/existing.txt": "original\n",
 	}
@@ -295,10 +295,7 @@ func runAttacks(t *testing.T, f *fixture, backend string, attacks []attack, watc
 // fileAttacks are the attempts to write outside the project or to the
 // protected paths inside it.
 func fileAttacks(f *fixture) []attack {
-	return []attack{
-		{name: "redirect into $HOME", snippet: `echo pwned > "$HOME/redir"`, absent: []string{"home/redir"}},
-		{name: "redirect into /etc", snippet: `echo pwned > "$ETCDIR/redir"`, absent: []string{f.etc + "/redir"}},
-		{name: "redirect into a dir outside", snippet: `echo pwned > "$OUT/redir"`, absent: []string{"outside/redir"}},
+	return append(writeTechniques(f), []attack{
 		{name: "append to an outside file", snippet: `echo pwned >> "$OUT/existing.txt"`},
 		{name: "chmod an outside file", snippet: `chmod 4777 "$OUT/existing.txt"`},
 		{name: "chmod a dir under /etc", snippet: `chmod 777 "$ETCDIR"`},
@@ -306,16 +303,6 @@ func fileAttacks(f *fixture) []attack {
 		{name: "set an extended attribute outside", snippet: `python3 -c 'import os; os.setxattr(os.environ["OUT"]+"/existing.txt", "user.pwned", b"1")'`, needs: "python3"},
 		{name: "chmod a hook", snippet: `chmod 000 .git/hooks/pre-commit`},
 		{name: "overwrite a shell rc file", snippet: `echo pwned >> "$HOME/.bashrc"`},
-		{name: "cp into $HOME", snippet: `cp file.txt "$HOME/cp"`, absent: []string{"home/cp"}},
-		{name: "cp into /etc", snippet: `cp file.txt "$ETCDIR/cp"`, absent: []string{f.etc + "/cp"}},
-		{name: "mv out of the project", snippet: `mv moveme.txt "$OUT/mv"`, absent: []string{"outside/mv"}},
-		{name: "python3 -c", snippet: `python3 -c 'import os; open(os.environ["OUT"]+"/py","w").write("x")'`, absent: []string{"outside/py"}, needs: "python3"},
-		{name: "sh -c", snippet: `sh -c 'echo x > "$OUT/shc"'`, absent: []string{"outside/shc"}},
-		{name: "/bin/sh -c", snippet: `/bin/sh -c 'echo x > "$HOME/binsh"'`, absent: []string{"home/binsh"}},
-		{name: "background job", snippet: `/bin/sh -c 'echo x > "$OUT/bg"' & wait $!`, absent: []string{"outside/bg"}},
-		{name: "nohup", snippet: `nohup /bin/sh -c 'echo x > "$OUT/nohup"' >/dev/null 2>&1`, absent: []string{"outside/nohup"}, needs: "nohup"},
-		{name: "setsid", snippet: `setsid -w /bin/sh -c 'echo x > "$OUT/setsid"'`, absent: []string{"outside/setsid"}, needs: "setsid"},
-		{name: "grandchild", snippet: `/bin/sh ./gc.sh`, absent: []string{"outside/gc"}},
 		{name: "symlink to outside dir, existing file", snippet: `echo pwned > link/existing.txt`},
 		{name: "symlink to outside dir, new file", snippet: `echo pwned > link/new.txt`, absent: []string{"outside/new.txt"}},
 		{name: "symlink to outside dir, cp", snippet: `cp file.txt link/cp`, absent: []string{"outside/cp"}},
@@ -332,7 +319,38 @@ func fileAttacks(f *fixture) []attack {
 		{name: "rename .git away", snippet: `mv .git .git-old`, absent: []string{"project/.git-old"}},
 		{name: ".gitmodules", snippet: `echo pwned >> .gitmodules`},
 		{name: "remove .gitmodules", snippet: `rm .gitmodules`},
+	}...)
+}
+
+// writeTechniques tries every way of writing a new file at each of the
+// three outside places: $HOME, a directory under /etc, another directory.
+func writeTechniques(f *fixture) []attack {
+	targets := []struct{ name, dir, rel string }{
+		{"$HOME", "$HOME", "home"}, {"/etc", "$ETCDIR", f.etc}, {"a dir outside", "$OUT", "outside"},
 	}
+	techniques := []struct{ name, snippet, needs string }{
+		{"redirection", `echo pwned > "%s/%s"`, ""},
+		{"cp", `cp file.txt "%s/%s"`, ""},
+		{"mv out of the project", `cp moveme.txt mv-%[2]s && mv mv-%[2]s "%[1]s/%[2]s"`, ""},
+		{"python3 -c", `python3 -c 'import os; open(os.path.expandvars("%s/%s"), "w").write("x")'`, "python3"},
+		{"sh -c", `sh -c 'echo x > "%s/%s"'`, ""},
+		{"/bin/sh -c", `/bin/sh -c 'echo x > "%s/%s"'`, ""},
+		{"background job", `/bin/sh -c 'echo x > "%s/%s"' & wait $!`, ""},
+		{"nohup", `nohup /bin/sh -c 'echo x > "%s/%s"' >/dev/null 2>&1`, "nohup"},
+		{"setsid", `setsid -w /bin/sh -c 'echo x > "%s/%s"'`, "setsid"},
+		{"grandchild", `/bin/sh -c "/bin/sh -c 'echo x > \"%s/%s\"'"`, ""},
+		{"grandchild script", `TARGET="%s/%s" /bin/sh ./gc.sh`, ""},
+	}
+	var out []attack
+	for _, tg := range targets {
+		for i, te := range techniques {
+			file := fmt.Sprintf("w%d", i)
+			snippet := fmt.Sprintf(te.snippet, tg.dir, file)
+			out = append(out, attack{name: te.name + " into " + tg.name, snippet: snippet,
+				absent: []string{filepath.Join(tg.rel, file)}, needs: te.needs})
+		}
+	}
+	return out
 }
 
 func TestSandboxEscapeFiles(t *testing.T) {
