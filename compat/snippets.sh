@@ -142,6 +142,9 @@ printf 'echo hi\n' > noexec.sh; ./noexec.sh; echo "rc=$?"; rm noexec.sh
 #### directory-as-command
 mkdir -p somedir; ./somedir; echo "rc=$?"; rmdir somedir
 
+#### builtin-errors
+local x=1; echo $?; type nosuchcmd-xyz; echo $?; source ./nonexistent.sh; echo $?; exit abc
+
 #### cd-errors
 cd /nonexistent-dir-xyz; echo "rc=$?"; cd /tmp && pwd
 

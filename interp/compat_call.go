@@ -2,6 +2,7 @@ package interp
 
 import (
 	"context"
+	"fmt"
 	"strconv"
 	"strings"
 	"unicode"
@@ -103,6 +104,14 @@ func (g *Runner) compatCall(ctx context.Context, hc interp.HandlerContext, args 
 		return g.readCall(hc, args[1:])
 	case "source", ".":
 		return sourceCall(args)
+	case "exit":
+		if len(args) == 2 {
+			if _, err := strconv.Atoi(strings.TrimSpace(args[1])); err != nil {
+				// bash: the message, then exit with status 2
+				msg := fmt.Sprintf("%s: line %d: exit: %s: numeric argument required", g.name, hc.Pos.Line(), args[1])
+				return []string{"eval", "printf '%s\\n' " + shellQuote(msg) + " >&2; exit 2"}
+			}
+		}
 	case "[", "test":
 		return append([]string{internalPrefix + "test", args[0]}, args[1:]...)
 	case "trap":

@@ -338,16 +338,33 @@ type errWriter struct {
 	w io.Writer
 }
 
-var unboundRe = regexp.MustCompile(`^([A-Za-z_][A-Za-z0-9_]*|[0-9]+): unbound variable\n$`)
+var (
+	unboundRe = regexp.MustCompile(`^([A-Za-z_][A-Za-z0-9_]*|[0-9]+): unbound variable\n$`)
+	// mvdanErrRe are other messages mvdan prints itself, worded as bash's
+	// but without the prefix.
+	mvdanErrRe = regexp.MustCompile(`^(?:[A-Za-z_][A-Za-z0-9_]*: readonly variable|local: can only be used in a function|type: .+: not found)\n$`)
+	// sourcedErrRe is mvdan's "source: " in front of an error guardsh
+	// already formatted.
+	sourcedErrRe = regexp.MustCompile(`^(?:source|\.): (.+: line [0-9]+: .*\n)$`)
+)
 
 func (e *errWriter) Write(p []byte) (int, error) {
-	if unboundRe.Match(p) {
-		e.g.sh.unbound.Store(true)
+	unbound := unboundRe.Match(p)
+	if unbound || mvdanErrRe.Match(p) {
+		if unbound {
+			e.g.sh.unbound.Store(true)
+		}
 		line := e.g.lastLine.Load()
 		if line < 1 {
 			line = 1
 		}
 		if _, err := fmt.Fprintf(e.w, "%s: line %d: %s", e.g.name, line, p); err != nil {
+			return 0, err
+		}
+		return len(p), nil
+	}
+	if m := sourcedErrRe.FindSubmatch(p); m != nil {
+		if _, err := e.w.Write(m[1]); err != nil {
 			return 0, err
 		}
 		return len(p), nil
