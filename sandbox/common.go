@@ -31,9 +31,9 @@ const (
 
 // Session is a confined interpreter process started by the privileged side.
 type Session struct {
-	Backend string
-	Desc    string
-	Cmd     *exec.Cmd
+	Backend string    // the backend confining it
+	Desc    string    // its description for audit records
+	Cmd     *exec.Cmd // the started process (bwrap's, under bubblewrap)
 }
 
 // Executable is the guardsh binary re-executed for the confined stages.
