@@ -153,3 +153,25 @@ func TestBrokerEscalationWrite(t *testing.T) {
 		})
 	}
 }
+
+// TestExecRelativeWrite: a confined command that writes a relative path
+// in its working directory (inside the project) succeeds: the stage enters
+// the directory again through the new mounts.
+func TestExecRelativeWrite(t *testing.T) {
+	needRoot(t)
+	if LandlockABI() < minLandlockABI {
+		t.Skip("no Landlock")
+	}
+	project := t.TempDir()
+	c := NewConfig(project, t.TempDir(), "", nil)
+	cmd, err := ExecCommand(BackendLandlock, c, []string{"/bin/sh", "-c", "echo hi > rel.txt"}, []string{"PATH=/usr/bin:/bin"}, project)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	if _, err := os.Stat(project + "/rel.txt"); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -163,6 +163,15 @@ func dropCaps() error {
 // so that it cannot be renamed away and replaced; mount points cannot be
 // unlinked or renamed (EBUSY).
 func protectMounts(c Config) error {
+	// The working directory still points into the mounts as they were:
+	// enter it again afterwards, through the new ones, or relative paths
+	// would reach the read-only root mount.
+	wd, wdErr := os.Getwd()
+	defer func() {
+		if wdErr == nil {
+			unix.Chdir(wd)
+		}
+	}()
 	mounts, err := mountPoints()
 	if err != nil {
 		return fmt.Errorf("mount namespace: %w", err)
