@@ -223,6 +223,10 @@ func (g *Runner) prelude() error {
 		fmt.Fprintf(&b, "HOSTNAME=%s\n", shellQuote(h))
 	}
 	b.WriteString("GUARDSH=1\n")
+	if !g.env.Get("PATH").IsSet() {
+		// bash's built-in default, unexported as in bash
+		b.WriteString("PATH=/usr/local/bin:/usr/local/sbin:/usr/bin:/usr/sbin:/bin:/sbin:.\n")
+	}
 	if g.cfg.Interactive && g.env.Get("PS1").String() == "" {
 		b.WriteString(`PS1='\s-\v\$ '` + "\n")
 	}
