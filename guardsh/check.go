@@ -1454,7 +1454,7 @@ func (ck *checker) callSource(s *syntax.Stmt, x *syntax.CallExpr) source {
 		}
 	case name == "uudecode" || name == "gunzip" || name == "zcat" || name == "bzcat" || name == "xzcat" || name == "rev" || name == "gpg":
 		return source{kind: srcDecoded, what: name}.max(sub)
-	case name == "tr" || name == "sed" || name == "awk" || name == "perl" || name == "python" || name == "python3" || name == "printf" && len(norm) > 1 && strings.Contains(norm[1], "%"):
+	case name == "tr" || name == "sed" || name == "awk" || name == "perl" || name == "python" || name == "python3":
 		// transformations of input: unknown, unless decoding network data
 		return source{kind: srcUnknown}.max(sub)
 	case name == "echo" || name == "printf":

@@ -602,6 +602,13 @@ func TestCommandClasses(t *testing.T) {
 		{"ls -la | less", Allow, "read.only"},
 		{"ssh-keygen -t ed25519", Ask, idUnknown},
 		{"pushd /tmp/x && popd && rm -rf build", Allow, "edit.project"},
+		{"git -c alias.nuke=reset nuke --hard", Deny, "git.reset-hard"},
+		{"git -calias.force=push force origin +main", Deny, "git.push-force"},
+		{"GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=alias.nuke GIT_CONFIG_VALUE_0=reset git nuke --hard", Deny, "git.reset-hard"},
+		{`GIT_CONFIG_PARAMETERS="'alias.nuke=reset'" git nuke --hard`, Deny, "git.reset-hard"},
+		{"git push origin -- +refs/heads/main", Deny, "git.push-force"},
+		{"printf '%s\n' 'rm -rf /' | xargs sh -c 'eval \"$1\"' _", Deny, idRmRoot},
+		{"perl -e 'unlink glob(\"/etc/*\")'", Deny, idRmSystem},
 	}
 	p := NewPolicy(ModeAuto)
 	for _, tt := range tests {

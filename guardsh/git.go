@@ -34,6 +34,7 @@ func gitExecKey(k, v string) bool {
 // hGit judges git: global options, then the subcommand.
 func hGit(cx *cmdCtx, args []string) {
 	j := cx.j
+	aliases := gitEnvAliases(cx)
 	i := 1
 	for i < len(args) {
 		a := args[i]
@@ -52,6 +53,12 @@ func hGit(cx *cmdCtx, args []string) {
 				i++
 			}
 			k, v, _ := strings.Cut(kv, "=")
+			if lk := strings.ToLower(k); strings.HasPrefix(lk, "alias.") && !strings.HasPrefix(v, "!") {
+				if aliases == nil {
+					aliases = map[string]string{}
+				}
+				aliases[lk[len("alias."):]] = v
+			}
 			if isDynamic(kv) || gitExecKey(strings.ToLower(k), v) {
 				j.other("git.config-exec", "-c "+displayArg(kv))
 				cx.gitConfigValue(v)
@@ -80,6 +87,13 @@ func hGit(cx *cmdCtx, args []string) {
 	}
 	sub := strings.ToLower(args[i])
 	rest := args[i+1:]
+	// git -c alias.nuke=reset nuke --hard is git reset --hard
+	if v, ok := aliases[sub]; ok && cx.depth < maxDepth {
+		if f := strings.Fields(v); len(f) > 0 {
+			sub = strings.ToLower(f[0])
+			rest = append(append([]string(nil), f[1:]...), rest...)
+		}
+	}
 	lrest := make([]string, len(rest))
 	for k, a := range rest {
 		if strings.HasPrefix(a, "--") {
@@ -503,13 +517,14 @@ func gitSub(cx *cmdCtx, sub string, rest, lrest []string) {
 func gitPush(cx *cmdCtx, rest, lrest []string) {
 	j := cx.j
 	j.eff.Network = true
-	opts, pos, _, _ := gitOpts(rest, func(a string) bool {
+	opts, pos, after, _ := gitOpts(rest, func(a string) bool {
 		switch a {
 		case "--repo", "--receive-pack", "--exec", "-o", "--push-option", "--signed":
 			return true
 		}
 		return false
 	})
+	pos = append(pos, after...)
 	force := shortHas(opts, 'f') || longHas(lrest, "--mirror", 4)
 	for _, lo := range lrest {
 		if !strings.HasPrefix(lo, "--") {
@@ -746,4 +761,45 @@ func (cx *cmdCtx) gitConfigValue(v string) {
 	if v != "" && !isDynamic(v) {
 		cx.nestScript(v)
 	}
+}
+
+// gitEnvAliases reads aliases set through the environment
+// (GIT_CONFIG_COUNT/KEY_n/VALUE_n, GIT_CONFIG_PARAMETERS).
+func gitEnvAliases(cx *cmdCtx) map[string]string {
+	if cx.c.Env == nil {
+		return nil
+	}
+	var out map[string]string
+	add := func(k, v string) {
+		k = strings.ToLower(strings.TrimSpace(k))
+		if strings.HasPrefix(k, "alias.") && !strings.HasPrefix(v, "!") {
+			if out == nil {
+				out = map[string]string{}
+			}
+			out[k[len("alias."):]] = v
+		}
+	}
+	if n := cx.c.Env("GIT_CONFIG_COUNT"); n != "" {
+		for i := 0; i < 16; i++ {
+			if k := cx.c.Env("GIT_CONFIG_KEY_" + itoa(i)); k != "" {
+				add(k, cx.c.Env("GIT_CONFIG_VALUE_"+itoa(i)))
+			}
+		}
+	}
+	if p := cx.c.Env("GIT_CONFIG_PARAMETERS"); p != "" {
+		for _, part := range strings.Fields(p) {
+			part = strings.Trim(part, "'\"")
+			if k, v, ok := strings.Cut(part, "="); ok {
+				add(k, v)
+			}
+		}
+	}
+	return out
+}
+
+func itoa(i int) string {
+	if i < 10 {
+		return string(rune('0' + i))
+	}
+	return string(rune('0'+i/10)) + string(rune('0'+i%10))
 }

@@ -145,6 +145,13 @@ func literalArgs(s string) (args []string, list bool, dynamic bool) {
 		for i < len(s) && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n') {
 			i++
 		}
+		// glob("/etc/*"), Dir.glob(...), Path("x"): the literal inside
+		for _, wrap := range [...]string{"glob(", "Dir.glob(", "Path(", "pathlib.Path(", "File.expand_path("} {
+			if strings.HasPrefix(s[i:], wrap) {
+				i += len(wrap)
+				break
+			}
+		}
 		v, k, ok := scanString(s[i:])
 		if !ok {
 			switch {
