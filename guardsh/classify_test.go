@@ -607,6 +607,7 @@ func TestCommandClasses(t *testing.T) {
 		{"GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=alias.nuke GIT_CONFIG_VALUE_0=reset git nuke --hard", Deny, "git.reset-hard"},
 		{`GIT_CONFIG_PARAMETERS="'alias.nuke=reset'" git nuke --hard`, Deny, "git.reset-hard"},
 		{"git push origin -- +refs/heads/main", Deny, "git.push-force"},
+		{"env - git reset --hard", Deny, "git.reset-hard"},
 		{"printf '%s\n' 'rm -rf /' | xargs sh -c 'eval \"$1\"' _", Deny, idRmRoot},
 		{"perl -e 'unlink glob(\"/etc/*\")'", Deny, idRmSystem},
 	}

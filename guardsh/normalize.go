@@ -265,6 +265,10 @@ func unwrap(args []string) (inner []string, script string, ok bool) {
 		i := 1
 		for i < len(args) {
 			a := args[i]
+			if a == "-" { // same as -i
+				i++
+				continue
+			}
 			if a == "-S" || a == "--split-string" {
 				if i+1 < len(args) {
 					return append(strings.Fields(args[i+1]), args[i+2:]...), "", true
