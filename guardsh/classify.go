@@ -157,8 +157,10 @@ func mkVerdict(d Decision, id, detail string, eff Effects) Verdict {
 // nested commands and configured rules).
 func (p *Policy) settle(j *judgement) Verdict {
 	mode := p.Mode
-	if mode == "" {
-		mode = ModeDefault
+	switch mode {
+	case ModeDefault, ModePlan, ModeAuto, ModeBypass:
+	default:
+		mode = ModeDefault // unknown modes are the strict default
 	}
 	switch {
 	case j.f.dec == Deny:

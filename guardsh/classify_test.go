@@ -636,3 +636,11 @@ func TestSourceGlob(t *testing.T) {
 		t.Errorf("rm -f *.o: %s [%s] %s", v.Decision, v.Rule, v.Reason)
 	}
 }
+
+func TestUnknownModeIsDefault(t *testing.T) {
+	for _, m := range []Mode{"", "Auto", "yolo"} {
+		if sv := check(t, m, "ls"); sv.Decision != Ask || sv.Rule != idModeDefault {
+			t.Errorf("mode %q: ls = %s [%s]", m, sv.Decision, sv.Rule)
+		}
+	}
+}
