@@ -273,6 +273,29 @@ func (cx *cmdCtx) read(arg string) {
 	}
 }
 
+// readTree judges reading a whole directory tree (tar, zip -r, cp -r,
+// rsync, grep -r): a tree that holds credentials (/, home, ~/.config,
+// /etc, /root) asks like reading them.
+func (cx *cmdCtx) readTree(arg string) {
+	cx.read(arg)
+	t := cx.pe.resolve(arg)
+	if t.abs == "" {
+		return
+	}
+	holds := t.loc == locRoot || t.loc == locHome || t.abs == "/etc" || t.abs == "/root" || t.abs == "/home"
+	if !holds && cx.pe.home != "" {
+		for _, c := range [...]string{"/.ssh", "/.aws", "/.config", "/.gnupg", "/.kube", "/.docker", "/.local/share", "/.mozilla", "/Library"} {
+			if within(cx.pe.home+c, t.abs) {
+				holds = true
+				break
+			}
+		}
+	}
+	if holds {
+		cx.j.askOver(idReadCredentials, "reads the whole tree "+t.abs+", credentials included")
+	}
+}
+
 // write judges writing (del: deleting) a path.
 func (cx *cmdCtx) write(arg string, del bool) {
 	j := cx.j
@@ -751,6 +774,7 @@ func hRead(cx *cmdCtx, name string, args []string) {
 			skip = 0
 		}
 	}
+	tree := name == "rg" || name == "ag" || name == "ack" || (name == "grep" || name == "egrep" || name == "fgrep") && (hasOpt(args[1:], 'r', "recursive", "dereference-recursive") || hasOpt(args[1:], 'R')) || name == "du" || name == "tree"
 	for k, o := range ops {
 		if k < skip {
 			continue
@@ -758,7 +782,11 @@ func hRead(cx *cmdCtx, name string, args []string) {
 		if k > 64 {
 			break
 		}
-		cx.read(o)
+		if tree && name != "du" && name != "tree" {
+			cx.readTree(o)
+		} else {
+			cx.read(o)
+		}
 	}
 }
 
@@ -824,8 +852,13 @@ func hCopy(cx *cmdCtx, name string, args []string) {
 	case "ln":
 		// the link target is not touched
 	default:
+		rec := hasOpt(args[1:], 'r', "recursive", "archive") || hasOpt(args[1:], 'R') || hasOpt(args[1:], 'a')
 		for _, o := range ops {
-			cx.read(o)
+			if rec {
+				cx.readTree(o)
+			} else {
+				cx.read(o)
+			}
 		}
 	}
 	cx.write(dest, false)
@@ -1573,7 +1606,7 @@ func hTar(cx *cmdCtx, name string, args []string) {
 		}
 		for _, o := range operands(args[start:], optSpec{short: "CfTXIbHgKLMNV", long: []string{"directory", "file", "exclude", "files-from", "exclude-from", "transform", "owner", "group", "mode", "mtime", "format"}}) {
 			if o != file {
-				cx.read(o)
+				cx.readTree(o)
 			}
 		}
 	default:
@@ -1608,7 +1641,7 @@ func hArchive(cx *cmdCtx, name string, args []string) {
 		if len(ops) > 0 {
 			cx.write(ops[0], false)
 			for _, o := range ops[1:] {
-				cx.read(o)
+				cx.readTree(o)
 			}
 		}
 		return
@@ -1730,7 +1763,7 @@ func (cx *cmdCtx) copyRemote(name string, args []string) {
 	dest := ops[len(ops)-1]
 	for _, o := range ops[:len(ops)-1] {
 		if !remote(o) {
-			cx.read(o)
+			cx.readTree(o)
 		}
 	}
 	if !anyRemote && name == "rsync" {
