@@ -1,6 +1,7 @@
 package guardsh
 
 import (
+	"path"
 	"strconv"
 	"strings"
 	"sync"
@@ -354,8 +355,17 @@ func plainLit(w *syntax.Word) (string, bool) {
 
 // known reports whether a parameter expansion's value is known.
 func (ck *checker) knownParam(pe *syntax.ParamExp) bool {
-	if pe.Param == nil || pe.Excl || pe.NestedParam != nil || pe.Names != 0 {
+	if pe.Param == nil || pe.NestedParam != nil || pe.Names != 0 {
 		return false
+	}
+	if pe.Excl {
+		// ${!x}: x names the variable
+		ref, ok := ck.lookup(pe.Param.Value)
+		if !ok || pe.Index != nil || pe.Exp != nil || pe.Slice != nil || pe.Repl != nil || pe.Length {
+			return false
+		}
+		_, ok = ck.lookup(ref)
+		return ok
 	}
 	name := pe.Param.Value
 	switch name {
@@ -1469,6 +1479,16 @@ func (ck *checker) callSource(s *syntax.Stmt, x *syntax.CallExpr) source {
 			return source{kind: srcStatic, text: text}
 		}
 		return source{kind: srcUnknown}
+	case name == "pwd" && len(norm) == 1 && ck.dir != "":
+		return source{kind: srcStatic, text: ck.dir + "\n"}
+	case (name == "dirname" || name == "basename") && len(norm) >= 2 && !isDynamic(norm[1]) && sub.kind == srcNone:
+		p := norm[1]
+		if name == "dirname" {
+			p = path.Dir(p)
+		} else {
+			p = path.Base(p)
+		}
+		return source{kind: srcStatic, text: p + "\n"}
 	case name == "cat":
 		if len(norm) == 1 {
 			if text, ok := ck.hdocText(s); ok {

@@ -40,7 +40,7 @@ func TestDisguises(t *testing.T) {
 		`git -c core.fsmonitor="rm -rf ~" status`, `PAGER='sh -c "rm -rf ~"' git log`, `vim -c '!rm -rf ~' x`, `vim +'!rm -rf ~'`, `ssh -o ProxyCommand='rm -rf ~' h`,
 		`rsync -e 'rm -rf ~' a h:b`, `tar -I 'rm -rf ~' -cf a.tar x`, `LESSOPEN='|rm -rf ~ %s' less f`, `man -P 'rm -rf ~' ls`, `sort --compress-program='rm -rf ~' f`, `zip -T -TT 'rm -rf ~' a.zip f`,
 		`git difftool -x 'rm -rf ~'`, `gdb -ex 'shell rm -rf ~'`, "/lib64/ld-linux-x86-64.so.2 /bin/rm -rf ~", `GIT_EDITOR="rm -rf ~" git commit`, `bash -c "$(printf 'rm -rf ~')"`, `xargs sh -c 'rm -rf "$@"' _`,
-		`rm -rf "${TARGET:-$HOME}"`, "rm -rf ${X:-~}", "nsenter -t 1 -m rm -rf ~", "systemd-run --user rm -rf ~", "unshare -r rm -rf ~", "script -qc 'rm -rf ~' /dev/null",
+		`rm -rf "${TARGET:-$HOME}"`, "rm -rf $(dirname ~/x)", "x=HOME; rm -rf ${!x}", "cd ~; rm -rf $(pwd)", "rm -rf ${HOME:0:1}", "rm -rf ${X:-~}", "nsenter -t 1 -m rm -rf ~", "systemd-run --user rm -rf ~", "unshare -r rm -rf ~", "script -qc 'rm -rf ~' /dev/null",
 		"sg wheel -c 'rm -rf ~'", "tmux new -d 'rm -rf ~'", "tmux send-keys 'rm -rf ~' Enter", "screen -dm rm -rf ~",
 		"echo 'rm -rf ~' | at now", "at now <<< 'rm -rf ~'", "docker run -v ~:/h alpine rm -rf /h", "perl -e 'fork while fork'",
 		"printf '\\x72\\x6d -rf ~' | sh", "echo -e 'rm -rf ~' | bash", "bash /dev/stdin <<< 'rm -rf ~'",

@@ -91,6 +91,13 @@ func (e *pathEnv) abs(p string) (string, bool) {
 		return "", false
 	}
 	switch {
+	case p == "~+" || strings.HasPrefix(p, "~+/"):
+		if e.dir == "" {
+			return "", false
+		}
+		p = e.dir + p[2:]
+	case p == "~-" || strings.HasPrefix(p, "~-/"):
+		return "", false
 	case p == "~" || strings.HasPrefix(p, "~/"):
 		if e.home == "" {
 			return "", false
