@@ -108,11 +108,12 @@ func NewConfig(project, tmpDir, home string, getenv func(string) string) Config 
 		}
 	}
 	if home != "" {
+		h := canon(home)
 		for _, f := range rcFiles {
-			c.Protected = append(c.Protected, filepath.Join(canon(home), f))
+			c.Protected = append(c.Protected, filepath.Join(h, f))
 		}
 		// guardsh's own configuration: what the privileged side trusts.
-		c.Protected = append(c.Protected, filepath.Join(canon(home), ".config", "guardsh"))
+		c.Protected = append(c.Protected, filepath.Join(h, ".config", "guardsh"))
 	}
 	if x := getenv("XDG_CONFIG_HOME"); filepath.IsAbs(x) {
 		c.Protected = append(c.Protected, filepath.Join(canon(x), "guardsh"))
