@@ -874,3 +874,35 @@ func TestSandboxEscalationApproved(t *testing.T) {
 		}
 	}
 }
+
+// TestSandboxProbeRejectsLyingBackend: a "bwrap" that confines nothing
+// (it drops its options and runs the command) must fail the probe, so
+// guardsh refuses to run commands rather than trust it.
+func TestSandboxProbeRejectsLyingBackend(t *testing.T) {
+	backendsUnderTest(t)
+	f := newFixture(t)
+	bin := filepath.Join(f.base, "fakebin")
+	os.MkdirAll(bin, 0o755)
+	os.WriteFile(filepath.Join(bin, "bwrap"), []byte("#!/bin/sh\nwhile [ \"$1\" != -- ]; do shift; done\nshift\nexec \"$@\"\n"), 0o755)
+	env := f.env("bwrap", "GUARDSH_SANDBOX_NOCACHE=1")
+	for i, e := range env {
+		if strings.HasPrefix(e, "PATH=") {
+			env[i] = "PATH=" + bin + ":" + strings.TrimPrefix(e, "PATH=")
+		}
+	}
+	cmd := exec.Command(f.bin, "--doctor")
+	cmd.Dir, cmd.Env = f.project, env
+	out, err := cmd.CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "probe bwrap: FAILED") || !strings.Contains(string(out), "FAIL write outside project fails") {
+		t.Errorf("doctor trusted a bwrap that confines nothing: %v\n%s", err, out)
+	}
+	cmd = exec.Command(f.bin, "-c", `echo pwned > "$OUT/lying"`)
+	cmd.Dir, cmd.Env = f.project, env
+	out, err = cmd.CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "--no-sandbox") {
+		t.Errorf("a command ran on a backend that failed its probe: %v\n%s", err, out)
+	}
+	if _, err := os.Stat(filepath.Join(f.outside, "lying")); err == nil {
+		t.Error("the command wrote outside")
+	}
+}
