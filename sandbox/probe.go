@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"time"
 
@@ -39,6 +40,13 @@ func runProbeChecks(spec stageSpec) []Check {
 	err = os.WriteFile(outside, []byte("escaped\n"), 0o644)
 	_, statErr := os.Lstat(outside)
 	add("write outside project fails", err != nil && errors.Is(statErr, os.ErrNotExist), errString(err))
+
+	childOut := filepath.Join(p.Outside, "probe-child")
+	if _, err := os.Stat("/bin/sh"); err == nil {
+		err := exec.Command("/bin/sh", "-c", `echo escaped > "$1"`, "sh", childOut).Run()
+		_, statErr := os.Lstat(childOut)
+		add("a child process cannot write outside either", err != nil && errors.Is(statErr, os.ErrNotExist), errString(err))
+	}
 
 	f, err := os.OpenFile(p.GitConfig, os.O_WRONLY|os.O_APPEND, 0)
 	if err == nil {
@@ -140,6 +148,9 @@ func Probe(backend string, c Config) ProbeResult {
 	}
 	// Verify from outside as well: the confined side could lie.
 	_, statErr := os.Lstat(filepath.Join(out, "probe-outside"))
+	if _, err := os.Lstat(filepath.Join(out, "probe-child")); err == nil {
+		statErr = nil
+	}
 	b, _ := os.ReadFile(gitConfig)
 	_, inErr := os.Lstat(filepath.Join(proj, "probe-inside"))
 	var wasReached bool
