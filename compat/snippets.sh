@@ -32,6 +32,9 @@ echo not reached
 #### set-u-unbound
 set -u; echo "${DEFINITELY_UNSET:-default}"; echo "$DEFINITELY_UNSET"; echo after
 
+#### xtrace
+set -euxo pipefail; name=world; echo "hello $name"; printf -v greeting %s! hi; echo "$greeting"; if [ -n "$name" ]; then echo yes; fi; read v <<< q; for i in 1 2; do echo $i; done; echo "it's" "" "a b"; f() { echo in f; }; f arg
+
 #### set-e-in-condition
 set -e; if false; then echo no; fi; false || echo recovered; f() { false; echo in-f; }; f || true; echo end
 

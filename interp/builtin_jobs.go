@@ -45,6 +45,11 @@ type shared struct {
 	exited chan *proc
 
 	interrupted atomic.Bool
+	// traceQuiet counts guardsh's own evals running (their "set -x" trace
+	// is dropped); traceDropNext drops the trace of the status command that
+	// ends one.
+	traceQuiet    atomic.Int32
+	traceDropNext atomic.Bool
 	// unbound is set when an unbound variable error was printed.
 	unbound atomic.Bool
 	// terminating is the SIGTERM or SIGHUP being handled, or 0.

@@ -39,7 +39,7 @@ func (g *Runner) printfCall(hc interp.HandlerContext, args []string) []string {
 	if st != 0 && st != 1 {
 		return []string{internalPrefix + "err", strconv.Itoa(st), strings.TrimSuffix(errs.String(), "\n")}
 	}
-	return []string{"eval", name + "=" + shellQuote(out)}
+	return g.quietEval(name+"="+shellQuote(out), "true")
 }
 
 // printf formats like bash's printf builtin and returns the output and

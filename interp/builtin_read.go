@@ -169,7 +169,7 @@ opts:
 	if exact && len(names) > 0 && !array {
 		assign = names[0] + "=" + shellQuote(unescape(string(data), raw)) // -N: not split
 	}
-	return []string{"eval", assign + "; " + statusCmd(status)}
+	return g.quietEval(assign, statusCmd(status))
 }
 
 // statusCmd ends read's eval with its status. "! true" fails without

@@ -29,7 +29,20 @@ const (
 	markBgDone = "__guardsh_bgdone"
 	// vpidVar holds a compound background job's virtual PID in its subshell.
 	vpidVar = "__guardsh_vpid"
+	// quietBegin and quietEnd bracket guardsh's own code run through eval
+	// (read, printf -v, source, ...), whose "set -x" trace bash would not
+	// show; exitCmd is the exit that ends a compound background job.
+	quietBegin = "__guardsh_quiet_begin"
+	quietEnd   = "__guardsh_quiet_end"
+	exitCmd    = "__guardsh_exit"
 )
+
+// quietEval runs guardsh's own code through eval without tracing it: body,
+// then status, a single simple command whose status is the eval's.
+func (g *Runner) quietEval(body, status string) []string {
+	g.sh.traceQuiet.Add(1)
+	return []string{"eval", body + "; " + quietEnd + "; " + status}
+}
 
 // internalCall handles markers and internal names reaching the call
 // handler. Only the rewrites' markers are honoured; any other internal name
@@ -48,7 +61,7 @@ func (g *Runner) internalCall(hc interp.HandlerContext, args []string) ([]string
 		return args, nil
 	case markPSSet:
 		if len(args) == 3 {
-			return []string{"eval", g.sh.pipeStatusSet(args[1], args[2])}, nil
+			return g.quietEval(g.sh.pipeStatusSet(args[1], args[2]), "true"), nil
 		}
 		return []string{":"}, nil
 	case markBgStart:
@@ -103,13 +116,13 @@ func (g *Runner) compatCall(ctx context.Context, hc interp.HandlerContext, args 
 	case "read":
 		return g.readCall(hc, args[1:])
 	case "source", ".":
-		return sourceCall(args)
+		return g.sourceCall(args)
 	case "exit":
 		if len(args) == 2 {
 			if _, err := strconv.Atoi(strings.TrimSpace(args[1])); err != nil {
 				// bash: the message, then exit with status 2
 				msg := fmt.Sprintf("%s: line %d: exit: %s: numeric argument required", g.name, hc.Pos.Line(), args[1])
-				return []string{"eval", "printf '%s\\n' " + shellQuote(msg) + " >&2; exit 2"}
+				return g.quietEval("printf '%s\\n' "+shellQuote(msg)+" >&2", "exit 2")
 			}
 		}
 	case "[", "test":
@@ -415,7 +428,7 @@ func isTrapCondition(s string) bool {
 
 // sourceCall keeps BASH_SOURCE while a file is sourced: the file is pushed
 // in front, and popped when it ends; source's status is kept.
-func sourceCall(args []string) []string {
+func (g *Runner) sourceCall(args []string) []string {
 	if len(args) < 2 || strings.HasPrefix(args[1], "-") {
 		return args
 	}
@@ -423,7 +436,10 @@ func sourceCall(args []string) []string {
 	for i, a := range args[1:] {
 		quoted[i] = shellQuote(a)
 	}
-	src := `BASH_SOURCE=(` + quoted[0] + ` "${BASH_SOURCE[@]}"); builtin source ` + strings.Join(quoted, " ") +
-		`; __guardsh_st=$?; BASH_SOURCE=("${BASH_SOURCE[@]:1}"); `
-	return []string{"eval", src + `if [ "$__guardsh_st" = 0 ]; then unset __guardsh_st; else (exit "$__guardsh_st"); fi`}
+	// Traced as bash traces it: the sourced file's commands, nothing of
+	// the bookkeeping around them.
+	g.sh.traceQuiet.Add(1)
+	src := `BASH_SOURCE=(` + quoted[0] + ` "${BASH_SOURCE[@]}"); ` + quietEnd + `; builtin source ` + strings.Join(quoted, " ") +
+		`; __guardsh_st=$?; ` + quietBegin + `; BASH_SOURCE=("${BASH_SOURCE[@]:1}"); `
+	return []string{"eval", src + `if [ "$__guardsh_st" = 0 ]; then unset __guardsh_st; ` + quietEnd + `; true; else ` + quietEnd + `; (exit "$__guardsh_st"); fi`}
 }

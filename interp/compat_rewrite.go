@@ -236,7 +236,7 @@ func compoundJob(st *syntax.Stmt, id int) {
 		trap,
 		markerStmt(markBgStart, pos, litWord(strconv.Itoa(id))),
 		inner,
-		markerStmt("exit", end),
+		markerStmt(exitCmd, end),
 	}}
 	st.Cmd = b
 	st.Negated = false
@@ -352,7 +352,7 @@ func fixAssocLength(f *syntax.File) bool {
 			}
 			// (keys cannot be empty; mvdan lists one empty key for an
 			// empty associative array)
-			src := `$(n=0; for k in "${!` + pe.Param.Value + `[@]}"; do if [ -n "$k" ]; then n=$((n+1)); fi; done; echo "$n")`
+			src := `$(` + quietBegin + `; n=0; for k in "${!` + pe.Param.Value + `[@]}"; do if [ -n "$k" ]; then n=$((n+1)); fi; done; ` + quietEnd + `; echo "$n")`
 			file, err := syntax.NewParser().Parse(strings.NewReader("x="+src), "")
 			if err != nil {
 				continue

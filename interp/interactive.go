@@ -92,6 +92,7 @@ func (g *Runner) Interactive(ctx context.Context, opts InteractiveOptions) int {
 		cctx, cancel := context.WithCancel(ctx)
 		cancelCur.Store(&cancel)
 		err = g.r.Run(cctx, file)
+		g.errW.flushTrace()
 		interrupted := cctx.Err() != nil
 		cancelCur.Store(nil)
 		cancel()

@@ -6,6 +6,7 @@
 package interp
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -16,6 +17,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -82,6 +84,7 @@ type Runner struct {
 	r      *interp.Runner
 	name   string // $0, and the prefix of error messages
 	sh     *shared
+	errW   *errWriter
 	grp    *procGroup
 	env    *dynEnviron
 	// verbose is "set -v": input is echoed on stderr before it runs.
@@ -120,9 +123,10 @@ func New(cfg Config) (*Runner, error) {
 	}
 	g := &Runner{cfg: cfg, policy: cfg.Policy, name: cfg.Name, sh: sh, grp: cfg.group, start: time.Now()}
 	g.env = newDynEnviron(g, shellEnv(cfg.Env))
+	g.errW = &errWriter{g: g, w: cfg.Stderr}
 	opts := []interp.RunnerOption{
 		interp.Env(g.env),
-		interp.StdIO(cfg.Stdin, cfg.Stdout, &errWriter{g: g, w: cfg.Stderr}),
+		interp.StdIO(cfg.Stdin, cfg.Stdout, g.errW),
 		interp.CallHandler(g.call),
 		interp.ExecHandlers(func(interp.ExecHandlerFunc) interp.ExecHandlerFunc { return g.gateExec(g.exec) }),
 		interp.Interactive(cfg.Interactive),
@@ -340,6 +344,12 @@ func (g *Runner) RunDashC(ctx context.Context, cmd, name string) int {
 type errWriter struct {
 	g *Runner
 	w io.Writer
+	// pending is the last "set -x" trace line, held until the call
+	// handler sees the command it traces: mvdan quotes a builtin's
+	// arguments as one word and other commands' not at all; the call
+	// handler writes the line as bash would (traceCall).
+	mu      sync.Mutex
+	pending []byte
 }
 
 var (
@@ -353,6 +363,23 @@ var (
 )
 
 func (e *errWriter) Write(p []byte) (int, error) {
+	if bytes.HasPrefix(p, []byte("+ ")) {
+		if e.g.sh.hideTrace(p) {
+			return len(p), nil
+		}
+		e.mu.Lock()
+		defer e.mu.Unlock()
+		if e.pending != nil {
+			if _, err := e.w.Write(e.pending); err != nil {
+				return 0, err
+			}
+		}
+		e.pending = append([]byte(nil), p...)
+		return len(p), nil
+	}
+	if err := e.flushTrace(); err != nil {
+		return 0, err
+	}
 	unbound := unboundRe.Match(p)
 	if unbound || mvdanErrRe.Match(p) {
 		if unbound {
@@ -376,6 +403,103 @@ func (e *errWriter) Write(p []byte) (int, error) {
 	return e.w.Write(p)
 }
 
+// flushTrace writes a held trace line as it is.
+func (e *errWriter) flushTrace() error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.pending == nil {
+		return nil
+	}
+	_, err := e.w.Write(e.pending)
+	e.pending = nil
+	return err
+}
+
+// traceCall writes the held trace line of the command args, as bash
+// traces it; a held line of something else is written as it is.
+func (e *errWriter) traceCall(args []string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.pending == nil {
+		return
+	}
+	line := e.pending
+	e.pending = nil
+	if string(line) == mvdanTrace(args) {
+		line = []byte(bashTrace(args))
+	}
+	e.w.Write(line)
+}
+
+// mvdanTrace is the line mvdan's tracer writes for a call.
+func mvdanTrace(args []string) string {
+	s := strings.Join(args[1:], " ")
+	switch {
+	case strings.TrimSpace(s) == "":
+		return "+ " + args[0] + "\n"
+	case interp.IsBuiltin(args[0]):
+		q, err := syntax.Quote(s, syntax.LangBash)
+		if err != nil {
+			return ""
+		}
+		return "+ " + args[0] + " " + q + "\n"
+	}
+	return "+ " + args[0] + " " + s + "\n"
+}
+
+// bashTrace is bash's "set -x" line for a call: each word quoted if the
+// shell would read it differently.
+func bashTrace(args []string) string {
+	var b strings.Builder
+	b.WriteString("+")
+	for _, a := range args {
+		b.WriteByte(' ')
+		b.WriteString(traceWord(a))
+	}
+	b.WriteByte('\n')
+	return b.String()
+}
+
+func traceWord(s string) string {
+	if s == "" {
+		return "''"
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c == 0x7f {
+			return ansiQuote(s)
+		}
+	}
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case ' ', '\t', '\n', '\'', '"', '\\', '|', '&', ';', '(', ')', '<', '>',
+			'!', '{', '}', '*', '[', '?', ']', '^', '$', '`':
+			return shellQuote(s)
+		case '~':
+			if i == 0 || s[i-1] == '=' || s[i-1] == ':' {
+				return shellQuote(s)
+			}
+		case '#':
+			if i == 0 {
+				return shellQuote(s)
+			}
+		}
+	}
+	return s
+}
+
+// hideTrace reports whether a "set -x" trace line shows guardsh's own
+// code (markers, bookkeeping evals), which bash's trace would not have.
+func (s *shared) hideTrace(p []byte) bool {
+	if bytes.Contains(p, []byte(internalPrefix)) || bytes.Contains(p, []byte("__guardsh_")) ||
+		bytes.HasPrefix(p, []byte("+ local -a FUNCNAME=(")) {
+		return true
+	}
+	if s.traceDropNext.CompareAndSwap(true, false) {
+		return true
+	}
+	return s.traceQuiet.Load() > 0
+}
+
 // unwrapErr returns the writer under an errWriter.
 func unwrapErr(w io.Writer) io.Writer {
 	if e, ok := w.(*errWriter); ok {
@@ -387,6 +511,7 @@ func unwrapErr(w io.Writer) io.Writer {
 // RunFile runs a parsed script and returns its exit status.
 func (g *Runner) RunFile(ctx context.Context, file *syntax.File) int {
 	err := g.r.Run(ctx, file)
+	g.errW.flushTrace()
 	return g.statusOf(err)
 }
 
@@ -440,6 +565,23 @@ func (g *Runner) call(ctx context.Context, args []string) ([]string, error) {
 	if strings.HasPrefix(args[0], internalPrefix) {
 		return g.internalCall(hc, args)
 	}
+	g.sh.traceDropNext.Store(false) // this command's trace is out
+	if g.errW != nil {
+		g.errW.traceCall(args)
+	}
+	switch args[0] {
+	case quietBegin:
+		g.sh.traceQuiet.Add(1)
+		return []string{":"}, nil
+	case quietEnd:
+		if g.sh.traceQuiet.Add(-1) < 0 {
+			g.sh.traceQuiet.Store(0)
+		}
+		g.sh.traceDropNext.Store(true)
+		return []string{":"}, nil
+	case exitCmd:
+		return []string{"exit"}, nil
+	}
 	if args[0] == markBgDone {
 		if len(args) == 3 {
 			g.sh.bgDone(args[1], args[2])
@@ -491,11 +633,16 @@ func (g *Runner) exec(ctx context.Context, args []string) error {
 // errf prints an error the way bash does: "NAME: line N: MESSAGE".
 func (g *Runner) errf(hc interp.HandlerContext, format string, a ...any) {
 	msg := fmt.Sprintf(format, a...)
+	name := g.name
+	// In a sourced file, bash names that file.
+	if src := hc.Env.Get("BASH_SOURCE"); src.Kind == expand.Indexed && len(src.List) > 0 && src.List[0] != "" {
+		name = src.List[0]
+	}
 	if hc.Pos.IsValid() && hc.Pos.Line() > 0 {
-		fmt.Fprintf(hc.Stderr, "%s: line %d: %s\n", g.name, hc.Pos.Line(), msg)
+		fmt.Fprintf(hc.Stderr, "%s: line %d: %s\n", name, hc.Pos.Line(), msg)
 		return
 	}
-	fmt.Fprintf(hc.Stderr, "%s: %s\n", g.name, msg)
+	fmt.Fprintf(hc.Stderr, "%s: %s\n", name, msg)
 }
 
 // dynEnviron is the base environment of a runner: the process environment
