@@ -82,7 +82,7 @@ var rcFiles = []string{
 }
 
 // NewConfig returns the default session sandbox for project (the user's
-// home is home): the project, tmpDir and /tmp writable; .git/hooks,
+// home is home; neither it, its ancestors nor / count as a project): the project, tmpDir and /tmp writable; .git/hooks,
 // .git/config, .gitmodules, the project's .guardsh.toml, guardsh's user
 // configuration, shell rc files and ~/.ssh protected. The
 // environment can adjust it: GUARDSH_SANDBOX_WRITE (extra writable paths,
@@ -93,7 +93,11 @@ func NewConfig(project, tmpDir, home string, getenv func(string) string) Config 
 		getenv = func(string) string { return "" }
 	}
 	c := Config{Project: canon(project), TmpDir: canon(tmpDir), SharedTmp: getenv("GUARDSH_SANDBOX_TMP") != "0"}
-	if c.Project == "/" {
+	if c.Project == "/" || home != "" && within(canon(home), c.Project) {
+		// Neither / nor the home directory (nor an ancestor of it) is a
+		// project: a writable home would let a command plant programs and
+		// start-up files (~/.local/bin, ~/.config/autostart, systemd user
+		// units) that run later, outside the sandbox.
 		c.Project = ""
 	}
 	for _, w := range filepath.SplitList(getenv("GUARDSH_SANDBOX_WRITE")) {

@@ -25,6 +25,8 @@ func TestNewConfig(t *testing.T) {
 		{"/tmp read-only, extra writable", proj, map[string]string{"GUARDSH_SANDBOX_TMP": "0", "GUARDSH_SANDBOX_WRITE": "/opt/cache:relative:/"},
 			[]string{proj, tmp, "/opt/cache"}, nil, false},
 		{"/ is no project", "/", nil, []string{tmp, "/tmp", "/var/tmp"}, []string{home + "/.bashrc"}, false},
+		{"home is no project", home, nil, []string{tmp, "/tmp", "/var/tmp"}, nil, false},
+		{"an ancestor of home is no project", filepath.Dir(home), nil, []string{tmp, "/tmp", "/var/tmp"}, nil, false},
 		{"unix sockets", proj, map[string]string{"GUARDSH_SANDBOX_UNIX": "1"}, nil, nil, true},
 	}
 	for _, tt := range tests {
