@@ -88,6 +88,11 @@ func doctorSandbox(w io.Writer) bool {
 	}
 	fmt.Fprintf(w, "  result: %s\n", chosen.Describe())
 	fmt.Fprintln(w, "protected (enforced by the kernel for everything guardsh runs):")
+	if c.Project != "" {
+		fmt.Fprintf(w, "  project: %s\n", c.Project)
+	} else {
+		fmt.Fprintln(w, "  project: none (started in /, your home directory or an ancestor of it, which are never writable; cd into a project or set GUARDSH_PROJECT)")
+	}
 	fmt.Fprintf(w, "  writable: %s\n", strings.Join(c.WritableRoots(), ", "))
 	if prot := c.ProtectedInside(); len(prot) > 0 {
 		fmt.Fprintf(w, "  read-only inside them: %s\n", strings.Join(prot, ", "))
