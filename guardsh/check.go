@@ -908,6 +908,7 @@ func (ck *checker) command(s *syntax.Stmt, in source) {
 		ck.substs(x.X)
 	case *syntax.DeclClause:
 		ck.assigns(x.Args, true)
+		ck.guardshAssigns(s, x, x.Args)
 	case *syntax.TimeClause:
 		ck.stmt(x.Stmt, in)
 	case *syntax.CoprocClause:
@@ -1028,6 +1029,23 @@ func (ck *checker) assignValue(w *syntax.Word) (string, bool) {
 	return s, true
 }
 
+// guardshAssigns judges assignments of GUARDSH_* variables (they would
+// reach nested guardsh shells) like export NAME=VALUE.
+func (ck *checker) guardshAssigns(s *syntax.Stmt, n syntax.Node, list []*syntax.Assign) {
+	for _, a := range list {
+		if a.Name == nil || !strings.HasPrefix(a.Name.Value, "GUARDSH_") {
+			continue
+		}
+		v, ok := ck.lookup(a.Name.Value)
+		if !ok {
+			v = "?"
+		}
+		cmd := Command{Args: []string{"export", a.Name.Value + "=" + v}, Dir: ck.dir, Project: ck.env.Project, Home: ck.env.Home, Via: "check"}
+		pos := s.Pos()
+		ck.record(CommandVerdict{Source: ck.text(n), Args: cmd.Args, Line: pos.Line(), Col: pos.Col(), Verdict: ck.p.classifyArgs(&cmd, cmd.Args, ck.depth, false)})
+	}
+}
+
 // codeRunners are commands that run text as code.
 var codeRunners = map[string]bool{
 	"sh": true, "bash": true, "dash": true, "zsh": true, "ksh": true, "mksh": true, "ash": true, "fish": true,
@@ -1045,10 +1063,12 @@ var shellNames = map[string]bool{
 func (ck *checker) call(s *syntax.Stmt, x *syntax.CallExpr, in source) {
 	if len(x.Args) == 0 {
 		ck.assigns(x.Assigns, false)
+		ck.guardshAssigns(s, x, x.Assigns)
 		return
 	}
 	// Prefix assignments apply to the command's environment only.
 	var prefix map[string]string
+	var guardshVars []string
 	for _, a := range x.Assigns {
 		if a.Name == nil {
 			continue
@@ -1067,6 +1087,9 @@ func (ck *checker) call(s *syntax.Stmt, x *syntax.CallExpr, in source) {
 			v = unknownVal
 		}
 		prefix[a.Name.Value] = v
+		if strings.HasPrefix(a.Name.Value, "GUARDSH_") && v != unknownVal {
+			guardshVars = append(guardshVars, a.Name.Value+"="+v)
+		}
 	}
 	// Aliases replace the first word.
 	if lit := x.Args[0].Lit(); lit != "" && ck.aliases != nil && ck.calls < 16 {
@@ -1201,7 +1224,11 @@ func (ck *checker) call(s *syntax.Stmt, x *syntax.CallExpr, in source) {
 	if in.kind != srcNone {
 		stdin = &in
 	}
-	v := ck.p.classifyArgsIn(&cmd, args, ck.depth, false, stdin)
+	cargs := args
+	if len(guardshVars) > 0 {
+		cargs = append(append([]string(nil), guardshVars...), args...)
+	}
+	v := ck.p.classifyArgsIn(&cmd, cargs, ck.depth, false, stdin)
 	if isDynamic(name) && srcs[0].kind >= srcDecoded {
 		v = combine(v, ck.markUnseen(ck.pipeDeny(srcs[0], "the shell")))
 	}

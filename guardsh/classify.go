@@ -242,8 +242,8 @@ var pureVerdict = Verdict{Decision: Allow, Rule: "shell.builtin", Reason: "shell
 // may skip the policy for them when no configured rule names them.
 func PureBuiltin(name string) bool {
 	switch name {
-	case "[", "test", "true", "false", ":", "echo", "printf", "cd", "pwd", "export", "local", "declare",
-		"typeset", "readonly", "unset", "set", "shift", "return", "break", "continue", "read", "wait",
+	case "[", "test", "true", "false", ":", "echo", "printf", "cd", "pwd",
+		"unset", "set", "shift", "return", "break", "continue", "read", "wait",
 		"getopts", "let", "shopt", "umask", "jobs", "hash", "type", "times", "caller", "mapfile", "readarray":
 		return true
 	}

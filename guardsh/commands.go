@@ -53,6 +53,9 @@ func (cx *cmdCtx) run(args []string) {
 		j.kind = kPure
 		return
 	}
+	for _, a := range args[:i] {
+		cx.guardshEnv(a)
+	}
 	args = normDashes(args[i:])
 	if isDynamic(args[0]) {
 		cx.dynamicCommand(args)
@@ -86,6 +89,11 @@ func (cx *cmdCtx) run(args []string) {
 	if name == "xargs" || name == "parallel" {
 		cx.xargs(name, args)
 		return
+	}
+	if name == "env" || name == "sudo" {
+		for _, a := range args[1:] {
+			cx.guardshEnv(a)
+		}
 	}
 	if inner, script, ok := unwrap(append([]string{name}, args[1:]...)); ok {
 		j.kind = kPure
@@ -147,6 +155,64 @@ func normDashes(args []string) []string {
 		return args
 	}
 	return out
+}
+
+// guardshEnv denies assignments that loosen guardsh itself from inside a
+// session: GUARDSH_MODE laxer than the current mode, GUARDSH_SANDBOX=off,
+// GUARDSH_SANDBOX_DISABLE, GUARDSH_SANDBOX_WRITE, GUARDSH_CONFIG...
+func (cx *cmdCtx) guardshEnv(assign string) {
+	k, v, ok := strings.Cut(assign, "=")
+	if !ok || !strings.HasPrefix(k, "GUARDSH_") {
+		return
+	}
+	switch k {
+	case "GUARDSH_MODE":
+		if m, err := ParseMode(v); err == nil && laxer(m, cx.p.Mode) {
+			cx.j.deny("guardsh.self", assign)
+		}
+	case "GUARDSH_SANDBOX", "GUARDSH_SANDBOX_DISABLE", "GUARDSH_SANDBOX_WRITE", "GUARDSH_SANDBOX_TMP", "GUARDSH_SANDBOX_UNIX",
+		"GUARDSH_CONFIG", "GUARDSH_PROJECT", "GUARDSH_TRUST", "GUARDSH_AUDIT", "GUARDSH_SANDBOX_RUN":
+		cx.j.deny("guardsh.self", assign)
+	}
+}
+
+// laxer reports whether mode a allows more than mode b.
+func laxer(a, b Mode) bool {
+	rank := func(m Mode) int {
+		switch m {
+		case ModePlan:
+			return 0
+		case ModeAuto:
+			return 2
+		case ModeBypass:
+			return 3
+		}
+		return 1
+	}
+	return rank(a) > rank(b)
+}
+
+// hGuardsh: a nested guardsh keeps the session's mode and sandbox.
+func hGuardsh(cx *cmdCtx, name string, args []string) {
+	cx.j.atLeast(kDev)
+	for k, a := range args[1:] {
+		switch {
+		case a == "--mode" && k+2 < len(args):
+			cx.guardshEnv("GUARDSH_MODE=" + args[k+2])
+		case strings.HasPrefix(a, "--mode="):
+			cx.guardshEnv("GUARDSH_MODE=" + a[len("--mode="):])
+		case a == "--no-sandbox" || a == "--trust" || strings.HasPrefix(a, "--trust="):
+			cx.j.deny("guardsh.self", a)
+		}
+	}
+}
+
+// hDeclare: export/declare/readonly ... may set GUARDSH_* variables.
+func hDeclare(cx *cmdCtx, name string, args []string) {
+	cx.j.kind = kPure
+	for _, a := range args[1:] {
+		cx.guardshEnv(a)
+	}
 }
 
 func displayArgs(args []string, n int) []string {
@@ -2472,13 +2538,15 @@ func init() {
 	for n := range readSpecs {
 		handlers[n] = hRead
 	}
-	reg(hPure, ":", "cd", "pushd", "popd", "dirs", "export", "set", "shift", "local", "declare", "typeset",
-		"readonly", "unset", "read", "return", "exit", "break", "continue", "wait", "jobs", "fg", "bg", "shopt",
+	reg(hPure, ":", "cd", "pushd", "popd", "dirs", "set", "shift",
+		"unset", "read", "return", "exit", "break", "continue", "wait", "jobs", "fg", "bg", "shopt",
 		"unalias", "umask", "getopts", "let", "times", "caller", "compgen", "complete", "compopt", "ulimit",
 		"disown", "logout", "mapfile", "readarray", "nohup", "time", "timeout", "nice", "setsid", "stdbuf",
 		"true", "false", "test", "[", "[[", "echo", "printf", "sleep", "wait", "builtin", "exec", "alias",
 		"enable", "suspend", "bind", "fc", "newgrp", "tput", "stty", "clear", "reset", "hash", "type", "help")
 	reg(hCommandBuiltin, "command")
+	reg(hGuardsh, "guardsh", "guardsh-agent")
+	reg(hDeclare, "export", "declare", "typeset", "readonly", "local")
 	reg(hTmux, "tmux", "screen")
 	reg(func(cx *cmdCtx, name string, args []string) {
 		cx.j.atLeast(kDev)
