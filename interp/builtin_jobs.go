@@ -246,6 +246,16 @@ func (s *shared) bgStarted(idStr, gname string) {
 		j.resolved = true
 		j.pid = fakePidBase + j.num
 	}
+	if len(s.jobs) >= 1000 {
+		// A loop starting jobs for ever: forget the finished ones.
+		kept := s.jobs[:0]
+		for _, old := range s.jobs {
+			if old.proc == nil || !isDone(old.proc) {
+				kept = append(kept, old)
+			}
+		}
+		s.jobs = kept
+	}
 	s.jobs = append(s.jobs, j)
 	s.lastJob = j
 }
