@@ -88,7 +88,7 @@ func SeccompRules(c Config) []string {
 	}
 	out = append(out, "EPERM: "+names)
 	out = append(out, "EPERM: clone with namespace flags; ENOSYS: clone3 (libc falls back to clone)")
-	out = append(out, "EPERM: ioctl TIOCSTI, TIOCLINUX")
+	out = append(out, "EPERM: ioctl TIOCSTI, TIOCLINUX; prlimit64 on another process")
 	switch {
 	case c.Network:
 		out = append(out, "sockets: every family allowed (approved network)")
@@ -159,6 +159,7 @@ func seccompProgram(c Config, unixOK bool) ([]bpf.RawInstruction, error) {
 	a.jeq(uint32(unix.SYS_CLONE3), "enosys")
 	a.jeq(uint32(unix.SYS_CLONE), "clone")
 	a.jeq(uint32(unix.SYS_IOCTL), "ioctl")
+	a.jeq(uint32(unix.SYS_PRLIMIT64), "prlimit")
 	if !c.Network {
 		a.jeq(uint32(unix.SYS_SOCKET), "socket")
 	}
@@ -174,6 +175,13 @@ func seccompProgram(c Config, unixOK bool) ([]bpf.RawInstruction, error) {
 	a.jeq(unix.TIOCSTI, "eperm")
 	a.jeq(unix.TIOCLINUX, "eperm")
 	a.emit(bpf.RetConstant{Val: retAllow})
+
+	// prlimit64 on another process (same user, so the kernel would let it
+	// lower the privileged side's limits): only pid 0, the caller itself.
+	a.label("prlimit")
+	a.emit(bpf.LoadAbsolute{Off: offArgLow(0), Size: 4})
+	a.jeq(0, "allow")
+	a.emit(bpf.RetConstant{Val: retErrno | uint32(unix.EPERM)})
 
 	if !c.Network {
 		a.label("socket")

@@ -53,6 +53,8 @@ func TestSeccompProgram(t *testing.T) {
 		{"clone thread", Config{}, false, auditArch, unix.SYS_CLONE, []uint64{unix.CLONE_VM | unix.CLONE_THREAD}, retAllow},
 		{"clone newuser", Config{}, false, auditArch, unix.SYS_CLONE, []uint64{unix.CLONE_NEWUSER}, eperm},
 		{"clone3", Config{}, false, auditArch, unix.SYS_CLONE3, nil, retErrno | uint32(unix.ENOSYS)},
+		{"prlimit self", Config{}, false, auditArch, unix.SYS_PRLIMIT64, []uint64{0}, retAllow},
+		{"prlimit other", Config{}, false, auditArch, unix.SYS_PRLIMIT64, []uint64{1234}, eperm},
 		{"foreign arch", Config{}, false, 0x40000003, 1, nil, retKillProcess},
 	}
 	if x32Mask != 0 {

@@ -483,6 +483,7 @@ func TestSandboxEscapeNetworkAndProcesses(t *testing.T) {
 				{name: "/proc/<pid>/mem of the broker", snippet: py(pids + `open("/proc/%d/mem"%broker, "rb").close()`)},
 				{name: "/proc/<pid>/mem of the interpreter", snippet: py(pids + `open("/proc/%d/mem"%me, "rb").close()`)},
 				{name: "signal the broker", snippet: py(pids + `import signal; os.kill(broker, signal.SIGTERM)`)},
+				{name: "lower the broker's limits", snippet: py(pids + `import resource; resource.prlimit(broker, resource.RLIMIT_NOFILE, (3, 3))`)},
 				{name: "mount", snippet: `mkdir -p mnt && mount -t tmpfs none mnt`},
 				{name: "unshare", snippet: `unshare -m true`, needs: "unshare"},
 				{name: "unshare a user namespace", snippet: `unshare -r true`, needs: "unshare"},
