@@ -59,6 +59,12 @@ func buildPolicy(mode guardsh.Mode, modeFromFlag bool) (*guardsh.Policy, error) 
 	if !modeFromFlag && cfg.Mode != "" {
 		mode = cfg.Mode
 	}
+	// A guardsh started inside this session (a nested guardsh, a script's
+	// shell) gets the same mode and the same user configuration file, not
+	// whatever a changed HOME or XDG_CONFIG_HOME would point it to. (The
+	// rules deny setting GUARDSH_* from inside a session.)
+	os.Setenv("GUARDSH_MODE", string(mode))
+	os.Setenv("GUARDSH_CONFIG", guardsh.UserConfigPath(home, os.Getenv))
 	return cfg.Policy(mode), nil
 }
 
