@@ -105,7 +105,13 @@ func sessionAuditLog() *interp.AuditLog {
 	path := cfg.AuditLogPath(home, os.Getenv)
 	a, err := sessionAudit(path)
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "guardsh: warning: %v: commands are not audited\n", err)
+		// A guardsh started inside a sandboxed session (a nested guardsh,
+		// a script run through the bash/sh shims) cannot open the log
+		// outside the sandbox; the session that started it recorded its
+		// command line. Said only when nobody recorded anything.
+		if _, confined := os.LookupEnv(sandbox.EnvRun); !confined {
+			fmt.Fprintf(os.Stderr, "guardsh: warning: %v: commands are not audited\n", err)
+		}
 		return nil
 	}
 	return a
