@@ -97,7 +97,7 @@ func restrictLandlock(c Config, abi int) error {
 		landlock.RODirs("/"),
 		rw,
 		landlock.RWFiles("/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom",
-			"/dev/tty", "/dev/ptmx", "/dev/console").WithIoctlDev().IgnoreIfMissing(),
+			"/dev/tty", "/dev/ptmx").WithIoctlDev().IgnoreIfMissing(),
 		landlock.RWDirs("/dev/pts").WithIoctlDev().IgnoreIfMissing(),
 	}
 	if c.SharedTmp {
