@@ -23,8 +23,7 @@ import (
 // knownDiffs are the snippets whose output differs from bash, with why.
 // The README's "Compatibility" section lists the same.
 var knownDiffs = map[string]string{
-	"syntax-error": "mvdan's parser words syntax errors differently from bash (same status 2, same line)",
-	"fd-above-2":   "mvdan's interpreter has only file descriptors 0, 1 and 2 (exec 3>file fails)",
+	"fd-above-2": "mvdan's interpreter has only file descriptors 0, 1 and 2 (exec 3>file fails)",
 }
 
 type snippet struct {

@@ -89,7 +89,10 @@ type Runner struct {
 	env    *dynEnviron
 	// verbose is "set -v": input is echoed on stderr before it runs.
 	verbose bool
-	start   time.Time // for $SECONDS
+	// dashC is set while the string of -c is parsed and run (bash words
+	// its syntax errors "NAME: -c: line N: ...").
+	dashC bool
+	start time.Time // for $SECONDS
 	// lastLine is the line of the last command, for errors mvdan reports
 	// without a position (a refused redirection).
 	lastLine atomic.Int64
@@ -259,25 +262,88 @@ func (g *Runner) Name() string { return g.name }
 // A syntax error is returned formatted as bash would print it (without the
 // trailing newline).
 func (g *Runner) Parse(src io.Reader, name string) (*syntax.File, error) {
-	file, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(src, name)
+	data, err := io.ReadAll(src)
 	if err != nil {
-		return nil, g.syntaxError(err)
+		return nil, fmt.Errorf("%s: %v", g.name, err)
+	}
+	file, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(bytes.NewReader(data), name)
+	if err != nil {
+		return nil, g.syntaxError(err, string(data))
 	}
 	g.rewrite(file)
 	return file, nil
 }
 
-// syntaxError formats a parse error like bash: "NAME: line N: MESSAGE".
-func (g *Runner) syntaxError(err error) error {
+var (
+	reQuoteEOF   = regexp.MustCompile("^reached EOF without closing quote [`\"](.+)[`\"]$")
+	reMatchEOF   = regexp.MustCompile("^reached EOF without matching .* with `(.+)`$")
+	reEncounter  = regexp.MustCompile("encountered `([^`]+)`")
+	reCanOnly    = regexp.MustCompile("^`([^`]+)` can only be used")
+	reFollowedBy = regexp.MustCompile("^`([^`]+)` must be followed by")
+)
+
+// syntaxError words a parse error as bash does where the cases map
+// ("NAME: -c: line N: syntax error near unexpected token `)'" and the
+// line, "unexpected EOF while looking for matching `”", "syntax error:
+// unexpected end of file"), and as "NAME: line N: syntax error: MESSAGE"
+// with mvdan's message otherwise.
+func (g *Runner) syntaxError(err error, src string) error {
+	prefix := g.name
+	if g.dashC {
+		prefix += ": -c"
+	}
 	var pe syntax.ParseError
-	if errors.As(err, &pe) {
-		return fmt.Errorf("%s: line %d: syntax error: %s", g.name, pe.Pos.Line(), pe.Text)
+	if !errors.As(err, &pe) {
+		var le syntax.LangError
+		if errors.As(err, &le) {
+			return fmt.Errorf("%s: line %d: syntax error: %s", prefix, le.Pos.Line(), le.Error())
+		}
+		return fmt.Errorf("%s: %v", g.name, err)
 	}
-	var le syntax.LangError
-	if errors.As(err, &le) {
-		return fmt.Errorf("%s: line %d: syntax error: %s", g.name, le.Pos.Line(), le.Error())
+	line := int(pe.Pos.Line())
+	eofLine := strings.Count(src, "\n") + 1
+	if !strings.HasSuffix(src, "\n") {
+		eofLine++
 	}
-	return fmt.Errorf("%s: %v", g.name, err)
+	srcLine := func(n int) string {
+		lines := strings.Split(src, "\n")
+		if n >= 1 && n <= len(lines) {
+			return lines[n-1]
+		}
+		return ""
+	}
+	near := func(tok string) error {
+		return fmt.Errorf("%s: line %d: syntax error near unexpected token `%s'\n%s: line %d: `%s'", prefix, line, tok, prefix, line, srcLine(line))
+	}
+	switch m := reQuoteEOF.FindStringSubmatch(pe.Text); {
+	case m != nil:
+		return fmt.Errorf("%s: line %d: unexpected EOF while looking for matching `%s'", prefix, line, m[1])
+	}
+	if m := reMatchEOF.FindStringSubmatch(pe.Text); m != nil {
+		return fmt.Errorf("%s: line %d: unexpected EOF while looking for matching `%s'", prefix, eofLine, m[1])
+	}
+	if pe.Incomplete {
+		return fmt.Errorf("%s: line %d: syntax error: unexpected end of file", prefix, eofLine)
+	}
+	if m := reEncounter.FindStringSubmatch(pe.Text); m != nil {
+		return near(m[1])
+	}
+	if m := reCanOnly.FindStringSubmatch(pe.Text); m != nil {
+		return near(m[1])
+	}
+	if m := reFollowedBy.FindStringSubmatch(pe.Text); m != nil {
+		// the token after the keyword is the unexpected one
+		rest := srcLine(line)
+		if c := int(pe.Pos.Col()) - 1; c >= 0 && c <= len(rest) {
+			rest = rest[c:]
+		}
+		if strings.HasPrefix(rest, m[1]) {
+			if tok := firstToken(strings.TrimLeft(rest[len(m[1]):], " \t")); tok != "" {
+				return near(tok)
+			}
+		}
+	}
+	return fmt.Errorf("%s: line %d: syntax error: %s", prefix, line, pe.Text)
 }
 
 // Run parses src (named name, which becomes $0) and runs it. It returns the
@@ -296,6 +362,18 @@ func (g *Runner) Run(ctx context.Context, src io.Reader, name string) int {
 	}
 	file, err := g.Parse(strings.NewReader(string(data)), name)
 	if err != nil {
+		// Like bash, run the commands before the one that does not parse,
+		// then report the error with status 2 (unless they exited).
+		if prefix, end := g.parsePrefix(data, name); prefix != nil {
+			if v, ok := g.lineCheck(string(data[:end])); !ok {
+				fmt.Fprintln(g.cfg.Stderr, v.Message())
+				return 126
+			}
+			st := g.RunFile(ctx, prefix)
+			if g.r.Exited() || ctx.Err() != nil {
+				return st
+			}
+		}
 		fmt.Fprintln(g.cfg.Stderr, err)
 		return 2
 	}
@@ -304,6 +382,46 @@ func (g *Runner) Run(ctx context.Context, src io.Reader, name string) int {
 		return 126
 	}
 	return g.RunFile(ctx, file)
+}
+
+// parsePrefix parses the complete statements of a script that does not
+// parse as a whole, up to the one with the error. It returns nil if there
+// are none, and the offset where they end.
+func (g *Runner) parsePrefix(data []byte, name string) (*syntax.File, int) {
+	var stmts []*syntax.Stmt
+	syntax.NewParser(syntax.Variant(syntax.LangBash)).Stmts(bytes.NewReader(data), func(st *syntax.Stmt) bool {
+		stmts = append(stmts, st)
+		return true
+	})
+	if len(stmts) == 0 {
+		return nil, 0
+	}
+	end := int(stmts[len(stmts)-1].End().Offset())
+	// The last statement may share its line with the error: bash reads
+	// line by line and runs nothing of a line that does not parse.
+	if nl := bytes.LastIndexByte(data[:min(end, len(data))], '\n'); end < len(data) && !lineEnds(data, end) {
+		for len(stmts) > 0 && int(stmts[len(stmts)-1].End().Offset()) > nl {
+			stmts = stmts[:len(stmts)-1]
+		}
+		if len(stmts) == 0 {
+			return nil, 0
+		}
+		end = int(stmts[len(stmts)-1].End().Offset())
+	}
+	f := &syntax.File{Name: name, Stmts: stmts}
+	g.rewrite(f)
+	return f, min(end, len(data))
+}
+
+// lineEnds reports whether only blanks and a comment follow offset i on
+// its line.
+func lineEnds(data []byte, i int) bool {
+	rest := data[i:]
+	if j := bytes.IndexByte(rest, '\n'); j >= 0 {
+		rest = rest[:j]
+	}
+	rest = bytes.TrimLeft(rest, " \t;")
+	return len(rest) == 0 || rest[0] == '#'
 }
 
 // lineCheck asks the policy about a whole script before it runs, for what
@@ -330,7 +448,9 @@ func (g *Runner) lineCheck(src string) (v guardsh.Verdict, ok bool) {
 // variable under "set -u" ends it with status 127, as in bash.
 func (g *Runner) RunDashC(ctx context.Context, cmd, name string) int {
 	g.sh.unbound.Store(false)
+	g.dashC = true
 	st := g.Run(ctx, strings.NewReader(cmd), name)
+	g.dashC = false
 	if st == 1 && g.r.Exited() && g.sh.unbound.Load() {
 		return 127
 	}
@@ -708,4 +828,18 @@ func machType() (mach, ostype string) {
 		return cpu + "-" + vendor + "-linux-gnu", "linux-gnu"
 	}
 	return cpu + "-unknown-" + runtime.GOOS, runtime.GOOS
+}
+
+// firstToken is the first shell token of s: an operator or a word.
+func firstToken(s string) string {
+	for _, op := range []string{";;", "&&", "||", ";", "&", "|", "(", ")", "<", ">"} {
+		if strings.HasPrefix(s, op) {
+			return op
+		}
+	}
+	end := strings.IndexAny(s, " \t;&|()<>")
+	if end < 0 {
+		return s
+	}
+	return s[:end]
 }
