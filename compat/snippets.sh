@@ -282,6 +282,14 @@ f() { exit 5; }; f; echo unreachable
 #### syntax-error
 echo before; if then fi
 
+#### syntax-error-quote
+echo ok; echo 'never closed
+
+#### syntax-error-eof
+echo start
+for f in a b; do
+  echo "$f"
+
 #### long-pipeline-status
 seq 1 100 | grep 5 | wc -l; seq 1 3 | awk '{print $1*2}' | paste -sd+ | bc
 
