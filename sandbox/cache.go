@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"time"
 )
 
 // CachedProbe is Probe with memory: a passing result is remembered per
@@ -34,6 +35,7 @@ func CachedProbe(backend string, c Config) ProbeResult {
 			if os.WriteFile(tmp, b, 0o600) == nil {
 				os.Rename(tmp, path)
 			}
+			pruneProbeCache(filepath.Dir(path))
 		}
 	}
 	return r
@@ -71,4 +73,15 @@ func probeCachePath(backend string, c Config) string {
 	h := sha256.New()
 	fmt.Fprintf(h, "%s\x00%s\x00%d\x00%d\x00%v\x00%s\x00%d\x00%d\x00%s", boot, exe, fi.Size(), fi.ModTime().UnixNano(), inode(fi), backend, LandlockABI(), os.Geteuid(), cfg)
 	return filepath.Join(dir, "probe-"+hex.EncodeToString(h.Sum(nil))[:32]+".json")
+}
+
+// pruneProbeCache removes cached probe results not written for a day
+// (other binaries, other settings, earlier boots).
+func pruneProbeCache(dir string) {
+	old, _ := filepath.Glob(filepath.Join(dir, "probe-*.json"))
+	for _, f := range old {
+		if fi, err := os.Stat(f); err == nil && time.Since(fi.ModTime()) > 24*time.Hour {
+			os.Remove(f)
+		}
+	}
 }
