@@ -8,7 +8,9 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"os/user"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -63,6 +65,7 @@ func (g *Runner) Interactive(ctx context.Context, opts InteractiveOptions) int {
 	defer rd.close()
 	status := 0
 	for {
+		g.lastStatus = status
 		src, err := g.readCommand(rd)
 		if errors.Is(err, errLineCancelled) {
 			status = 130
@@ -149,7 +152,11 @@ func (g *Runner) prompt(name string) string {
 		i++
 		switch ps[i] {
 		case 'u':
-			b.WriteString(g.Var("USER"))
+			name := g.Var("USER")
+			if u, err := user.Current(); err == nil {
+				name = u.Username
+			}
+			b.WriteString(name)
 		case 'h', 'H':
 			h, _ := os.Hostname()
 			if ps[i] == 'h' {
@@ -188,7 +195,35 @@ func (g *Runner) prompt(name string) string {
 			b.WriteByte(ps[i])
 		}
 	}
-	return b.String()
+	out := b.String()
+	if strings.ContainsAny(out, "$`") {
+		out = g.expandPrompt(out)
+	}
+	return out
+}
+
+// expandPrompt does what bash's promptvars does to a prompt: parameter
+// and arithmetic expansion and command substitution, as in double quotes.
+// $? in it is the last command's status, and stays so.
+func (g *Runner) expandPrompt(s string) string {
+	status := strconv.Itoa(g.lastStatus)
+	esc := strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(s)
+	f, err := syntax.NewParser().Parse(strings.NewReader(`__guardsh_prompt="`+esc+`"`), "")
+	if err != nil || len(f.Stmts) != 1 {
+		return s
+	}
+	ctx := context.Background()
+	if g.r.Run(ctx, f.Stmts[0]) != nil {
+		return s
+	}
+	out := g.r.Vars["__guardsh_prompt"].String()
+	if u, err := syntax.NewParser().Parse(strings.NewReader("unset __guardsh_prompt"), ""); err == nil {
+		g.r.Run(ctx, u.Stmts[0])
+	}
+	if n, err := strconv.Atoi(status); err == nil {
+		g.setStatus(ctx, n)
+	}
+	return out
 }
 
 // lineReader reads lines with x/term's editor on a terminal, or plainly

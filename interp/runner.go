@@ -89,6 +89,8 @@ type Runner struct {
 	env    *dynEnviron
 	// verbose is "set -v": input is echoed on stderr before it runs.
 	verbose bool
+	// lastStatus is $? for an interactive prompt's expansion.
+	lastStatus int
 	// dashC is set while the string of -c is parsed and run (bash words
 	// its syntax errors "NAME: -c: line N: ...").
 	dashC bool

@@ -29,11 +29,16 @@ type ptySession struct {
 
 func startPty(t *testing.T, args ...string) *ptySession {
 	t.Helper()
+	return startPtyPS1(t, "PROMPT> ", args...)
+}
+
+func startPtyPS1(t *testing.T, ps1 string, args ...string) *ptySession {
+	t.Helper()
 	bin := guardshTestBinary(t)
 	cmd := exec.Command(bin, args...)
 	home := t.TempDir()
 	cmd.Dir = home
-	cmd.Env = append(os.Environ(), "HOME="+home, "PS1=PROMPT> ", "GUARDSH_MODE=bypass", "TERM=dumb")
+	cmd.Env = append(os.Environ(), "HOME="+home, "PS1="+ps1, "GUARDSH_MODE=bypass", "TERM=dumb")
 	tty, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 24, Cols: 200})
 	if err != nil {
 		t.Skipf("no pseudo-terminal: %v", err)
@@ -194,4 +199,20 @@ func TestInteractiveEOF(t *testing.T) {
 	if st := s.wait(); st != 1 {
 		t.Errorf("exit status %d, want 1 (the last command's)", st)
 	}
+}
+
+// TestInteractivePromptVars: PS1 is expanded as bash's promptvars does:
+// $?, variables and command substitutions.
+func TestInteractivePromptVars(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds guardsh")
+	}
+	s := startPtyPS1(t, `[$?|${X:-none}|$(echo dyn)]> `)
+	s.expect(`\[0\|none\|dyn\]> `)
+	s.send("X=set; false\r")
+	s.expect(`\[1\|set\|dyn\]> `)
+	s.send("echo $?\r")
+	s.expect(`1\r?\n`)
+	s.send("exit\r")
+	s.wait()
 }
