@@ -10,6 +10,9 @@
 #### echo-basics
 echo hello world; echo -n no-newline; echo; echo -e 'a\tb'; echo "$HOME" | sed "s#$HOME#HOME#"
 
+#### echo-options
+echo -ne 'a\tb\n'; echo -en "c\n"; echo -e 'x\0101\x42\c never'; echo; echo -E 'raw\n'; echo -- -n; echo -nx
+
 #### and-or-chains
 true && echo yes || echo no; false && echo yes || echo no; ! false && echo negated
 

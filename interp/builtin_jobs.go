@@ -3,6 +3,7 @@ package interp
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"sort"
 	"strconv"
@@ -425,6 +426,11 @@ func (g *Runner) builtin(ctx context.Context, hc interp.HandlerContext, args []s
 		st = status
 	case "test":
 		st = g.testBuiltin(ctx, hc, args[1], args[2:])
+	case "echo":
+		if _, err := io.WriteString(hc.Stdout, echo(args[1:])); err != nil {
+			g.errf(hc, "echo: write error: %s", errnoText(err))
+			st = 1
+		}
 	case "umask":
 		st = g.umask(hc, args[1:])
 	case "ulimit":

@@ -125,6 +125,17 @@ func (g *Runner) compatCall(ctx context.Context, hc interp.HandlerContext, args 
 				return g.quietEval("printf '%s\\n' "+shellQuote(msg)+" >&2", "exit 2")
 			}
 		}
+	case "echo":
+		// mvdan's echo knows -n, -e and -E only as separate words and
+		// its -e escapes are printf's; bash's are echo's own.
+		for _, a := range args[1:] {
+			if !isEchoOpt(a) {
+				break
+			}
+			if len(a) > 2 || a == "-e" {
+				return append([]string{internalPrefix + "echo"}, args[1:]...)
+			}
+		}
 	case "[", "test":
 		return append([]string{internalPrefix + "test", args[0]}, args[1:]...)
 	case "trap":
@@ -442,4 +453,66 @@ func (g *Runner) sourceCall(args []string) []string {
 	src := `BASH_SOURCE=(` + quoted[0] + ` "${BASH_SOURCE[@]}"); ` + quietEnd + `; builtin source ` + strings.Join(quoted, " ") +
 		`; __guardsh_st=$?; ` + quietBegin + `; BASH_SOURCE=("${BASH_SOURCE[@]:1}"); `
 	return []string{"eval", src + `if [ "$__guardsh_st" = 0 ]; then unset __guardsh_st; ` + quietEnd + `; true; else ` + quietEnd + `; (exit "$__guardsh_st"); fi`}
+}
+
+func isEchoOpt(a string) bool {
+	if len(a) < 2 || a[0] != '-' {
+		return false
+	}
+	for _, c := range a[1:] {
+		if c != 'n' && c != 'e' && c != 'E' {
+			return false
+		}
+	}
+	return true
+}
+
+// echo is bash's echo: bundled -neE options, and -e's escapes (\0nnn
+// octal, \xHH, \uHHHH, \c ending all output).
+func echo(args []string) string {
+	newline, escapes := true, false
+	for len(args) > 0 && isEchoOpt(args[0]) {
+		for _, c := range args[0][1:] {
+			switch c {
+			case 'n':
+				newline = false
+			case 'e':
+				escapes = true
+			case 'E':
+				escapes = false
+			}
+		}
+		args = args[1:]
+	}
+	var b strings.Builder
+	for i, a := range args {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		if !escapes {
+			b.WriteString(a)
+			continue
+		}
+		for j := 0; j < len(a); j++ {
+			if a[j] != '\\' || j+1 >= len(a) {
+				b.WriteByte(a[j])
+				continue
+			}
+			if a[j+1] >= '1' && a[j+1] <= '7' {
+				// only \0nnn is octal in echo
+				b.WriteByte('\\')
+				continue
+			}
+			t, adv, stop := escape(a[j:], true)
+			if stop {
+				return b.String()
+			}
+			b.WriteString(t)
+			j += adv - 1
+		}
+	}
+	if newline {
+		b.WriteByte('\n')
+	}
+	return b.String()
 }
