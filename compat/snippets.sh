@@ -169,6 +169,9 @@ printf '#!/bin/sh\nset -e\necho sh-script $0\n' > t.sh; chmod +x t.sh; sh t.sh; 
 #### nested-bash-c
 bash -c 'echo "nested $0 $1"; exit 7' zero one; echo "rc=$?"; sh -c 'echo posix'; /usr/bin/env bash -c 'echo via env'
 
+#### nested-shell-options
+bash -x -c 'echo traced' 2>&1; bash -e -c 'false; echo not'; echo "rc=$?"; bash -n -c 'echo no exec'; echo "n=$?"; env -u HOME bash -c 'echo ${HOME:-nohome}'; command -V echo; bash -s <<< 'echo from-stdin'; echo 'echo piped' | sh
+
 #### bash-c-quoting
 bash -c "echo \"double \$((1+1))\""; bash -c 'for i in 1 2; do echo "$i"; done'
 

@@ -81,6 +81,9 @@ func (g *Runner) internalCall(hc interp.HandlerContext, args []string) ([]string
 func (g *Runner) compatCall(ctx context.Context, hc interp.HandlerContext, args []string) []string {
 	switch args[0] {
 	case "command":
+		if len(args) > 2 && args[1] == "-V" {
+			return append([]string{"type"}, args[2:]...) // mvdan lacks -V; bash's output is type's
+		}
 		if len(args) > 1 && !strings.HasPrefix(args[1], "-") && ownBuiltins[args[1]] {
 			return g.compatCall(ctx, hc, args[1:])
 		}

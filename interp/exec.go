@@ -287,7 +287,9 @@ func (g *Runner) RunScriptFile(ctx context.Context, path, prefix string) int {
 func (g *Runner) setSource(path string) {
 	f, err := syntax.NewParser().Parse(strings.NewReader("BASH_SOURCE=("+shellQuote(path)+")"), "")
 	if err == nil && len(f.Stmts) == 1 {
+		g.sh.traceQuiet.Add(1)
 		g.r.Run(context.Background(), f.Stmts[0])
+		g.sh.traceQuiet.Add(-1)
 	}
 }
 

@@ -218,7 +218,9 @@ func (g *Runner) expandPrompt(s string) string {
 	}
 	out := g.r.Vars["__guardsh_prompt"].String()
 	if u, err := syntax.NewParser().Parse(strings.NewReader("unset __guardsh_prompt"), ""); err == nil {
+		g.sh.traceQuiet.Add(1)
 		g.r.Run(ctx, u.Stmts[0])
+		g.sh.traceQuiet.Add(-1)
 	}
 	if n, err := strconv.Atoi(status); err == nil {
 		g.setStatus(ctx, n)
@@ -314,6 +316,8 @@ func (lr *lineReader) close() {}
 func (g *Runner) setStatus(ctx context.Context, status int) {
 	f, err := syntax.NewParser().Parse(strings.NewReader(fmt.Sprintf("(exit %d)", status)), "")
 	if err == nil && len(f.Stmts) == 1 {
+		g.sh.traceQuiet.Add(1)
 		g.r.Run(ctx, f.Stmts[0])
+		g.sh.traceQuiet.Add(-1)
 	}
 }

@@ -165,7 +165,11 @@ func New(cfg Config) (*Runner, error) {
 		g.cfg.Project = r.Dir
 	}
 	g.r = r
-	if err := g.prelude(); err != nil {
+	// The prelude is guardsh's, not the script's: "bash -x" does not trace it.
+	g.sh.traceQuiet.Add(1)
+	err = g.prelude()
+	g.sh.traceQuiet.Add(-1)
+	if err != nil {
 		return nil, err
 	}
 	// mvdan's Reset, which reads $TMPDIR for its FIFO directory, has run
@@ -232,6 +236,10 @@ func (g *Runner) prelude() error {
 		fmt.Fprintf(&b, "HOSTNAME=%s\n", shellQuote(h))
 	}
 	b.WriteString("GUARDSH=1\n")
+	if !hasEnv(g.cfg.Env, "HOME") {
+		// mvdan sets HOME when the environment has none; bash does not
+		b.WriteString("unset HOME\n")
+	}
 	if !g.env.Get("PATH").IsSet() {
 		// bash's built-in default, unexported as in bash
 		b.WriteString("PATH=/usr/local/bin:/usr/local/sbin:/usr/bin:/usr/sbin:/bin:/sbin:.\n")
@@ -844,4 +852,13 @@ func firstToken(s string) string {
 		return s
 	}
 	return s[:end]
+}
+
+func hasEnv(env []string, name string) bool {
+	for _, kv := range env {
+		if strings.HasPrefix(kv, name+"=") {
+			return true
+		}
+	}
+	return false
 }
