@@ -50,6 +50,11 @@ cat <<'EOF'
 literal $HOME $(date)
 EOF
 
+#### heredoc-unclosed
+while read -r a b; do echo "$b-$a"; done <<EOF
+1 2
+3 4
+
 #### heredoc-dash
 if true; then
 	cat <<-EOF

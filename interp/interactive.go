@@ -81,13 +81,13 @@ func (g *Runner) Interactive(ctx context.Context, opts InteractiveOptions) int {
 			}
 			return status
 		}
-		file, perr := g.Parse(strings.NewReader(src), g.name)
+		file, fixed, perr := g.parse([]byte(src), g.name)
 		if perr != nil {
 			fmt.Fprintln(g.cfg.Stderr, perr)
 			status = 2
 			continue
 		}
-		if v, ok := g.lineCheck(src); !ok {
+		if v, ok := g.lineCheck(string(fixed)); !ok {
 			fmt.Fprintln(g.cfg.Stderr, v.Message())
 			status = 126
 			continue

@@ -276,13 +276,49 @@ func (g *Runner) Parse(src io.Reader, name string) (*syntax.File, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %v", g.name, err)
 	}
+	file, _, err := g.parse(data, name)
+	return file, err
+}
+
+// parse is Parse, returning also the source as it was parsed (a
+// here-document left open at the end is closed, as bash does): what the
+// policy's line check must see.
+func (g *Runner) parse(data []byte, name string) (*syntax.File, []byte, error) {
+	data = append([]byte(nil), data...)
 	file, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(bytes.NewReader(data), name)
+	for tries := 0; err != nil && tries < 8; tries++ {
+		// bash ends a here-document left open at the end of the input,
+		// with a warning, and runs the script.
+		var pe syntax.ParseError
+		if !errors.As(err, &pe) {
+			break
+		}
+		m := reHeredocEOF.FindStringSubmatch(pe.Text)
+		if m == nil {
+			break
+		}
+		lines := strings.Count(string(data), "\n")
+		if !bytes.HasSuffix(data, []byte("\n")) {
+			lines++
+			data = append(data, '\n')
+		}
+		prefix := g.name
+		if g.dashC {
+			prefix += ": -c"
+		}
+		fmt.Fprintf(g.cfg.Stderr, "%s: line %d: warning: here-document at line %d delimited by end-of-file (wanted `%s')\n",
+			strings.TrimSuffix(prefix, ": -c"), lines, pe.Pos.Line(), m[1])
+		data = append(data, m[1]+"\n"...)
+		file, err = syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(bytes.NewReader(data), name)
+	}
 	if err != nil {
-		return nil, g.syntaxError(err, string(data))
+		return nil, data, g.syntaxError(err, string(data))
 	}
 	g.rewrite(file)
-	return file, nil
+	return file, data, nil
 }
+
+var reHeredocEOF = regexp.MustCompile("^unclosed here-document `(.+)`$")
 
 var (
 	reQuoteEOF   = regexp.MustCompile("^reached EOF without closing quote [`\"](.+)[`\"]$")
@@ -370,7 +406,7 @@ func (g *Runner) Run(ctx context.Context, src io.Reader, name string) int {
 			io.WriteString(g.cfg.Stderr, "\n")
 		}
 	}
-	file, err := g.Parse(strings.NewReader(string(data)), name)
+	file, data, err := g.parse(data, name)
 	if err != nil {
 		// Like bash, run the commands before the one that does not parse,
 		// then report the error with status 2 (unless they exited).
