@@ -5,6 +5,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"mvdan.cc/sh/v3/interp"
@@ -93,6 +94,15 @@ func (g *Runner) printfOnce(hc interp.HandlerContext, b *strings.Builder, format
 		if c != '%' {
 			b.WriteByte(c)
 			continue
+		}
+		// %(strftime)T: a date
+		if i+1 < len(format) && format[i+1] == '(' {
+			if k := strings.Index(format[i+2:], ")T"); k >= 0 {
+				a, _ := next()
+				b.WriteString(strftime(format[i+2:i+2+k], dateArg(a, t0(g))))
+				i += 2 + k + 1
+				continue
+			}
 		}
 		// %[flags][width][.precision]conv
 		j := i + 1
@@ -463,4 +473,116 @@ func ansiQuote(s string) string {
 // shellQuote quotes s for the shell with single quotes.
 func shellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+func t0(g *Runner) time.Time {
+	if g == nil || g.start.IsZero() {
+		return time.Now()
+	}
+	return g.start
+}
+
+// dateArg is %(...)T's argument: epoch seconds, -1 (or none) for now, -2
+// for when the shell started.
+func dateArg(a string, start time.Time) time.Time {
+	switch strings.TrimSpace(a) {
+	case "", "-1":
+		return time.Now()
+	case "-2":
+		return start
+	}
+	n, _ := parseNum(a)
+	return time.Unix(n, 0)
+}
+
+// strftime formats t like C's strftime for the common conversions.
+func strftime(f string, t time.Time) string {
+	var b strings.Builder
+	for i := 0; i < len(f); i++ {
+		if f[i] != '%' || i+1 >= len(f) {
+			b.WriteByte(f[i])
+			continue
+		}
+		i++
+		switch f[i] {
+		case 'Y':
+			b.WriteString(strconv.Itoa(t.Year()))
+		case 'C':
+			fmt.Fprintf(&b, "%02d", t.Year()/100)
+		case 'y':
+			fmt.Fprintf(&b, "%02d", t.Year()%100)
+		case 'm':
+			fmt.Fprintf(&b, "%02d", int(t.Month()))
+		case 'd':
+			fmt.Fprintf(&b, "%02d", t.Day())
+		case 'e':
+			fmt.Fprintf(&b, "%2d", t.Day())
+		case 'H':
+			fmt.Fprintf(&b, "%02d", t.Hour())
+		case 'k':
+			fmt.Fprintf(&b, "%2d", t.Hour())
+		case 'I':
+			fmt.Fprintf(&b, "%02d", (t.Hour()+11)%12+1)
+		case 'l':
+			fmt.Fprintf(&b, "%2d", (t.Hour()+11)%12+1)
+		case 'M':
+			fmt.Fprintf(&b, "%02d", t.Minute())
+		case 'S':
+			fmt.Fprintf(&b, "%02d", t.Second())
+		case 'j':
+			fmt.Fprintf(&b, "%03d", t.YearDay())
+		case 'p':
+			if t.Hour() < 12 {
+				b.WriteString("AM")
+			} else {
+				b.WriteString("PM")
+			}
+		case 'a':
+			b.WriteString(t.Format("Mon"))
+		case 'A':
+			b.WriteString(t.Format("Monday"))
+		case 'b', 'h':
+			b.WriteString(t.Format("Jan"))
+		case 'B':
+			b.WriteString(t.Format("January"))
+		case 'u':
+			wd := int(t.Weekday())
+			if wd == 0 {
+				wd = 7
+			}
+			b.WriteString(strconv.Itoa(wd))
+		case 'w':
+			b.WriteString(strconv.Itoa(int(t.Weekday())))
+		case 'Z':
+			b.WriteString(t.Format("MST"))
+		case 'z':
+			b.WriteString(t.Format("-0700"))
+		case 's':
+			b.WriteString(strconv.FormatInt(t.Unix(), 10))
+		case 'F':
+			b.WriteString(t.Format("2006-01-02"))
+		case 'T':
+			b.WriteString(t.Format("15:04:05"))
+		case 'D':
+			b.WriteString(t.Format("01/02/06"))
+		case 'R':
+			b.WriteString(t.Format("15:04"))
+		case 'c':
+			b.WriteString(t.Format("Mon Jan  2 15:04:05 2006"))
+		case 'x':
+			b.WriteString(t.Format("01/02/06"))
+		case 'X':
+			b.WriteString(t.Format("15:04:05"))
+		case 'n':
+			b.WriteByte('\n')
+		case 't':
+			b.WriteByte('\t')
+		case '%':
+			b.WriteByte('%')
+		default:
+			b.WriteByte('%')
+			b.WriteByte(f[i])
+		}
+	}
+	return b.String()
 }
