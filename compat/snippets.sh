@@ -117,6 +117,9 @@ x=; [ $x -gt 3 ]; echo $?; [ abc -gt 3 ]; echo $?; [ -f /etc/passwd -a ! -e /non
 #### arithmetic
 echo $((7 / 2)) $((7 % 3)) $((2 ** 10)); i=0; ((i++)); ((i += 5)); echo $i; let j=3*4; echo $j
 
+#### integer-vars
+declare -i n=5; n+=3; echo $n; n=2*4; echo $n; f() { local -i c=0; c+=1; ((c++)); echo $c; }; f; declare -i x; x="1 + 1"; echo $x
+
 #### parameter-expansion
 f=path/to/file.tar.gz; echo "${f##*/}" "${f%%.*}" "${f%.gz}" "${f#*/}" "${#f}" "${f/to/TO}" "${f^^}"; u=; echo "${u:-def}" "${u:=set}" "$u"
 

@@ -56,6 +56,9 @@ func (g *Runner) rewrite(f *syntax.File) bool {
 	if fixAssocLength(f) {
 		changed = true
 	}
+	if fixIntegerVars(f) {
+		changed = true
+	}
 	if mentionsVar(f, "FUNCNAME") && funcNames(f) {
 		changed = true
 	}
@@ -372,4 +375,80 @@ func fixAssocLength(f *syntax.File) bool {
 		return true
 	})
 	return changed
+}
+
+// fixIntegerVars gives the variables a script declares with -i (declare,
+// local, typeset) bash's arithmetic assignment, which mvdan lacks (it
+// refuses -i): the flag is dropped and every assignment to such a name in
+// the script becomes NAME=$((VALUE)), NAME+=V becomes NAME=$((NAME+(V))).
+func fixIntegerVars(f *syntax.File) bool {
+	ints := map[string]bool{}
+	syntax.Walk(f, func(n syntax.Node) bool {
+		dc, ok := n.(*syntax.DeclClause)
+		if !ok {
+			return true
+		}
+		isInt := false
+		var args []*syntax.Assign
+		for _, a := range dc.Args {
+			if a.Naked && a.Value != nil && a.Name == nil {
+				if lit := a.Value.Lit(); strings.HasPrefix(lit, "-") && strings.Contains(lit, "i") {
+					isInt = true
+					rest := strings.ReplaceAll(lit, "i", "")
+					if rest == "-" {
+						continue // only -i: drop the word
+					}
+					a.Value = litWord(rest)
+				}
+			}
+			args = append(args, a)
+		}
+		if isInt {
+			dc.Args = args
+			for _, a := range dc.Args {
+				if a.Name != nil {
+					ints[a.Name.Value] = true
+				}
+			}
+		}
+		return true
+	})
+	if len(ints) == 0 {
+		return false
+	}
+	syntax.Walk(f, func(n syntax.Node) bool {
+		a, ok := n.(*syntax.Assign)
+		if !ok || a.Name == nil || !ints[a.Name.Value] || a.Value == nil || a.Array != nil || a.Index != nil {
+			return true
+		}
+		var b strings.Builder
+		var node syntax.Node = a.Value
+		if len(a.Value.Parts) == 1 {
+			switch q := a.Value.Parts[0].(type) {
+			case *syntax.DblQuoted: // "1 + 1": the quotes go, as in arithmetic
+				node = &syntax.Word{Parts: q.Parts}
+			case *syntax.SglQuoted:
+				node = &syntax.Word{Parts: []syntax.WordPart{&syntax.Lit{Value: q.Value}}}
+			}
+		}
+		if err := syntax.NewPrinter().Print(&b, node); err != nil {
+			return true
+		}
+		expr := b.String()
+		if a.Append {
+			expr = a.Name.Value + "+(" + expr + ")"
+		}
+		pf, err := syntax.NewParser().Parse(strings.NewReader("x=$(("+expr+"))"), "")
+		if err != nil || len(pf.Stmts) != 1 {
+			return true
+		}
+		ce, ok := pf.Stmts[0].Cmd.(*syntax.CallExpr)
+		if !ok || len(ce.Assigns) != 1 {
+			return true
+		}
+		a.Value = ce.Assigns[0].Value
+		a.Append = false
+		return true
+	})
+	return true
 }
