@@ -57,8 +57,9 @@ func (g *Runner) startExternal(ctx context.Context, hc interp.HandlerContext, ar
 // reach every process the nested shell started.
 func (g *Runner) runNestedTracked(ctx context.Context, hc interp.HandlerContext, argv []string, env []string) error {
 	bgID, _ := g.sh.bgIDFor(hc.Pos)
+	// Not cancelled when the nested shell ends: its background jobs outlive
+	// it, as in bash. kill on its virtual PID cancels it.
 	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
 	grp := newProcGroup(g.grp)
 	p := g.sh.track(0, bgID, grp, cancel)
 	err := g.runNestedIn(ctx, hc, argv, env, grp)
@@ -357,9 +358,15 @@ func (g *Runner) runProcess(ctx context.Context, hc interp.HandlerContext, path 
 	g.grp.add(p.pid)
 	defer g.grp.remove(p.pid)
 	done := make(chan struct{})
+	watch := ctx.Done()
+	if bgID != 0 {
+		// A background job is not interrupted with the script: in bash,
+		// asynchronous commands ignore SIGINT.
+		watch = nil
+	}
 	go func() {
 		select {
-		case <-ctx.Done():
+		case <-watch:
 			// Interrupted: the child normally got the signal already
 			// (same process group); make sure it goes, then kill it.
 			cmd.Process.Signal(os.Interrupt)

@@ -125,10 +125,11 @@ func (g *Runner) WatchSignals(parent context.Context) (ctx context.Context, stop
 			}
 		}
 	}()
+	// stop does not cancel ctx: background jobs outlive a normal exit, as
+	// in bash (their commands watch ctx).
 	return ctx, func() {
 		signal.Stop(ch)
 		close(quit)
-		cancel()
 	}
 }
 
@@ -139,5 +140,36 @@ func (g *Runner) Finish(status int) int {
 	if g.sh.terminating.Load() != 0 {
 		select {}
 	}
+	g.sh.settleJobs(200 * time.Millisecond)
 	return status
+}
+
+// settleJobs waits (at most d) until the background jobs started last have
+// started their processes: bash forks them before it goes on, guardsh
+// starts them from goroutines, which must not be cut short by the exit.
+func (s *shared) settleJobs(d time.Duration) {
+	deadline := time.Now().Add(d)
+	s.mu.Lock()
+	var pending []*job
+	for _, j := range s.jobs {
+		if !j.resolved {
+			pending = append(pending, j)
+		}
+	}
+	s.mu.Unlock()
+	for _, j := range pending {
+		s.mu.Lock()
+		ch := s.bgPids[j.id]
+		s.mu.Unlock()
+		select {
+		case pid := <-ch:
+			s.mu.Lock()
+			if !j.resolved {
+				j.resolved, j.pid, j.proc = true, pid, s.procs[pid]
+			}
+			s.mu.Unlock()
+		case <-time.After(time.Until(deadline)):
+			return
+		}
+	}
 }
