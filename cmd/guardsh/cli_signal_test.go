@@ -163,3 +163,46 @@ func cmdline(pid int) string {
 func alive(pid int) bool {
 	return syscall.Kill(pid, 0) == nil
 }
+
+// TestBackgroundOutlivesExit: as in bash, a background job (also one a
+// nested shell started) keeps running after guardsh exits normally (an
+// agent's dev server); only SIGTERM/SIGHUP to guardsh end them.
+func TestBackgroundOutlivesExit(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("reads /proc")
+	}
+	if testing.Short() {
+		t.Skip("builds guardsh")
+	}
+	bin := guardshTestBinary(t)
+	cmd := exec.Command(bin, "-c", `sleep 121 & bash -c 'sleep 122 &'; echo started`)
+	cmd.Env = append(os.Environ(), "GUARDSH_MODE=bypass")
+	cmd.Dir = t.TempDir()
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	time.Sleep(100 * time.Millisecond)
+	for _, want := range []string{"sleep 121", "sleep 122"} {
+		pids := findAll(want)
+		if len(pids) == 0 {
+			t.Errorf("%q did not outlive guardsh", want)
+		}
+		for _, pid := range pids {
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
+	}
+}
+
+// findAll returns the PIDs of the processes whose command line is want.
+func findAll(want string) []int {
+	entries, _ := os.ReadDir("/proc")
+	var out []int
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err == nil && cmdline(pid) == want {
+			out = append(out, pid)
+		}
+	}
+	return out
+}
