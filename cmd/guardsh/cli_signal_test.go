@@ -175,7 +175,7 @@ func TestBackgroundOutlivesExit(t *testing.T) {
 		t.Skip("builds guardsh")
 	}
 	bin := guardshTestBinary(t)
-	cmd := exec.Command(bin, "-c", `sleep 121 & bash -c 'sleep 122 &'; echo started`)
+	cmd := exec.Command(bin, "-c", `sleep 121 >/dev/null 2>&1 & bash -c 'sleep 122 >/dev/null 2>&1 &'; echo started`)
 	cmd.Env = append(os.Environ(), "GUARDSH_MODE=bypass")
 	cmd.Dir = t.TempDir()
 	out, err := cmd.CombinedOutput()
