@@ -330,7 +330,7 @@ var (
 
 // syntaxError words a parse error as bash does where the cases map
 // ("NAME: -c: line N: syntax error near unexpected token `)'" and the
-// line, "unexpected EOF while looking for matching `”", "syntax error:
+// line, "unexpected EOF while looking for matching `X'", "syntax error:
 // unexpected end of file"), and as "NAME: line N: syntax error: MESSAGE"
 // with mvdan's message otherwise.
 func (g *Runner) syntaxError(err error, src string) error {
@@ -361,8 +361,7 @@ func (g *Runner) syntaxError(err error, src string) error {
 	near := func(tok string) error {
 		return fmt.Errorf("%s: line %d: syntax error near unexpected token `%s'\n%s: line %d: `%s'", prefix, line, tok, prefix, line, srcLine(line))
 	}
-	switch m := reQuoteEOF.FindStringSubmatch(pe.Text); {
-	case m != nil:
+	if m := reQuoteEOF.FindStringSubmatch(pe.Text); m != nil {
 		return fmt.Errorf("%s: line %d: unexpected EOF while looking for matching `%s'", prefix, line, m[1])
 	}
 	if m := reMatchEOF.FindStringSubmatch(pe.Text); m != nil {
