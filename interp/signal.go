@@ -141,6 +141,12 @@ func (g *Runner) Finish(status int) int {
 		select {}
 	}
 	g.sh.settleJobs(200 * time.Millisecond)
+	if g.sh.interrupted.Load() {
+		// Interrupted (Ctrl-C): nothing it started outlives it, background
+		// jobs included. A normal exit leaves background jobs running, as
+		// bash does (agents start dev servers so; Gemini CLI reports them).
+		g.KillChildren(syscall.SIGTERM, 500*time.Millisecond)
+	}
 	return status
 }
 

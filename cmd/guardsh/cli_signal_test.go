@@ -34,6 +34,7 @@ func TestSignals(t *testing.T) {
 	}{
 		{"ctrl-c", "sleep 101; echo not reached", []string{"sleep 101"}, syscall.SIGINT, true, 130},
 		{"ctrl-c-pipeline", "sleep 102 | cat; echo not reached", []string{"sleep 102"}, syscall.SIGINT, true, 130},
+		{"ctrl-c-background", "sleep 110 & sleep 103", []string{"sleep 110", "sleep 103"}, syscall.SIGINT, true, 130},
 		{"sigterm", "sleep 104; echo not reached", []string{"sleep 104"}, syscall.SIGTERM, false, 143},
 		{"sighup", "sleep 105", []string{"sleep 105"}, syscall.SIGHUP, false, 129},
 		{"sigterm-background", "sleep 106 & sleep 107", []string{"sleep 106", "sleep 107"}, syscall.SIGTERM, false, 143},
