@@ -180,6 +180,9 @@ bash -c 'echo "nested $0 $1"; exit 7' zero one; echo "rc=$?"; sh -c 'echo posix'
 #### nested-shell-options
 bash -x -c 'echo traced' 2>&1; bash -e -c 'false; echo not'; echo "rc=$?"; bash -n -c 'echo no exec'; echo "n=$?"; env -u HOME bash -c 'echo ${HOME:-nohome}'; command -V echo; bash -s <<< 'echo from-stdin'; echo 'echo piped' | sh
 
+#### sh-is-dash
+sh -c 'echo "a\tb|\0101|\c gone"; echo -e x; echo -n "no newline"; echo'; printf 'echo "tab\\there"\n' > d.sh; sh d.sh; bash d.sh
+
 #### bash-c-quoting
 bash -c "echo \"double \$((1+1))\""; bash -c 'for i in 1 2; do echo "$i"; done'
 

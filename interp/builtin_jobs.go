@@ -426,6 +426,8 @@ func (g *Runner) builtin(ctx context.Context, hc interp.HandlerContext, args []s
 		st = status
 	case "test":
 		st = g.testBuiltin(ctx, hc, args[1], args[2:])
+	case "dashecho":
+		io.WriteString(hc.Stdout, dashEcho(args[1:]))
 	case "echo":
 		if _, err := io.WriteString(hc.Stdout, echo(args[1:])); err != nil {
 			g.errf(hc, "echo: write error: %s", errnoText(err))

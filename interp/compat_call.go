@@ -3,8 +3,10 @@ package interp
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode"
 
 	"mvdan.cc/sh/v3/interp"
@@ -129,6 +131,9 @@ func (g *Runner) compatCall(ctx context.Context, hc interp.HandlerContext, args 
 			}
 		}
 	case "echo":
+		if g.cfg.dashEcho {
+			return append([]string{internalPrefix + "dashecho"}, args[1:]...)
+		}
 		// mvdan's echo knows -n, -e and -E only as separate words and
 		// its -e escapes are printf's; bash's are echo's own.
 		for _, a := range args[1:] {
@@ -519,3 +524,61 @@ func echo(args []string) string {
 	}
 	return b.String()
 }
+
+// dashEcho is dash's echo, for "sh" children where /bin/sh is dash: only
+// "-n" is an option, and backslash escapes are always expanded.
+func dashEcho(args []string) string {
+	newline := true
+	if len(args) > 0 && args[0] == "-n" {
+		newline = false
+		args = args[1:]
+	}
+	var b strings.Builder
+	for i, a := range args {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		for j := 0; j < len(a); j++ {
+			if a[j] != '\\' || j+1 >= len(a) {
+				b.WriteByte(a[j])
+				continue
+			}
+			c := a[j+1]
+			switch {
+			case c == 'c':
+				return b.String()
+			case c >= '0' && c <= '7':
+				k := j + 1
+				if c == '0' {
+					k++
+				}
+				start := k
+				for k < len(a) && k < start+3 && a[k] >= '0' && a[k] <= '7' {
+					k++
+				}
+				v, _ := strconv.ParseUint(a[start:k], 8, 16)
+				if start == k {
+					v = 0
+				}
+				b.WriteByte(byte(v))
+				j = k - 1
+				continue
+			}
+			if t, ok := map[byte]string{'a': "\a", 'b': "\b", 'e': "\x1b", 'f': "\f", 'n': "\n", 'r': "\r", 't': "\t", 'v': "\v", '\\': "\\"}[c]; ok {
+				b.WriteString(t)
+				j++
+				continue
+			}
+			b.WriteByte('\\')
+		}
+	}
+	if newline {
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+var dashSh = sync.OnceValue(func() bool {
+	p, err := filepath.EvalSymlinks("/bin/sh")
+	return err == nil && filepath.Base(p) == "dash"
+})

@@ -160,14 +160,15 @@ func scriptShell(path string) (shell string, opts []string, ok bool) {
 	n, _ := io.ReadFull(f, head)
 	head = head[:n]
 	if !bytes.HasPrefix(head, []byte("#!")) {
+		// bash runs a script without a shebang itself (a subshell of bash)
 		if n == 0 {
-			return "sh", nil, true
+			return "bash", nil, true
 		}
 		line, _, _ := bytes.Cut(head, []byte("\n"))
 		if bytes.IndexByte(line, 0) >= 0 || bytes.HasPrefix(head, []byte("\x7fELF")) {
 			return "", nil, false
 		}
-		return "sh", nil, true
+		return "bash", nil, true
 	}
 	line, _, _ := bytes.Cut(head[2:], []byte("\n"))
 	fields := strings.Fields(string(line))
@@ -223,6 +224,7 @@ func (g *Runner) runNestedIn(ctx context.Context, hc interp.HandlerContext, argv
 	cfg.Opts = inv.Opts
 	cfg.Interactive = false
 	cfg.group = grp
+	cfg.dashEcho = name == "dash" || name == "sh" && dashSh()
 	child, err := New(cfg)
 	if err != nil {
 		fmt.Fprintf(hc.Stderr, "%s: %v\n", name, err)
@@ -343,7 +345,7 @@ func (g *Runner) runProcess(ctx context.Context, hc interp.HandlerContext, path 
 	}
 	if err != nil {
 		if errors.Is(err, syscall.ENOEXEC) {
-			return g.runNested(ctx, hc, append([]string{"sh", path}, args[1:]...), nil)
+			return g.runNested(ctx, hc, append([]string{"bash", path}, args[1:]...), nil)
 		}
 		msg := err.Error()
 		var pe *os.PathError

@@ -75,6 +75,9 @@ type Config struct {
 	shared *shared
 	// group collects the processes of a nested shell (see procGroup).
 	group *procGroup
+	// dashEcho gives echo dash's behaviour (an "sh" child where /bin/sh
+	// is dash, or a "dash" child).
+	dashEcho bool
 }
 
 // Runner runs shell code under guardsh's policy.
