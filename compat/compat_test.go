@@ -22,9 +22,7 @@ import (
 
 // knownDiffs are the snippets whose output differs from bash, with why.
 // The README's "Compatibility" section lists the same.
-var knownDiffs = map[string]string{
-	"fd-above-2": "mvdan's interpreter has only file descriptors 0, 1 and 2 (exec 3>file fails)",
-}
+var knownDiffs = map[string]string{}
 
 type snippet struct {
 	name string

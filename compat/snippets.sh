@@ -246,6 +246,9 @@ sleep 1 & disown; jobs; disown %5; echo "rc=$?"
 #### fd-above-2
 exec 3>fd3.txt; echo via3 >&3; exec 3>&-; cat fd3.txt
 
+#### fd-save-restore
+exec 4>&1; exec 1>out.log; echo to-log; exec 1>&4 4>&-; echo back; cat out.log; printf 'l1\nl2\n' > in.txt; exec 5<in.txt; read -u 5 a; read -u 5 b; echo "$a $b"; exec 5<&-; exec 3>e.txt; ls /nonexistent 2>&3; exec 3>&-; sed 's/^ls: //' e.txt; echo x >&7; echo "rc=$?"
+
 #### kill-l
 kill -l 15; kill -l TERM; kill -l 130
 

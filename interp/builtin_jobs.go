@@ -51,6 +51,8 @@ type shared struct {
 	// ends one.
 	traceQuiet    atomic.Int32
 	traceDropNext atomic.Bool
+	// fds are the file descriptors 3 to 9 (compat_fds.go).
+	fds fdTable
 	// unbound is set when an unbound variable error was printed.
 	unbound atomic.Bool
 	// terminating is the SIGTERM or SIGHUP being handled, or 0.
@@ -426,6 +428,8 @@ func (g *Runner) builtin(ctx context.Context, hc interp.HandlerContext, args []s
 		st = status
 	case "test":
 		st = g.testBuiltin(ctx, hc, args[1], args[2:])
+	case "fd":
+		st = g.fdBuiltin(ctx, hc, args[1:])
 	case "dashecho":
 		io.WriteString(hc.Stdout, dashEcho(args[1:]))
 	case "echo":

@@ -79,7 +79,15 @@ opts:
 					timeout = time.Duration(f * float64(time.Second))
 				case 'u':
 					if val != "0" {
-						return fail("1", val+": invalid file descriptor: Bad file descriptor")
+						n, err := strconv.Atoi(val)
+						var r io.Reader
+						if err == nil {
+							r = g.fdReader(n)
+						}
+						if r == nil {
+							return fail("1", val+": invalid file descriptor: Bad file descriptor")
+						}
+						hc.Stdin = r
 					}
 				}
 				continue opts

@@ -36,6 +36,9 @@ func (g *Runner) rewrite(f *syntax.File) bool {
 				}
 			}
 		case *syntax.Stmt:
+			if rewriteFds(n) {
+				changed = true
+			}
 			if tc, ok := n.Cmd.(*syntax.TimeClause); ok {
 				n.Cmd = g.timeBlock(tc)
 				changed = true

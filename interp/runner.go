@@ -189,6 +189,17 @@ func New(cfg Config) (*Runner, error) {
 // pass unchanged.
 func (g *Runner) openHandler(open interp.OpenHandlerFunc) interp.OpenHandlerFunc {
 	return func(ctx context.Context, path string, flag int, perm os.FileMode) (io.ReadWriteCloser, error) {
+		if rest, ok := strings.CutPrefix(path, fdPathPrefix); ok {
+			// a redirection to fd N of guardsh's table: a duplicate of it
+			// (same file, same offset, as dup2), no new file access
+			n, line, _ := strings.Cut(rest, "_")
+			if f := g.sh.fds.get(int(n[0] - '0')); f != nil {
+				if d, err := dupFd(f); err == nil {
+					return d, nil
+				}
+			}
+			return nil, &os.PathError{Op: fmt.Sprintf("%s: line %s:", g.name, line), Path: n, Err: errors.New("Bad file descriptor")}
+		}
 		f, err := open(ctx, path, flag, perm)
 		var pe *os.PathError
 		var en syscall.Errno
@@ -841,6 +852,9 @@ func (e *dynEnviron) Get(name string) expand.Variable {
 	case "EPOCHREALTIME":
 		now := time.Now()
 		return str(fmt.Sprintf("%d.%06d", now.Unix(), now.Nanosecond()/1000))
+	}
+	if rest, ok := strings.CutPrefix(name, fdVar); ok && len(rest) > 2 && rest[1] == '_' {
+		return str(fdPathPrefix + rest) // N_LINE, for the open handler
 	}
 	if name == bangVar {
 		pid := e.g.sh.lastBgPid()

@@ -1,0 +1,246 @@
+package interp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"syscall"
+
+	"mvdan.cc/sh/v3/interp"
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// File descriptors 3 to 9. mvdan's interpreter has only 0, 1 and 2, so
+// guardsh keeps its own table: "exec N>FILE", "exec N<FILE", "exec N>&M"
+// and "exec N>&-" open, duplicate and close its entries, and a redirection
+// to one (">&N", "2>&N", "<&N") gets a duplicate of the entry from the
+// open handler, as dup2 would. "read -u N" reads the entry itself. An fd given to a single command ("cmd 3>file") is still
+// unsupported.
+
+// markFd runs one "exec N OP WORD" redirection: N OP WORD.
+const markFd = internalPrefix + "fd"
+
+// fdPathPrefix starts the "path" a redirection to fd N gets: the open
+// handler answers it with a duplicate of the table's file.
+const fdPathPrefix = "\x00guardsh-fd-"
+
+// fdVar is the prefix of the variables a redirection to fd N on line L
+// reads: __guardsh_fdN_L holds the path of the open file.
+const fdVar = "__guardsh_fd"
+
+type fdTable struct {
+	mu  sync.Mutex
+	fds map[int]*os.File
+}
+
+func (t *fdTable) get(n int) *os.File {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.fds[n]
+}
+
+func (t *fdTable) set(n int, f *os.File) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.fds == nil {
+		t.fds = map[int]*os.File{}
+	}
+	if old := t.fds[n]; old != nil {
+		old.Close()
+	}
+	if f == nil {
+		delete(t.fds, n)
+		return
+	}
+	t.fds[n] = f
+}
+
+// highFd reports whether a word is a literal fd number from 3 to 9.
+func highFd(w *syntax.Word) (int, bool) {
+	if w == nil {
+		return 0, false
+	}
+	lit := w.Lit()
+	if len(lit) != 1 || lit[0] < '3' || lit[0] > '9' {
+		return 0, false
+	}
+	return int(lit[0] - '0'), true
+}
+
+// rewriteFds rewrites a statement's redirections that use fds 3 to 9.
+func rewriteFds(st *syntax.Stmt) bool {
+	changed := false
+	// ">&N", "<&N" to an fd of the table: a redirection to its file.
+	for _, rd := range st.Redirs {
+		if rd.Op != syntax.DplOut && rd.Op != syntax.DplIn {
+			continue
+		}
+		n, ok := highFd(rd.Word)
+		if !ok {
+			continue
+		}
+		if rd.Op == syntax.DplOut {
+			rd.Op = syntax.AppOut
+		} else {
+			rd.Op = syntax.RdrIn
+		}
+		rd.Word = &syntax.Word{Parts: []syntax.WordPart{&syntax.DblQuoted{Parts: []syntax.WordPart{
+			&syntax.ParamExp{Param: &syntax.Lit{Value: fdVar + strconv.Itoa(n) + "_" + strconv.Itoa(int(rd.OpPos.Line()))}},
+		}}}}
+		changed = true
+	}
+	// "exec N>FILE ...": the table's entries, in order with the others.
+	ce, ok := st.Cmd.(*syntax.CallExpr)
+	if !ok || len(ce.Args) != 1 || ce.Args[0].Lit() != "exec" || len(ce.Assigns) > 0 {
+		return changed
+	}
+	high := false
+	for _, rd := range st.Redirs {
+		if rd.N != nil && len(rd.N.Value) == 1 && rd.N.Value[0] >= '3' && rd.N.Value[0] <= '9' {
+			high = true
+		}
+	}
+	if !high {
+		return changed
+	}
+	var stmts []*syntax.Stmt
+	for _, rd := range st.Redirs {
+		if rd.N == nil || len(rd.N.Value) != 1 || rd.N.Value[0] < '3' || rd.N.Value[0] > '9' {
+			stmts = append(stmts, &syntax.Stmt{Position: st.Position, Cmd: &syntax.CallExpr{Args: []*syntax.Word{litWord("exec")}}, Redirs: []*syntax.Redirect{rd}})
+			continue
+		}
+		word := rd.Word
+		if word == nil {
+			word = litWord("")
+		}
+		stmts = append(stmts, markerStmt(markFd, st.Pos(), litWord(rd.N.Value), litWord(rd.Op.String()), word))
+	}
+	st.Cmd = &syntax.Block{Lbrace: st.Pos(), Rbrace: st.End(), Stmts: stmts}
+	st.Redirs = nil
+	return true
+}
+
+// fdBuiltin runs markFd: N OP WORD.
+func (g *Runner) fdBuiltin(ctx context.Context, hc interp.HandlerContext, args []string) int {
+	if len(args) != 3 {
+		return 2
+	}
+	n, _ := strconv.Atoi(args[0])
+	op, word := args[1], args[2]
+	switch op {
+	case ">&", "<&":
+		if word == "-" {
+			g.sh.fds.set(n, nil)
+			return 0
+		}
+		m, err := strconv.Atoi(word)
+		if err != nil || m < 0 || m > 9 {
+			g.errf(hc, "%s: ambiguous redirect", word)
+			return 1
+		}
+		var src *os.File
+		switch m {
+		case 0:
+			src, _ = hc.Stdin.(*os.File)
+		case 1:
+			src, _ = unwrapErr(hc.Stdout).(*os.File)
+		case 2:
+			src, _ = unwrapErr(hc.Stderr).(*os.File)
+		default:
+			src = g.sh.fds.get(m)
+		}
+		if src == nil {
+			g.errf(hc, "%d: Bad file descriptor", m)
+			return 1
+		}
+		f, err := dupFd(src)
+		if err != nil {
+			g.errf(hc, "%d: %s", m, errnoText(err))
+			return 1
+		}
+		g.sh.fds.set(n, f)
+		return 0
+	}
+	flag := os.O_RDONLY
+	switch op {
+	case ">", ">|":
+		flag = os.O_WRONLY | os.O_CREATE | os.O_TRUNC
+	case ">>":
+		flag = os.O_WRONLY | os.O_CREATE | os.O_APPEND
+	case "<>":
+		flag = os.O_RDWR | os.O_CREATE
+	case "<":
+	default:
+		g.errf(hc, "%s: unsupported redirection for fd %d", op, n)
+		return 1
+	}
+	path := word
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(hc.Dir, path)
+	}
+	var f *os.File
+	if fsys := g.cfg.FS; fsys != nil {
+		rwc, err := fsys.Open(ctx, path, flag, 0o666)
+		if err != nil {
+			g.errf(hc, "%s", openErrText(word, err))
+			return 1
+		}
+		file, ok := rwc.(*os.File)
+		if !ok {
+			rwc.Close()
+			g.errf(hc, "%s: cannot use as file descriptor %d", word, n)
+			return 1
+		}
+		f = file
+	} else {
+		file, err := os.OpenFile(path, flag, 0o666)
+		if err != nil {
+			g.errf(hc, "%s", openErrText(word, err))
+			return 1
+		}
+		f = file
+	}
+	g.sh.fds.set(n, f)
+	return 0
+}
+
+// openErrText words a failed open as bash: "FILE: Permission denied"; the
+// jail's refusals pass as they are.
+func openErrText(word string, err error) string {
+	var pe *os.PathError
+	var en syscall.Errno
+	if errors.As(err, &pe) && errors.As(pe.Err, &en) {
+		return fmt.Sprintf("%s: %s", word, errnoText(en))
+	}
+	return err.Error()
+}
+
+func dupFd(f *os.File) (*os.File, error) {
+	sc, err := f.SyscallConn()
+	if err != nil {
+		return nil, err
+	}
+	var nfd int
+	var derr error
+	if cerr := sc.Control(func(fd uintptr) { nfd, derr = syscall.Dup(int(fd)) }); cerr != nil {
+		return nil, cerr
+	}
+	if derr != nil {
+		return nil, derr
+	}
+	syscall.CloseOnExec(nfd)
+	return os.NewFile(uintptr(nfd), f.Name()), nil
+}
+
+// fdReader is the reader of "read -u N".
+func (g *Runner) fdReader(n int) io.Reader {
+	if f := g.sh.fds.get(n); f != nil {
+		return f
+	}
+	return nil
+}
