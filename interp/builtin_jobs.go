@@ -241,6 +241,25 @@ func (s *shared) finish(p *proc, st *os.ProcessState) {
 
 // bgStarted is the marker after a background statement: the job exists.
 func (s *shared) bgStarted(idStr, gname string) {
+	j := s.addJob(idStr, gname)
+	// bash knows $! as soon as it forked; wait a moment for the job's
+	// process, so that $! is known everywhere after (pipeline elements copy
+	// the environment when they start).
+	s.mu.Lock()
+	ch := s.bgPids[j.id]
+	s.mu.Unlock()
+	select {
+	case pid := <-ch:
+		s.mu.Lock()
+		if !j.resolved {
+			j.resolved, j.pid, j.proc = true, pid, s.procs[pid]
+		}
+		s.mu.Unlock()
+	case <-time.After(100 * time.Millisecond):
+	}
+}
+
+func (s *shared) addJob(idStr, gname string) *job {
 	id, _ := strconv.Atoi(idStr)
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -261,6 +280,7 @@ func (s *shared) bgStarted(idStr, gname string) {
 	}
 	s.jobs = append(s.jobs, j)
 	s.lastJob = j
+	return j
 }
 
 // bgDone ends the virtual child of a compound background job.
@@ -313,6 +333,34 @@ func (s *shared) lastBgPid() string {
 		return ""
 	}
 	return strconv.Itoa(s.resolve(j))
+}
+
+// lastBgPidNoWait is $! if it is known without waiting for the job's
+// process to start.
+func (s *shared) lastBgPidNoWait() string {
+	s.mu.Lock()
+	j := s.lastJob
+	if j == nil {
+		s.mu.Unlock()
+		return ""
+	}
+	if j.resolved {
+		s.mu.Unlock()
+		return strconv.Itoa(j.pid)
+	}
+	ch := s.bgPids[j.id]
+	s.mu.Unlock()
+	select {
+	case pid := <-ch:
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if !j.resolved {
+			j.resolved, j.pid, j.proc = true, pid, s.procs[pid]
+		}
+		return strconv.Itoa(j.pid)
+	default:
+		return ""
+	}
 }
 
 // running reports whether a job still runs (as far as guardsh can tell).
@@ -430,6 +478,16 @@ func (g *Runner) builtin(ctx context.Context, hc interp.HandlerContext, args []s
 		st = g.testBuiltin(ctx, hc, args[1], args[2:])
 	case "fd":
 		st = g.fdBuiltin(ctx, hc, args[1:])
+	case "fdsave", "fdrestore":
+		n, _ := strconv.Atoi(args[1])
+		if name == "fdsave" {
+			g.sh.fds.save(n)
+		} else {
+			g.sh.fds.restore(n)
+			if len(args) > 2 {
+				st, _ = strconv.Atoi(args[2])
+			}
+		}
 	case "dashecho":
 		io.WriteString(hc.Stdout, dashEcho(args[1:]))
 	case "echo":

@@ -59,7 +59,7 @@ func (g *Runner) internalCall(hc interp.HandlerContext, args []string) ([]string
 	case markTimeStart:
 		g.sh.timeStart(len(args) > 1 && args[1] == "-p")
 		return []string{":"}, nil
-	case markTimeEnd, markPS, markPSRet, markFd:
+	case markTimeEnd, markPS, markPSRet, markFd, markFdSave, markFdRestore:
 		return args, nil
 	case markPSSet:
 		if len(args) == 3 {

@@ -25,17 +25,15 @@ import (
 // markFd runs one "exec N OP WORD" redirection: N OP WORD.
 const markFd = internalPrefix + "fd"
 
-// fdPathPrefix starts the "path" a redirection to fd N gets: the open
-// handler answers it with a duplicate of the table's file.
-const fdPathPrefix = "\x00guardsh-fd-"
-
-// fdVar is the prefix of the variables a redirection to fd N on line L
-// reads: __guardsh_fdN_L holds the path of the open file.
-const fdVar = "__guardsh_fd"
+// fdPathPrefix starts the "path" a redirection to fd N gets (N_LINE
+// follows): the open handler answers it with a duplicate of the table's
+// file. No file can have this name.
+const fdPathPrefix = "/dev/guardsh-fd/"
 
 type fdTable struct {
-	mu  sync.Mutex
-	fds map[int]*os.File
+	mu    sync.Mutex
+	fds   map[int]*os.File
+	saved []savedFd
 }
 
 func (t *fdTable) get(n int) *os.File {
@@ -89,14 +87,16 @@ func rewriteFds(st *syntax.Stmt) bool {
 		} else {
 			rd.Op = syntax.RdrIn
 		}
-		rd.Word = &syntax.Word{Parts: []syntax.WordPart{&syntax.DblQuoted{Parts: []syntax.WordPart{
-			&syntax.ParamExp{Param: &syntax.Lit{Value: fdVar + strconv.Itoa(n) + "_" + strconv.Itoa(int(rd.OpPos.Line()))}},
-		}}}}
+		rd.Word = &syntax.Word{Parts: []syntax.WordPart{&syntax.Lit{
+			Value: fdPathPrefix + strconv.Itoa(n) + "_" + strconv.Itoa(int(rd.OpPos.Line()))}}}
 		changed = true
 	}
 	// "exec N>FILE ...": the table's entries, in order with the others.
 	ce, ok := st.Cmd.(*syntax.CallExpr)
 	if !ok || len(ce.Args) != 1 || ce.Args[0].Lit() != "exec" || len(ce.Assigns) > 0 {
+		if scopedFds(st) {
+			changed = true
+		}
 		return changed
 	}
 	high := false
@@ -243,4 +243,85 @@ func (g *Runner) fdReader(n int) io.Reader {
 		return f
 	}
 	return nil
+}
+
+func isHighN(rd *syntax.Redirect) bool {
+	return rd.N != nil && len(rd.N.Value) == 1 && rd.N.Value[0] >= '3' && rd.N.Value[0] <= '9'
+}
+
+// scopedFds gives fds 3 to 9 to one command ("{ ...; } 3>&1 1>&2 2>&3",
+// "cmd 2>&3 3>file"): the redirections before the first such one stay on
+// the statement, then the table entry is set (its old value saved), the
+// rest runs with the remaining redirections, and the entry is restored.
+// The command's own child processes do not get the fd.
+func scopedFds(st *syntax.Stmt) bool {
+	if st.Background || st.Disown || st.Cmd == nil {
+		return false
+	}
+	i := -1
+	for k, rd := range st.Redirs {
+		if isHighN(rd) {
+			i = k
+			break
+		}
+	}
+	if i < 0 {
+		return false
+	}
+	rd := st.Redirs[i]
+	rest := &syntax.Stmt{Position: st.Position, Cmd: st.Cmd, Negated: st.Negated, Redirs: st.Redirs[i+1:]}
+	scopedFds(rest)
+	word := rd.Word
+	if word == nil {
+		word = litWord("")
+	}
+	n := litWord(rd.N.Value)
+	st.Cmd = &syntax.Block{Lbrace: st.Pos(), Rbrace: st.End(), Stmts: []*syntax.Stmt{
+		markerStmt(markFdSave, st.Pos(), n),
+		markerStmt(markFd, st.Pos(), litWord(rd.N.Value), litWord(rd.Op.String()), word),
+		rest,
+		markerStmt(markFdRestore, st.End(), litWord(rd.N.Value), paramWord("?")),
+	}}
+	st.Negated = false
+	st.Redirs = st.Redirs[:i]
+	return true
+}
+
+// Markers around a command that has an fd of its own.
+const (
+	markFdSave    = internalPrefix + "fdsave"    // N
+	markFdRestore = internalPrefix + "fdrestore" // N $?
+)
+
+// save keeps the entry of fd n aside (a duplicate) for restore.
+func (t *fdTable) save(n int) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	var d *os.File
+	if f := t.fds[n]; f != nil {
+		d, _ = dupFd(f)
+	}
+	t.saved = append(t.saved, savedFd{n, d})
+}
+
+// restore puts back the entry saved last for fd n.
+func (t *fdTable) restore(n int) {
+	t.mu.Lock()
+	var s *savedFd
+	for i := len(t.saved) - 1; i >= 0; i-- {
+		if t.saved[i].n == n {
+			s = &t.saved[i]
+			t.saved = append(t.saved[:i:i], t.saved[i+1:]...)
+			break
+		}
+	}
+	t.mu.Unlock()
+	if s != nil {
+		t.set(n, s.f)
+	}
+}
+
+type savedFd struct {
+	n int
+	f *os.File
 }

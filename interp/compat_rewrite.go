@@ -216,6 +216,10 @@ func (g *Runner) markBackground(list *[]*syntax.Stmt) bool {
 			continue
 		}
 		call := bgCallPos(st)
+		if ce, ok := st.Cmd.(*syntax.CallExpr); ok && len(ce.Args) > 0 && g.sh.mayBeFunction(ce.Args[0].Lit()) {
+			// "f &" for a function: a job of its own, like a compound one
+			call = syntax.Pos{}
+		}
 		id := g.sh.registerBg(call, stmtText(st))
 		if !call.IsValid() && st.Cmd != nil {
 			compoundJob(st, id)

@@ -853,9 +853,6 @@ func (e *dynEnviron) Get(name string) expand.Variable {
 		now := time.Now()
 		return str(fmt.Sprintf("%d.%06d", now.Unix(), now.Nanosecond()/1000))
 	}
-	if rest, ok := strings.CutPrefix(name, fdVar); ok && len(rest) > 2 && rest[1] == '_' {
-		return str(fdPathPrefix + rest) // N_LINE, for the open handler
-	}
 	if name == bangVar {
 		pid := e.g.sh.lastBgPid()
 		if pid == "" {
@@ -866,8 +863,29 @@ func (e *dynEnviron) Get(name string) expand.Variable {
 	return e.list.Get(name)
 }
 
+// Each lists the environment and, as they are now, the computed
+// variables: a background subshell (a pipeline element, cmd &) copies the
+// environment with Each, and must still see $! and friends.
 func (e *dynEnviron) Each(f func(name string, vr expand.Variable) bool) {
-	e.list.Each(f)
+	stop := false
+	e.list.Each(func(name string, vr expand.Variable) bool {
+		if !f(name, vr) {
+			stop = true
+			return false
+		}
+		return true
+	})
+	if stop {
+		return
+	}
+	for _, name := range []string{"SECONDS", "BASHPID", "EPOCHSECONDS", "EPOCHREALTIME"} {
+		if !f(name, e.Get(name)) {
+			return
+		}
+	}
+	if pid := e.g.sh.lastBgPidNoWait(); pid != "" {
+		f(bangVar, expand.Variable{Set: true, Kind: expand.String, Str: pid})
+	}
 }
 
 // machType returns bash's MACHTYPE and OSTYPE for this platform.
