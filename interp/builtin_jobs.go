@@ -196,8 +196,11 @@ func (s *shared) signal(pid int, sig syscall.Signal) error {
 	s.mu.Lock()
 	p, ok := s.procs[pid]
 	s.mu.Unlock()
-	if !ok || p.group == nil {
+	if !ok {
 		return syscall.ESRCH
+	}
+	if p.group == nil {
+		return nil // a compound job or a function: nothing guardsh can signal
 	}
 	if sig == 0 {
 		return nil
