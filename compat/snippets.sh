@@ -204,6 +204,9 @@ printf -v padded '%05d' 42; echo "$padded"; printf -v line '%s,' a b c; echo "${
 #### echo-read-pipe
 v=unchanged; echo changed | read v; echo "$v"
 
+#### lastpipe
+shopt -s lastpipe; n=0; printf '1\n2\n3\n' | while read -r x; do n=$((n+x)); done; echo "sum=$n"
+
 #### pipestatus-basic
 true | false | true; echo "last=$?"
 

@@ -16,6 +16,7 @@ import (
 //     kill %N and wait know it; $! itself reads the real PID.
 func (g *Runner) rewrite(f *syntax.File) bool {
 	changed := false
+	lastpipe := setsLastpipe(f)
 	syntax.Walk(f, func(n syntax.Node) bool {
 		switch n := n.(type) {
 		case *syntax.Redirect:
@@ -27,7 +28,7 @@ func (g *Runner) rewrite(f *syntax.File) bool {
 			// bash runs every element of a pipeline in a subshell; mvdan
 			// runs the last one in the shell itself, so that
 			// "echo x | read v" would set v.
-			if (n.Op == syntax.Pipe || n.Op == syntax.PipeAll) && n.Y != nil {
+			if (n.Op == syntax.Pipe || n.Op == syntax.PipeAll) && n.Y != nil && !lastpipe {
 				if _, sub := n.Y.Cmd.(*syntax.Subshell); !sub {
 					y := n.Y
 					n.Y = &syntax.Stmt{Position: y.Pos(), Cmd: &syntax.Subshell{
@@ -458,4 +459,28 @@ func fixIntegerVars(f *syntax.File) bool {
 		return true
 	})
 	return true
+}
+
+// setsLastpipe reports whether a script turns on "shopt -s lastpipe", with
+// which bash runs a pipeline's last element in the shell itself (as mvdan
+// does anyway).
+func setsLastpipe(f *syntax.File) bool {
+	found := false
+	syntax.Walk(f, func(n syntax.Node) bool {
+		ce, ok := n.(*syntax.CallExpr)
+		if !ok || len(ce.Args) < 3 || ce.Args[0].Lit() != "shopt" {
+			return !found
+		}
+		set := false
+		for _, a := range ce.Args[1:] {
+			switch a.Lit() {
+			case "-s":
+				set = true
+			case "lastpipe":
+				found = found || set
+			}
+		}
+		return !found
+	})
+	return found
 }
