@@ -240,6 +240,9 @@ ulimit -n >/dev/null && echo has-limit; ulimit -c 0; ulimit -c
 #### shopt-options
 shopt -s checkwinsize histappend; shopt -u extglob; shopt -s globstar nullglob; shopt -q globstar && echo globstar-on; shopt -s nosuchopt; echo "rc=$?"
 
+#### shell-flags
+echo "$-"; [[ $- == *i* ]] || echo non-interactive; shopt extglob; echo "rc=$?"; shopt -p nullglob; shopt -s nullglob; shopt nullglob
+
 #### set-options
 set +m; set -o monitor 2>/dev/null; set +H; set -o errtrace; set -o nosuchoption; echo "rc=$?"
 

@@ -479,6 +479,10 @@ func (g *Runner) builtin(ctx context.Context, hc interp.HandlerContext, args []s
 		st = status
 	case "test":
 		st = g.testBuiltin(ctx, hc, args[1], args[2:])
+	case "out":
+		// out STATUS TEXT: print TEXT, return STATUS.
+		st, _ = strconv.Atoi(args[1])
+		io.WriteString(hc.Stdout, args[2])
 	case "fd":
 		st = g.fdBuiltin(ctx, hc, args[1:])
 	case "fdsave", "fdrestore":

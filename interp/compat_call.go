@@ -307,6 +307,7 @@ func (g *Runner) shopt(args []string) []string {
 	defer g.sh.mu.Unlock()
 	var keep []string
 	status := "0"
+	var out strings.Builder
 	for _, n := range names {
 		def, known := bashShopts[n]
 		if !known {
@@ -326,15 +327,26 @@ func (g *Runner) shopt(args []string) []string {
 			if !state {
 				status = "1"
 			}
-		default:
-			if mvdanShopts[n] {
-				keep = append(keep, n)
+		default: // print, as bash: "NAME<pad>\ton" or "shopt -s NAME"
+			if !state {
+				status = "1"
+			}
+			onOff, flag := "off", "-u"
+			if state {
+				onOff, flag = "on", "-s"
+			}
+			if mode == "p" {
+				fmt.Fprintf(&out, "shopt %s %s\n", flag, n)
+			} else {
+				fmt.Fprintf(&out, "%-15s\t%s\n", n, onOff)
 			}
 		}
 	}
 	switch {
 	case mode == "q":
 		return []string{internalPrefix + "err", status, ""}
+	case mode == "" || mode == "p":
+		return []string{internalPrefix + "out", status, out.String()}
 	case len(keep) == 0:
 		return []string{":"}
 	case mode == "s" || mode == "u":

@@ -60,6 +60,9 @@ func (g *Runner) rewrite(f *syntax.File) bool {
 	if fixAssocLength(f) {
 		changed = true
 	}
+	if fixDashFlags(f) {
+		changed = true
+	}
 	if fixIntegerVars(f) {
 		changed = true
 	}
@@ -483,4 +486,37 @@ func setsLastpipe(f *syntax.File) bool {
 		return !found
 	})
 	return found
+}
+
+// flagsVar holds the letters of $- that bash shows and mvdan does not
+// (h, B, c, i, m, H, s).
+const flagsVar = "__guardsh_flags"
+
+// fixDashFlags makes $- show bash's letters for the shell's own state
+// after mvdan's ("ehBc" for bash -ec): [[ $- == *i* ]] tests interactivity.
+func fixDashFlags(f *syntax.File) bool {
+	changed := false
+	fix := func(parts []syntax.WordPart) []syntax.WordPart {
+		var out []syntax.WordPart
+		for _, p := range parts {
+			out = append(out, p)
+			pe, ok := p.(*syntax.ParamExp)
+			if ok && pe.Param != nil && pe.Param.Value == "-" && !pe.Length && !pe.Excl &&
+				pe.Index == nil && pe.Slice == nil && pe.Repl == nil && pe.Exp == nil {
+				out = append(out, &syntax.ParamExp{Param: &syntax.Lit{Value: flagsVar}})
+				changed = true
+			}
+		}
+		return out
+	}
+	syntax.Walk(f, func(n syntax.Node) bool {
+		switch n := n.(type) {
+		case *syntax.Word:
+			n.Parts = fix(n.Parts)
+		case *syntax.DblQuoted:
+			n.Parts = fix(n.Parts)
+		}
+		return true
+	})
+	return changed
 }

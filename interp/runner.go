@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/guardsh/guardsh/guardsh"
+	"golang.org/x/term"
 	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/interp"
 	"mvdan.cc/sh/v3/syntax"
@@ -849,6 +850,17 @@ func (e *dynEnviron) Get(name string) expand.Variable {
 		return str(strconv.Itoa(os.Getpid()))
 	case "EPOCHSECONDS":
 		return str(strconv.FormatInt(time.Now().Unix(), 10))
+	case flagsVar:
+		flags := "hB"
+		if e.g.cfg.Interactive {
+			flags = "hiBHs"
+			if isTerminal(e.g.cfg.Stdin) {
+				flags = "himBHs" // job control needs a terminal
+			}
+		} else if e.g.dashC {
+			flags = "hBc"
+		}
+		return str(flags)
 	case "EPOCHREALTIME":
 		now := time.Now()
 		return str(fmt.Sprintf("%d.%06d", now.Unix(), now.Nanosecond()/1000))
@@ -931,4 +943,20 @@ func hasEnv(env []string, name string) bool {
 		}
 	}
 	return false
+}
+
+// isTerminal reports whether r is a terminal, without putting it in
+// blocking mode (as File.Fd would).
+func isTerminal(r io.Reader) bool {
+	f, ok := r.(*os.File)
+	if !ok || f == nil {
+		return false
+	}
+	sc, err := f.SyscallConn()
+	if err != nil {
+		return false
+	}
+	tty := false
+	sc.Control(func(fd uintptr) { tty = term.IsTerminal(int(fd)) })
+	return tty
 }
