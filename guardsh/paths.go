@@ -208,6 +208,16 @@ func (e *pathEnv) locate(p string) loc {
 	case isDevice(p):
 		return locDevice
 	}
+	// Home wins over a project that holds it (guardsh started in /tmp or
+	// /home): home and what is in it are never "inside the project".
+	if e.home != "" && e.home != "/" && e.project != e.home && within(e.home, e.project) {
+		if p == e.home {
+			return locHome
+		}
+		if within(p, e.home) {
+			return locHomeSub
+		}
+	}
 	if e.project != "" && e.project != "/" {
 		if p == e.project {
 			return locProjectRoot
