@@ -251,3 +251,64 @@ bash -c 'echo via-shim > shim.txt'
 		t.Errorf("rm -rf ~ not denied by guardsh inside the confined agent:\n%s", errOut)
 	}
 }
+
+// claudeSnapshot is a shell snapshot as Claude Code writes it to
+// ~/.claude/shell-snapshots/ and sources before every command: functions
+// as base64 evals, shell options, aliases (with --), the ripgrep fallback,
+// PATH. The function is mkcd() { mkdir -p "$1" && cd "$1"; }.
+const claudeSnapshot = `# Snapshot file
+# Unset all aliases to avoid conflicts with functions
+unalias -a 2>/dev/null || true
+# Functions
+eval "$(echo 'bWtjZCAoKSAKeyAKICAgIG1rZGlyIC1wICIkMSIgJiYgY2QgIiQxIgp9Cg==' | base64 -d)" > /dev/null 2>&1
+# Shell Options
+shopt -u autocd
+shopt -s checkwinsize
+shopt -s cmdhist
+shopt -u dotglob
+shopt -s expand_aliases
+shopt -s extquote
+shopt -u globstar
+shopt -s histappend
+set -o braceexpand
+set -o hashall
+set -o histexpand
+set -o interactive-comments
+# Aliases
+alias -- ll='ls -alF'
+alias -- la='ls -A'
+# Check for rg availability
+if ! command -v rg >/dev/null 2>&1; then
+  alias rg='/usr/lib/node_modules/@anthropic-ai/claude-code/vendor/ripgrep/x64-linux/rg'
+fi
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+`
+
+// TestLaunchClaudeSnapshot runs Claude Code's whole per-command string
+// through the shim: source the snapshot, then the wrapped command (here a
+// snapshot function and a snapshot alias), then the cwd file.
+func TestLaunchClaudeSnapshot(t *testing.T) {
+	dir := t.TempDir()
+	home, _ := fakeHome(t)
+	snapDir := filepath.Join(home, ".claude", "shell-snapshots")
+	os.MkdirAll(snapDir, 0o700)
+	snap := filepath.Join(snapDir, "snapshot-bash-1764489600000-k3j2h1.sh")
+	if err := os.WriteFile(snap, []byte(claudeSnapshot), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cwdFile := claudeCwdFile(t)
+	os.Remove(cwdFile) // Claude Code does not create it beforehand
+	agent := fakeAgent(t, dir, "claude", `"$CLAUDE_CODE_SHELL" -c -l "source `+snap+
+		` && shopt -u extglob 2>/dev/null || true && eval 'mkcd sub && ll -d . > listing.txt' < /dev/null && pwd -P >| `+cwdFile+`"`)
+	code, out, errOut := launch(t, dir, home, "--mode", "auto", "--", agent)
+	if code != 0 || errOut != "" {
+		t.Errorf("exit %d, stderr:\n%s\nstdout: %s", code, errOut, out)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "sub", "listing.txt")); err != nil {
+		t.Errorf("the snapshot's function and alias did not run: %v", err)
+	}
+	real, _ := filepath.EvalSymlinks(dir)
+	if cwd, err := os.ReadFile(cwdFile); err != nil || strings.TrimSpace(string(cwd)) != filepath.Join(real, "sub") {
+		t.Errorf("cwd file %q (%v), want %s/sub", cwd, err, real)
+	}
+}
