@@ -216,7 +216,7 @@ func (g *Runner) runNestedIn(ctx context.Context, hc interp.HandlerContext, argv
 	}
 	cfg := g.cfg
 	cfg.shared = g.sh
-	cfg.Env = applyEnv(execEnv(hc), env)
+	cfg.Env = g.pinEnv(applyEnv(execEnv(hc), env))
 	cfg.Dir = hc.Dir
 	cfg.Stdin, cfg.Stdout, cfg.Stderr = hc.Stdin, unwrapErr(hc.Stdout), unwrapErr(hc.Stderr)
 	cfg.Name = inv.Name
@@ -328,7 +328,7 @@ func removeEnv(list []string, name string) []string {
 func (g *Runner) runProcess(ctx context.Context, hc interp.HandlerContext, path string, args []string) error {
 	cmd := exec.Command(path)
 	cmd.Args = args
-	cmd.Env = execEnv(hc)
+	cmd.Env = g.pinEnv(execEnv(hc))
 	cmd.Dir = hc.Dir
 	cmd.Stdin = hc.Stdin
 	cmd.Stdout = unwrapErr(hc.Stdout)

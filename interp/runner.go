@@ -74,6 +74,9 @@ type Config struct {
 	// shared is set for nested shells (bash -c, scripts): they share the
 	// parent's process table and job list.
 	shared *shared
+	// pin is what the session hands down to the programs it starts
+	// (envpin.go); set once, from the first runner's environment.
+	pin envPin
 	// group collects the processes of a nested shell (see procGroup).
 	group *procGroup
 	// dashEcho gives echo dash's behaviour (an "sh" child where /bin/sh
@@ -116,6 +119,9 @@ func New(cfg Config) (*Runner, error) {
 	}
 	if cfg.Env == nil {
 		cfg.Env = os.Environ()
+	}
+	if !cfg.pin.set {
+		cfg.pin = newEnvPin(cfg.Env)
 	}
 	if cfg.Stdout == nil {
 		cfg.Stdout = io.Discard
