@@ -141,42 +141,74 @@ func TestOllamaURL(t *testing.T) {
 	}
 }
 
+// outsideTarget is a path outside /tmp and outside every test project,
+// for attacks that write outside the project.
+func outsideTarget(t *testing.T, prefix string) string {
+	t.Helper()
+	realHome, _ := os.UserHomeDir()
+	outside, err := os.MkdirTemp(realHome, prefix)
+	if err != nil {
+		t.Skipf("no directory outside /tmp and the project: %v", err)
+	}
+	t.Cleanup(func() { os.RemoveAll(outside) })
+	return filepath.Join(outside, "pwned")
+}
+
+// writeOutside has the model run_shell a redirection to target in mode,
+// with or without the sandboxed session, and reports whether the write
+// landed (removing it) and what the agent printed.
+func writeOutside(t *testing.T, target, mode string, noSandbox bool) (landed bool, out, errs string) {
+	t.Helper()
+	dir, env := setup(t)
+	f := &fakeChat{turns: []string{
+		`[{"function":{"name":"run_shell","arguments":{"command":"echo pwned > ` + target + `; echo status=$?"}}}]`,
+	}}
+	srv := httptest.NewServer(f)
+	defer srv.Close()
+	var o, e bytes.Buffer
+	args := []string{"--host", srv.URL, "--workdir", dir, "--mode", mode, "task"}
+	if noSandbox {
+		args = append([]string{"--no-sandbox"}, args...)
+	}
+	code := run(context.Background(), args, &o, &e, env)
+	if code == 2 && strings.Contains(e.String(), "no sandbox backend") {
+		t.Skipf("no sandbox here: %s", e.String())
+	}
+	_, statErr := os.Stat(target)
+	os.Remove(target)
+	return statErr == nil, o.String(), e.String()
+}
+
 // TestSandboxedSession: in bypass mode the rules let a write outside the
 // project through, and the kernel sandbox of the agent's shell session
 // still stops it; without the sandbox (the control) it lands.
 func TestSandboxedSession(t *testing.T) {
-	realHome, _ := os.UserHomeDir()
-	outside, err := os.MkdirTemp(realHome, ".guardsh-agent-escape-")
-	if err != nil {
-		t.Skipf("no directory outside /tmp and the project: %v", err)
+	target := outsideTarget(t, ".guardsh-agent-escape-")
+	landed, out, _ := writeOutside(t, target, "bypass", false)
+	if landed {
+		t.Fatalf("the sandboxed session wrote outside the project:\n%s", out)
 	}
-	defer os.RemoveAll(outside)
-	target := filepath.Join(outside, "pwned")
-	for _, noSandbox := range []bool{false, true} {
-		dir, env := setup(t)
-		f := &fakeChat{turns: []string{
-			`[{"function":{"name":"run_shell","arguments":{"command":"echo pwned > ` + target + `; echo status=$?"}}}]`,
-		}}
-		srv := httptest.NewServer(f)
-		var out, errb bytes.Buffer
-		args := []string{"--host", srv.URL, "--workdir", dir, "--mode", "bypass", "task"}
-		if noSandbox {
-			args = append([]string{"--no-sandbox"}, args...)
+	if !strings.Contains(out, "sandbox landlock") && !strings.Contains(out, "sandbox bwrap") {
+		t.Errorf("no sandbox named in the header:\n%s", out)
+	}
+	if landed, out, errs := writeOutside(t, target, "bypass", true); !landed {
+		t.Fatalf("control: without the sandbox the write should land:\n%s\n%s", out, errs)
+	}
+}
+
+// TestShellRedirectJailed: the agent's shell opens redirection targets
+// through the path jail, with or without the sandboxed session, so a write
+// outside the project that the mode does not allow never lands.
+func TestShellRedirectJailed(t *testing.T) {
+	target := outsideTarget(t, ".guardsh-agent-jail-")
+	for _, noSandbox := range []bool{true, false} {
+		landed, out, errs := writeOutside(t, target, "auto", noSandbox)
+		if landed {
+			t.Fatalf("noSandbox=%v: the shell wrote outside the project:\n%s\n%s", noSandbox, out, errs)
 		}
-		code := run(context.Background(), args, &out, &errb, env)
-		srv.Close()
-		_, statErr := os.Stat(target)
-		switch {
-		case code == 2 && strings.Contains(errb.String(), "no sandbox backend"):
-			t.Skipf("no sandbox here: %s", errb.String())
-		case !noSandbox && statErr == nil:
-			t.Fatalf("the sandboxed session wrote outside the project:\n%s", out.String())
-		case !noSandbox && !strings.Contains(out.String(), "sandbox landlock") && !strings.Contains(out.String(), "sandbox bwrap"):
-			t.Errorf("no sandbox named in the header:\n%s", out.String())
-		case noSandbox && statErr != nil:
-			t.Fatalf("control: without the sandbox the write should land (%v):\n%s\n%s", statErr, out.String(), errb.String())
+		if !strings.Contains(out, "outside-project") {
+			t.Errorf("noSandbox=%v: the refusal does not name its rule:\n%s", noSandbox, out)
 		}
-		os.Remove(target)
 	}
 }
 
@@ -451,41 +483,5 @@ func TestGoCacheInSandbox(t *testing.T) {
 	}
 	if !strings.Contains(out.String(), "cache=writable") || !strings.Contains(out.String(), filepath.Join(home, ".cache", "guardsh", "agent-go-build")) {
 		t.Errorf("no writable agent Go cache in the session:\n%s\n%s", out.String(), errb.String())
-	}
-}
-
-// TestShellRedirectJailed: the agent's shell opens redirection targets
-// through the path jail, with or without the sandboxed session, so a write
-// outside the project that the mode does not allow never lands.
-func TestShellRedirectJailed(t *testing.T) {
-	realHome, _ := os.UserHomeDir()
-	outside, err := os.MkdirTemp(realHome, ".guardsh-agent-jail-")
-	if err != nil {
-		t.Skipf("no directory outside /tmp and the project: %v", err)
-	}
-	defer os.RemoveAll(outside)
-	target := filepath.Join(outside, "pwned")
-	for _, noSandbox := range []bool{true, false} {
-		dir, env := setup(t)
-		f := &fakeChat{turns: []string{
-			`[{"function":{"name":"run_shell","arguments":{"command":"echo pwned > ` + target + `; echo status=$?"}}}]`,
-		}}
-		srv := httptest.NewServer(f)
-		var out, errb bytes.Buffer
-		args := []string{"--host", srv.URL, "--workdir", dir, "--mode", "auto", "task"}
-		if noSandbox {
-			args = append([]string{"--no-sandbox"}, args...)
-		}
-		code := run(context.Background(), args, &out, &errb, env)
-		srv.Close()
-		if code == 2 && strings.Contains(errb.String(), "no sandbox backend") {
-			t.Skipf("no sandbox here: %s", errb.String())
-		}
-		if _, err := os.Stat(target); err == nil {
-			t.Fatalf("noSandbox=%v: the shell wrote outside the project:\n%s\n%s", noSandbox, out.String(), errb.String())
-		}
-		if !strings.Contains(out.String(), "outside-project") {
-			t.Errorf("noSandbox=%v: the refusal does not name its rule:\n%s", noSandbox, out.String())
-		}
 	}
 }
