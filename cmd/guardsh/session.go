@@ -1,13 +1,12 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -16,8 +15,6 @@ import (
 	"github.com/guardsh/guardsh/guardsh"
 	"github.com/guardsh/guardsh/interp"
 	"github.com/guardsh/guardsh/sandbox"
-	"mvdan.cc/sh/v3/expand"
-	shinterp "mvdan.cc/sh/v3/interp"
 )
 
 // init runs the sandbox's confining stage when this process is one (it
@@ -58,13 +55,10 @@ func stripNoSandbox(argv []string) []string {
 	return out
 }
 
-// escalateFunc is interp.Config.Escalate.
-type escalateFunc = func(ctx context.Context, hc shinterp.HandlerContext, args []string, v guardsh.Verdict) error
-
 // sessionEscalate runs approved commands through the privileged side; it
 // is set by sandboxSession in a confined interpreter that has a broker, and
 // is nil otherwise (interp.Config.Escalate).
-var sessionEscalate escalateFunc
+var sessionEscalate interp.EscalateFunc
 
 // sandboxOff reports whether the user turned the sandbox off by its named
 // switch, and how.
@@ -158,7 +152,7 @@ func sandboxSession(inv *invocation) (code int, done bool, describe string) {
 		}
 		sandbox.AdoptPassedFiles()
 		if c := sandbox.ClientFromEnv(); c != nil {
-			sessionEscalate = escalateThrough(c)
+			sessionEscalate = interp.EscalateThrough(c)
 		}
 		return 0, false, desc
 	}
@@ -281,116 +275,16 @@ func probeSummary(results []sandbox.ProbeResult) string {
 	return strings.Join(parts, "; ")
 }
 
-// escalateThrough is the interpreter's Escalate: the approved command runs
-// on the privileged side, which decides again by itself.
-func escalateThrough(c *sandbox.Client) escalateFunc {
-	return func(ctx context.Context, hc shinterp.HandlerContext, args []string, v guardsh.Verdict) error {
-		var env []string
-		hc.Env.Each(func(name string, vr expand.Variable) bool {
-			if vr.Exported && vr.IsSet() {
-				env = append(env, name+"="+vr.String())
-			}
-			return true
-		})
-		files, cleanup, err := stdioFiles(hc)
-		if err != nil {
-			fmt.Fprintf(hc.Stderr, "guardsh: %s: %v\n", args[0], err)
-			return shinterp.ExitStatus(126)
-		}
-		resp, err := c.Run(sandbox.Request{Args: args, Dir: hc.Dir, Env: env, Network: v.Effects.Network, Writes: v.Effects.Writes},
-			files[0], files[1], files[2])
-		cleanup()
-		if err != nil {
-			fmt.Fprintf(hc.Stderr, "guardsh: %s: privileged side unreachable: %v\n", args[0], err)
-			return shinterp.ExitStatus(126)
-		}
-		if resp.Err != "" {
-			fmt.Fprintln(hc.Stderr, resp.Err)
-		}
-		if resp.Status != 0 {
-			return shinterp.ExitStatus(uint8(resp.Status))
-		}
-		return nil
-	}
-}
-
-// stdioFiles turns the handler's stdio into files that can be passed to
-// the broker, with pipes and copiers where they are not files.
-func stdioFiles(hc shinterp.HandlerContext) ([3]*os.File, func(), error) {
-	var files [3]*os.File
-	var closers []io.Closer
-	done := make(chan struct{}, 3)
-	waits := 0
-	cleanup := func() {
-		for _, c := range closers {
-			c.Close()
-		}
-		for ; waits > 0; waits-- {
-			<-done
-		}
-	}
-	if f, ok := hc.Stdin.(*os.File); ok && f != nil {
-		files[0] = f
-	} else {
-		r, w, err := os.Pipe()
-		if err != nil {
-			return files, cleanup, err
-		}
-		files[0] = r
-		closers = append(closers, r)
-		go func() {
-			if hc.Stdin != nil {
-				io.Copy(w, hc.Stdin)
-			}
-			w.Close()
-		}()
-	}
-	for i, wr := range []io.Writer{hc.Stdout, hc.Stderr} {
-		if f, ok := wr.(*os.File); ok && f != nil {
-			files[i+1] = f
-			continue
-		}
-		r, w, err := os.Pipe()
-		if err != nil {
-			return files, cleanup, err
-		}
-		files[i+1] = w
-		closers = append(closers, w)
-		waits++
-		go func(dst io.Writer) {
-			io.Copy(dst, r)
-			r.Close()
-			done <- struct{}{}
-		}(wr)
-	}
-	return files, cleanup, nil
-}
-
 // brokerCheck is the privileged side's own decision on an escalation
-// request: the request is classified again by the broker's policy; a
-// denied command is refused; rights that no rule of the broker's policy
-// (configuration or an earlier "allow for this session" given here) grants
-// need a human's answer at the broker's own terminal prompt.
+// request (interp.BrokerCheck): the request is classified again by the
+// broker's policy; a denied command is refused; rights that no rule of the
+// broker's policy (configuration or an earlier "allow for this session"
+// given here) grants need a human's answer at the broker's own terminal
+// prompt, opened on the first such request.
 func brokerCheck(policy *guardsh.Policy, project, home string) func(sandbox.Request) (sandbox.Rights, error) {
 	var gate *interp.TerminalGate
-	return func(req sandbox.Request) (sandbox.Rights, error) {
-		lookup := func(name string) string {
-			for _, e := range slices.Backward(req.Env) {
-				if v, ok := strings.CutPrefix(e, name+"="); ok {
-					return v
-				}
-			}
-			return ""
-		}
-		cmd := guardsh.Command{Args: req.Args, Dir: req.Dir, Project: project, Home: home, Env: lookup, Via: "broker"}
-		v := policy.Classify(cmd)
-		if v.Decision == guardsh.Deny {
-			return sandbox.Rights{}, errors.New(v.Message())
-		}
-		want := sandbox.Rights{Network: req.Network, Writes: req.Writes}
-		if v.Decision == guardsh.Allow && covered(want, policy, v.Rule) {
-			return want, nil
-		}
+	return interp.BrokerCheck(policy, project, home, func(cmd guardsh.Command, _ guardsh.Verdict, want sandbox.Rights) error {
+		rights := cmp.Or(interp.RightsText(want), "nothing")
 		if gate == nil {
 			if g, err := interp.OpenTerminalGate(); err == nil {
 				gate = g
@@ -398,8 +292,8 @@ func brokerCheck(policy *guardsh.Policy, project, home string) func(sandbox.Requ
 		}
 		if gate != nil {
 			ask := guardsh.Verdict{Decision: guardsh.Ask, Rule: "sandbox.escalate",
-				Reason:  "the privileged side asks too: this runs with " + rightsText(want) + " beyond the sandbox",
-				Effects: guardsh.Effects{Network: want.Network, Writes: want.Writes}}
+				Reason:  "the privileged side asks too: this runs with " + rights + " beyond the sandbox",
+				Effects: interp.EscalationEffects(want)}
 			session := guardsh.ApprovalRule(cmd)
 			session.ID = "session.escalate." + strconv.Itoa(len(policy.Session)+1)
 			session.Decision = guardsh.Allow
@@ -407,52 +301,11 @@ func brokerCheck(policy *guardsh.Policy, project, home string) func(sandbox.Requ
 			switch gate.Approve(context.Background(), interp.GateRequest{Command: cmd, Verdict: ask, Session: session}) {
 			case interp.GateAllowSession:
 				policy.Session = append(policy.Session, session)
-				return want, nil
+				return nil
 			case interp.GateAllowOnce:
-				return want, nil
+				return nil
 			}
 		}
-		return sandbox.Rights{}, fmt.Errorf("guardsh: not run: %q needs %s beyond the sandbox and the privileged side got no approval from a human at the terminal. Approve it interactively, or add a rule granting these rights to your config", strings.Join(req.Args, " "), rightsText(want))
-	}
-}
-
-// covered reports whether a rule of the broker's own policy grants want.
-func covered(want sandbox.Rights, p *guardsh.Policy, ruleID string) bool {
-	for _, rules := range [][]guardsh.Rule{p.Rules, p.Session} {
-		for _, r := range rules {
-			if r.ID != ruleID || r.Decision == guardsh.Deny {
-				continue
-			}
-			if want.Network && !r.Network {
-				return false
-			}
-			for _, w := range want.Writes {
-				ok := false
-				for _, rw := range r.Write {
-					if rel, err := filepath.Rel(rw, w); err == nil && !strings.HasPrefix(rel, "..") {
-						ok = true
-					}
-				}
-				if !ok {
-					return false
-				}
-			}
-			return true
-		}
-	}
-	return !want.Network && len(want.Writes) == 0
-}
-
-func rightsText(r sandbox.Rights) string {
-	var parts []string
-	if r.Network {
-		parts = append(parts, "network access")
-	}
-	if len(r.Writes) > 0 {
-		parts = append(parts, "writes to "+strings.Join(r.Writes, ", "))
-	}
-	if len(parts) == 0 {
-		return "nothing"
-	}
-	return strings.Join(parts, " and ")
+		return fmt.Errorf("guardsh: not run: %q needs %s beyond the sandbox and the privileged side got no approval from a human at the terminal. Approve it interactively, or add a rule granting these rights to your config", strings.Join(cmd.Args, " "), rights)
+	})
 }
