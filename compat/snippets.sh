@@ -392,3 +392,15 @@ for f in a b c; do
   fi
 done
 echo "count=$count"
+
+#### claude-snapshot-eval-function-and-alias
+# Claude Code's shell snapshots (sourced before every command) define
+# functions through eval of base64 and aliases with "alias --"; the wrapped
+# command then calls both.
+cat > snapshot.sh <<'EOF'
+unalias -a 2>/dev/null || true
+eval "$(echo 'bWtjZCAoKSAKeyAKICAgIG1rZGlyIC1wICIkMSIgJiYgY2QgIiQxIgp9Cg==' | base64 -d)" > /dev/null 2>&1
+shopt -s expand_aliases
+alias -- ll='ls -d'
+EOF
+source snapshot.sh && alias ll && alias -- && echo "alias status $?" && eval 'mkcd sub && ll . && pwd | sed "s#.*/##"'

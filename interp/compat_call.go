@@ -116,6 +116,12 @@ func (g *Runner) compatCall(ctx context.Context, hc interp.HandlerContext, args 
 		return g.waitCall(args)
 	case "eval":
 		return g.evalCall(args)
+	case "alias":
+		// bash's alias takes "--" (Claude Code's snapshots write
+		// alias -- ll='ls -alF'); mvdan's looks the name "--" up.
+		if len(args) > 1 && args[1] == "--" {
+			return append([]string{"alias"}, args[2:]...)
+		}
 	case "cd":
 		return g.cdCall(hc, args)
 	case "read":
@@ -361,7 +367,10 @@ func (g *Runner) evalCall(args []string) []string {
 		return args
 	}
 	src := strings.Join(args[1:], " ")
-	if !strings.ContainsAny(src, ">!|") && !strings.Contains(src, "time") {
+	// "(" also: eval'd text may define functions (Claude Code's shell
+	// snapshots define theirs with eval "$(... | base64 -d)"), which the
+	// walk records, so that calling them is judged as a function call.
+	if !strings.ContainsAny(src, ">!|(") && !strings.Contains(src, "time") && !strings.Contains(src, "function") {
 		return args
 	}
 	f, err := syntax.NewParser().Parse(strings.NewReader(src), "")
