@@ -21,6 +21,8 @@ import (
 // scripts): the process table, which signals and exit reach, the job list,
 // and options mvdan does not keep.
 type shared struct {
+	// globs holds the as-written source of commands with globs (globsource.go).
+	globs globSources
 	mu    sync.Mutex
 	procs map[int]*proc // running children
 	// bgCalls maps the position of the command a background statement

@@ -15,6 +15,7 @@ import (
 //   - after every "CMD &" a marker records the job, so that $!, jobs,
 //     kill %N and wait know it; $! itself reads the real PID.
 func (g *Runner) rewrite(f *syntax.File) bool {
+	g.sh.globs.note(f)
 	changed := false
 	lastpipe := setsLastpipe(f)
 	syntax.Walk(f, func(n syntax.Node) bool {

@@ -286,10 +286,12 @@ func TestGuardProjectAttacks(t *testing.T) {
 // entries, rm -rf * reaches the engine as "rm -rf go.mod src" (the runner
 // expands the glob first); the engine treats rm -r of 3 or more top-level
 // entries as the project root, so here it is only an ask.
+// TestGuardSmallProjectGlob: at run time "rm -rf *" reaches the runner
+// already expanded ("rm -rf go.mod src" in a two-entry project), which alone
+// looks like an ordinary delete inside the project; the runner hands the
+// policy the command as written too, so the bare glob over the project root
+// is denied in every mode, bypass included. Globs that name files still run.
 func TestGuardSmallProjectGlob(t *testing.T) {
-	if os.Getenv("GUARDSH_TEST_GAPS") == "" {
-		t.Skip("known gap (engine, helper B): at run time rm -rf * in a project with fewer than 3 top-level entries is rm.project (ask), so bypass mode empties it; the static checker denies it [rm.project-root]")
-	}
 	home, _ := makeHome(t)
 	proj := t.TempDir()
 	for _, f := range []string{"go.mod", "src/main.go"} {
@@ -304,6 +306,14 @@ func TestGuardSmallProjectGlob(t *testing.T) {
 	r.Run(context.Background(), strings.NewReader("rm -rf *"), "attack")
 	if _, err := os.Stat(filepath.Join(proj, "go.mod")); err != nil {
 		t.Error("rm -rf * emptied a small project in bypass mode")
+	}
+	os.WriteFile(filepath.Join(proj, "src", "a.o"), []byte("x"), 0o644)
+	r.Run(context.Background(), strings.NewReader("rm -f src/*.o; ls * >/dev/null"), "legit")
+	if _, err := os.Stat(filepath.Join(proj, "src", "a.o")); err == nil {
+		t.Error("rm -f src/*.o did not run")
+	}
+	if _, err := os.Stat(filepath.Join(proj, "src", "main.go")); err != nil {
+		t.Error("rm -f src/*.o removed more than the object files")
 	}
 }
 
