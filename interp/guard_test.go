@@ -232,17 +232,6 @@ var projectAttacks = []string{
 	`eval 'rm -rf "$PWD"'`,
 }
 
-// knownGaps are attacks that still get through for want of upstream work,
-// each with what is missing. GUARDSH_TEST_GAPS=1 runs them anyway.
-var knownGaps = map[string]string{}
-
-func skipKnownGap(t *testing.T, src string) {
-	t.Helper()
-	if why, ok := knownGaps[src]; ok && os.Getenv("GUARDSH_TEST_GAPS") == "" {
-		t.Skip(why)
-	}
-}
-
 func TestGuardProjectAttacks(t *testing.T) {
 	for _, src := range projectAttacks {
 		for _, mode := range []guardsh.Mode{guardsh.ModeDefault, guardsh.ModePlan, guardsh.ModeAuto, guardsh.ModeBypass} {
@@ -251,7 +240,6 @@ func TestGuardProjectAttacks(t *testing.T) {
 				gate Gate
 			}{{"no-human", nil}, {"approve-all", yesGate{}}} {
 				t.Run(string(mode)+"/"+g.name+"/"+src, func(t *testing.T) {
-					skipKnownGap(t, src)
 					home, _ := makeHome(t)
 					proj := t.TempDir()
 					files := []string{"go.mod", "README.md", "src/main.go", "docs/index.md", ".git/HEAD"}
@@ -283,57 +271,28 @@ func TestGuardProjectAttacks(t *testing.T) {
 }
 
 // TestGuardSmallProjectGlob: in a project with only two top-level
-// entries, rm -rf * reaches the engine as "rm -rf go.mod src" (the runner
-// expands the glob first); the engine treats rm -r of 3 or more top-level
-// entries as the project root, so here it is only an ask.
-// TestGuardSmallProjectGlob: at run time "rm -rf *" reaches the runner
-// already expanded ("rm -rf go.mod src" in a two-entry project), which alone
-// looks like an ordinary delete inside the project; the runner hands the
-// policy the command as written too, so the bare glob over the project root
-// is denied in every mode, bypass included. Globs that name files still run.
+// entries, rm -rf * reaches the policy expanded ("rm -rf go.mod src"); the
+// runner also hands it the command as written (Command.Source), so it is
+// still the bare glob of the project root, denied in every mode.
 func TestGuardSmallProjectGlob(t *testing.T) {
-	home, _ := makeHome(t)
-	proj := t.TempDir()
-	for _, f := range []string{"go.mod", "src/main.go"} {
-		os.MkdirAll(filepath.Dir(filepath.Join(proj, f)), 0o755)
-		os.WriteFile(filepath.Join(proj, f), []byte(f), 0o644)
-	}
-	r, err := New(Config{Policy: guardsh.NewPolicy(guardsh.ModeBypass), Project: proj, Dir: proj,
-		Env: []string{"HOME=" + home, "PATH=" + os.Getenv("PATH")}, Stdin: strings.NewReader("")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	r.Run(context.Background(), strings.NewReader("rm -rf *"), "attack")
-	if _, err := os.Stat(filepath.Join(proj, "go.mod")); err != nil {
-		t.Error("rm -rf * emptied a small project in bypass mode")
-	}
-	os.WriteFile(filepath.Join(proj, "src", "a.o"), []byte("x"), 0o644)
-	r.Run(context.Background(), strings.NewReader("rm -f src/*.o; ls * >/dev/null"), "legit")
-	if _, err := os.Stat(filepath.Join(proj, "src", "a.o")); err == nil {
-		t.Error("rm -f src/*.o did not run")
-	}
-	if _, err := os.Stat(filepath.Join(proj, "src", "main.go")); err != nil {
-		t.Error("rm -f src/*.o removed more than the object files")
-	}
-}
-
-func TestGuardFedCodeAttacks(t *testing.T) {
-	if _, err := os.Stat("/usr/bin/python3"); err != nil {
-		t.Skip("python3 not installed")
-	}
-	for _, src := range fedAttacks {
-		for _, mode := range []guardsh.Mode{guardsh.ModeDefault, guardsh.ModePlan, guardsh.ModeAuto, guardsh.ModeBypass} {
-			for _, g := range []struct {
-				name string
-				gate Gate
-			}{{"no-human", nil}, {"approve-all", yesGate{}}} {
-				t.Run(string(mode)+"/"+g.name+"/"+src, func(t *testing.T) {
-					skipKnownGap(t, src)
-					lost, stderr, status := runAttack(t, mode, g.gate, src)
-					if lost != "" {
-						t.Errorf("%s in %s mode (gate %s): HOME damaged (%s); status %d, stderr:\n%s", src, mode, g.name, lost, status, stderr)
-					}
-				})
+	for _, src := range []string{"rm -rf *", "rm -rf ./*", `rm -rf "$PWD"/*`} {
+		for _, mode := range []guardsh.Mode{guardsh.ModeDefault, guardsh.ModeAuto, guardsh.ModeBypass} {
+			for _, gate := range []Gate{nil, yesGate{}} {
+				home, _ := makeHome(t)
+				proj := t.TempDir()
+				for _, f := range []string{"go.mod", "src/main.go"} {
+					os.MkdirAll(filepath.Dir(filepath.Join(proj, f)), 0o755)
+					os.WriteFile(filepath.Join(proj, f), []byte(f), 0o644)
+				}
+				r, err := New(Config{Policy: guardsh.NewPolicy(mode), Project: proj, Dir: proj, Gate: gate,
+					Env: []string{"HOME=" + home, "PATH=" + os.Getenv("PATH")}, Stdin: strings.NewReader("")})
+				if err != nil {
+					t.Fatal(err)
+				}
+				r.Run(context.Background(), strings.NewReader(src), "attack")
+				if _, err := os.Stat(filepath.Join(proj, "go.mod")); err != nil {
+					t.Errorf("%s emptied a small project in %s mode (gate %v)", src, mode, gate)
+				}
 			}
 		}
 	}
@@ -356,5 +315,26 @@ func TestGuardDenyMessage(t *testing.T) {
 	_, _, status = runAttack(t, guardsh.ModeBypass, nil, `set -e; rm -rf ~; echo not reached`)
 	if status != 126 {
 		t.Errorf("set -e: status %d, want 126", status)
+	}
+}
+
+func TestGuardFedCodeAttacks(t *testing.T) {
+	if _, err := os.Stat("/usr/bin/python3"); err != nil {
+		t.Skip("python3 not installed")
+	}
+	for _, src := range fedAttacks {
+		for _, mode := range []guardsh.Mode{guardsh.ModeDefault, guardsh.ModePlan, guardsh.ModeAuto, guardsh.ModeBypass} {
+			for _, g := range []struct {
+				name string
+				gate Gate
+			}{{"no-human", nil}, {"approve-all", yesGate{}}} {
+				t.Run(string(mode)+"/"+g.name+"/"+src, func(t *testing.T) {
+					lost, stderr, status := runAttack(t, mode, g.gate, src)
+					if lost != "" {
+						t.Errorf("%s in %s mode (gate %s): HOME damaged (%s); status %d, stderr:\n%s", src, mode, g.name, lost, status, stderr)
+					}
+				})
+			}
+		}
 	}
 }
