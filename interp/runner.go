@@ -501,13 +501,17 @@ func (g *Runner) lineCheck(src string) (v guardsh.Verdict, ok bool) {
 			v, ok = guardsh.Verdict{Decision: guardsh.Allow, Rule: "shell.linecheck-error"}, true
 		}
 	}()
-	return g.policy.LineCheck(src, guardsh.CheckEnv{
+	v, ok = g.policy.LineCheck(src, guardsh.CheckEnv{
 		Dir:     g.r.Dir,
 		Project: g.cfg.Project,
 		Home:    g.Var("HOME"),
 		Env:     map[string]string{"TMPDIR": g.Var("TMPDIR")},
 		Via:     "shell",
 	})
+	if !ok {
+		g.auditLine(src, v) // audit.go
+	}
+	return v, ok
 }
 
 // RunDashC runs the string of "-c": like Run, except that an unbound
