@@ -659,10 +659,11 @@ func (ck *checker) substText(w *syntax.Word) (text string, quoted, ok bool) {
 	return strings.TrimRight(src.text, "\n"), quoted, true
 }
 
-// whichSubst resolves $(which rm), $(command -v rm), `type -p rm`.
-func (ck *checker) whichSubst(w *syntax.Word) (string, bool) {
+// soleSubstCall returns the simple command of a word that is nothing but
+// one command substitution, "$(cmd ...)" or $(cmd ...), or nil.
+func soleSubstCall(w *syntax.Word) *syntax.CallExpr {
 	if len(w.Parts) != 1 {
-		return "", false
+		return nil
 	}
 	part := w.Parts[0]
 	if dq, ok := part.(*syntax.DblQuoted); ok && len(dq.Parts) == 1 {
@@ -670,10 +671,16 @@ func (ck *checker) whichSubst(w *syntax.Word) (string, bool) {
 	}
 	cs, ok := part.(*syntax.CmdSubst)
 	if !ok || len(cs.Stmts) != 1 {
-		return "", false
+		return nil
 	}
-	call, ok := cs.Stmts[0].Cmd.(*syntax.CallExpr)
-	if !ok || len(call.Args) < 2 {
+	call, _ := cs.Stmts[0].Cmd.(*syntax.CallExpr)
+	return call
+}
+
+// whichSubst resolves $(which rm), $(command -v rm), `type -p rm`.
+func (ck *checker) whichSubst(w *syntax.Word) (string, bool) {
+	call := soleSubstCall(w)
+	if call == nil || len(call.Args) < 2 {
 		return "", false
 	}
 	var words []string
@@ -984,19 +991,8 @@ func (ck *checker) assigns(list []*syntax.Assign, decl bool) {
 // mktempSubst recognises X=$(mktemp ...): X names a new file or directory
 // in the temp dir.
 func (ck *checker) mktempSubst(w *syntax.Word) (string, bool) {
-	if len(w.Parts) != 1 {
-		return "", false
-	}
-	part := w.Parts[0]
-	if dq, ok := part.(*syntax.DblQuoted); ok && len(dq.Parts) == 1 {
-		part = dq.Parts[0]
-	}
-	cs, ok := part.(*syntax.CmdSubst)
-	if !ok || len(cs.Stmts) != 1 {
-		return "", false
-	}
-	call, ok := cs.Stmts[0].Cmd.(*syntax.CallExpr)
-	if !ok || len(call.Args) == 0 || call.Args[0].Lit() != "mktemp" {
+	call := soleSubstCall(w)
+	if call == nil || len(call.Args) == 0 || call.Args[0].Lit() != "mktemp" {
 		return "", false
 	}
 	for _, a := range call.Args[1:] {

@@ -153,20 +153,30 @@ func (s *checkSession) check(src string) guardsh.ScriptVerdict {
 	return sv
 }
 
-func runCheck(args []string) int {
-	o, err := parseCheckArgs(args, false)
+// startCheck parses --check/--explain arguments and loads the policy. A nil
+// session means the work is over: code is the exit status (0 for --help).
+func startCheck(args []string, explain bool) (*checkOptions, *checkSession, int) {
+	o, err := parseCheckArgs(args, explain)
 	if err == errHelp {
 		fmt.Print(checkUsage)
-		return 0
+		return nil, nil, 0
 	}
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "guardsh: %v\n%s", err, checkUsage)
-		return checkError
+		return nil, nil, checkError
 	}
 	s, err := newCheckSession(o)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "guardsh: %v\n", err)
-		return checkError
+		return nil, nil, checkError
+	}
+	return o, s, 0
+}
+
+func runCheck(args []string) int {
+	o, s, code := startCheck(args, false)
+	if s == nil {
+		return code
 	}
 	out := bufio.NewWriterSize(os.Stdout, 64<<10)
 	defer out.Flush()
@@ -326,19 +336,9 @@ func oneLine(s string) string {
 }
 
 func runExplain(args []string) int {
-	o, err := parseCheckArgs(args, true)
-	if err == errHelp {
-		fmt.Print(checkUsage)
-		return 0
-	}
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "guardsh: %v\n%s", err, checkUsage)
-		return checkError
-	}
-	s, err := newCheckSession(o)
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "guardsh: %v\n", err)
-		return checkError
+	o, s, code := startCheck(args, true)
+	if s == nil {
+		return code
 	}
 	src := o.commands[0]
 	sv, perr := s.policy.CheckScript(src, s.env)
