@@ -310,6 +310,23 @@ func TestSessionRestarts(t *testing.T) {
 	}
 }
 
+// killAgentAfter runs guardsh-agent on dir as a separate process against a
+// fake model playing turns, and SIGKILLs it after delay.
+func killAgentAfter(t *testing.T, dir string, turns []string, delay time.Duration) {
+	t.Helper()
+	srv := httptest.NewServer(&fakeChat{turns: turns})
+	defer srv.Close()
+	args := []string{"--host", srv.URL, "--workdir", dir, "--mode", "auto", "--no-sandbox", "--test-cmd", "true", "churn"}
+	cmd := exec.Command(os.Args[0])
+	cmd.Env = append(os.Environ(), "GUARDSH_AGENT_TEST_MAIN=1", "GUARDSH_AGENT_TEST_ARGS="+strings.Join(args, "\x1f"))
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(delay)
+	cmd.Process.Kill()
+	cmd.Wait()
+}
+
 // TestKillAnyTimeThenUndo: the agent killed (SIGKILL) at any moment of a
 // run full of writes leaves a record undo can use: every file comes back
 // to what it was before the run.
@@ -324,17 +341,7 @@ func TestKillAnyTimeThenUndo(t *testing.T) {
 		for i := 0; i < 4; i++ {
 			os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%d.txt", i)), []byte(fmt.Sprintf("original %d\n", i)), 0o644)
 		}
-		srv := httptest.NewServer(&fakeChat{turns: turns})
-		args := []string{"--host", srv.URL, "--workdir", dir, "--mode", "auto", "--no-sandbox", "--test-cmd", "true", "churn"}
-		cmd := exec.Command(os.Args[0])
-		cmd.Env = append(os.Environ(), "GUARDSH_AGENT_TEST_MAIN=1", "GUARDSH_AGENT_TEST_ARGS="+strings.Join(args, "\x1f"))
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		time.Sleep(delay * time.Millisecond)
-		cmd.Process.Kill()
-		cmd.Wait()
-		srv.Close()
+		killAgentAfter(t, dir, turns, delay*time.Millisecond)
 		var out, errb bytes.Buffer
 		code := run(context.Background(), []string{"undo", "--workdir", dir}, &out, &errb, nil)
 		if code != 0 && !strings.Contains(errb.String(), "no guardsh-agent run recorded") {
@@ -368,17 +375,7 @@ func TestKillAnyTimeThenUndoGit(t *testing.T) {
 		gitIn(t, dir, "init", "-q", "-b", "main")
 		gitIn(t, dir, "add", "-A")
 		gitIn(t, dir, "commit", "-q", "-m", "start")
-		srv := httptest.NewServer(&fakeChat{turns: turns})
-		args := []string{"--host", srv.URL, "--workdir", dir, "--mode", "auto", "--no-sandbox", "--test-cmd", "true", "churn"}
-		cmd := exec.Command(os.Args[0])
-		cmd.Env = append(os.Environ(), "GUARDSH_AGENT_TEST_MAIN=1", "GUARDSH_AGENT_TEST_ARGS="+strings.Join(args, "\x1f"))
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		time.Sleep(delay * time.Millisecond)
-		cmd.Process.Kill()
-		cmd.Wait()
-		srv.Close()
+		killAgentAfter(t, dir, turns, delay*time.Millisecond)
 		time.Sleep(300 * time.Millisecond) // a git command the agent started finishes on its own
 		var out, errb bytes.Buffer
 		code := run(context.Background(), []string{"undo", "--workdir", dir}, &out, &errb, nil)
