@@ -68,6 +68,12 @@ type Config struct {
 	AuditOff  bool
 	// Files lists the files that were loaded.
 	Files []string
+	// Advisor configures the local model's second opinion (config_advisor.go).
+	Advisor AdvisorConfig
+	// Strict is the strict profile's allowlist (config_strict.go).
+	Strict StrictConfig
+	// Env configures the secret-free environment (config_env.go).
+	Env EnvConfig
 	// Warnings are parts of the project file guardsh did not apply, each
 	// "file:line:col: what and why". The caller must show them.
 	Warnings []string
@@ -111,6 +117,10 @@ type fileConfig struct {
 	TrustedProjects []string     `toml:"trusted_projects"`
 	Audit           *auditConfig `toml:"audit"`
 	Rule            []fileRule   `toml:"rule"`
+	// Sections of issue 9, each parsed and merged in its own file.
+	Advisor *fileAdvisor `toml:"advisor"` // config_advisor.go
+	Strict  *fileStrict  `toml:"strict"`  // config_strict.go
+	Env     *fileEnv     `toml:"env"`     // config_env.go
 }
 
 type auditConfig struct {
@@ -180,6 +190,9 @@ func LoadConfig(home, project string, env func(string) string) (*Config, error) 
 			return nil, err
 		}
 		cfg.Rules = append(cfg.Rules, rules...)
+		if err := cfg.applySections(user, usrc, uf, home, false); err != nil {
+			return nil, err
+		}
 	}
 	if project == "" {
 		return cfg, nil
@@ -217,6 +230,9 @@ func LoadConfig(home, project string, env func(string) string) (*Config, error) 
 			cfg.Warnings = append(cfg.Warnings, fmt.Sprintf("%s:%d:%d: mode %q ignored: an untrusted project may only choose a stricter mode than %q (%s)", pfile, l, c, m, cur, how))
 		}
 	}
+	if err := cfg.applySections(pfile, psrc, pf, home, true); err != nil {
+		return nil, err
+	}
 	rules, err := checkRules(pfile, psrc, pf.Rule, home, project)
 	if err != nil {
 		return nil, err
@@ -238,6 +254,19 @@ func LoadConfig(home, project string, env func(string) string) (*Config, error) 
 		cfg.Rules = append(cfg.Rules, r)
 	}
 	return cfg, nil
+}
+
+// applySections merges the [advisor], [strict] and [env] sections of one
+// file. project is true for the project file, which may only tighten
+// unless c.ProjectTrusted; what it may not do goes to c.Warnings.
+func (c *Config) applySections(file, src string, fc *fileConfig, home string, project bool) error {
+	if err := c.applyAdvisor(file, src, fc.Advisor, project); err != nil {
+		return err
+	}
+	if err := c.applyStrict(file, src, fc.Strict, home, project); err != nil {
+		return err
+	}
+	return c.applyEnv(file, src, fc.Env, project)
 }
 
 // Policy returns a policy for mode with the configuration's rules.
@@ -344,7 +373,7 @@ func readConfigFile(name string) (*fileConfig, string, error) {
 			idx = arrayIndex(md, k)
 		}
 		l, c := locateKey(src, table, idx, key)
-		return nil, "", &ConfigError{name, l, c, fmt.Sprintf("unknown key %q (known: mode, trusted_projects, [audit] path/enabled, [[rule]] id/decision/prefix/reason/hint/network/write/match/not_match)", k.String())}
+		return nil, "", &ConfigError{name, l, c, fmt.Sprintf("unknown key %q (known: mode, trusted_projects, [audit] path/enabled, [[rule]] id/decision/prefix/reason/hint/network/write/match/not_match, [advisor], [strict], [env]; see README \"Config\")", k.String())}
 	}
 	return &fc, src, nil
 }
