@@ -13,7 +13,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"regexp"
 	"runtime"
 	"strconv"
 	"strings"
@@ -314,7 +313,7 @@ func (g *Runner) parse(data []byte, name string) (*syntax.File, []byte, error) {
 		if !errors.As(err, &pe) {
 			break
 		}
-		m := reHeredocEOF.FindStringSubmatch(pe.Text)
+		m := reHeredocEOF().FindStringSubmatch(pe.Text)
 		if m == nil {
 			break
 		}
@@ -339,14 +338,14 @@ func (g *Runner) parse(data []byte, name string) (*syntax.File, []byte, error) {
 	return file, data, nil
 }
 
-var reHeredocEOF = regexp.MustCompile("^unclosed here-document `(.+)`$")
+var reHeredocEOF = lazyRE("^unclosed here-document `(.+)`$")
 
 var (
-	reQuoteEOF   = regexp.MustCompile("^reached EOF without closing quote [`\"](.+)[`\"]$")
-	reMatchEOF   = regexp.MustCompile("^reached EOF without matching .* with `(.+)`$")
-	reEncounter  = regexp.MustCompile("encountered `([^`]+)`")
-	reCanOnly    = regexp.MustCompile("^`([^`]+)` can only be used")
-	reFollowedBy = regexp.MustCompile("^`([^`]+)` must be followed by")
+	reQuoteEOF   = lazyRE("^reached EOF without closing quote [`\"](.+)[`\"]$")
+	reMatchEOF   = lazyRE("^reached EOF without matching .* with `(.+)`$")
+	reEncounter  = lazyRE("encountered `([^`]+)`")
+	reCanOnly    = lazyRE("^`([^`]+)` can only be used")
+	reFollowedBy = lazyRE("^`([^`]+)` must be followed by")
 )
 
 // syntaxError words a parse error as bash does where the cases map
@@ -382,22 +381,22 @@ func (g *Runner) syntaxError(err error, src string) error {
 	near := func(tok string) error {
 		return fmt.Errorf("%s: line %d: syntax error near unexpected token `%s'\n%s: line %d: `%s'", prefix, line, tok, prefix, line, srcLine(line))
 	}
-	if m := reQuoteEOF.FindStringSubmatch(pe.Text); m != nil {
+	if m := reQuoteEOF().FindStringSubmatch(pe.Text); m != nil {
 		return fmt.Errorf("%s: line %d: unexpected EOF while looking for matching `%s'", prefix, line, m[1])
 	}
-	if m := reMatchEOF.FindStringSubmatch(pe.Text); m != nil {
+	if m := reMatchEOF().FindStringSubmatch(pe.Text); m != nil {
 		return fmt.Errorf("%s: line %d: unexpected EOF while looking for matching `%s'", prefix, eofLine, m[1])
 	}
 	if pe.Incomplete {
 		return fmt.Errorf("%s: line %d: syntax error: unexpected end of file", prefix, eofLine)
 	}
-	if m := reEncounter.FindStringSubmatch(pe.Text); m != nil {
+	if m := reEncounter().FindStringSubmatch(pe.Text); m != nil {
 		return near(m[1])
 	}
-	if m := reCanOnly.FindStringSubmatch(pe.Text); m != nil {
+	if m := reCanOnly().FindStringSubmatch(pe.Text); m != nil {
 		return near(m[1])
 	}
-	if m := reFollowedBy.FindStringSubmatch(pe.Text); m != nil {
+	if m := reFollowedBy().FindStringSubmatch(pe.Text); m != nil {
 		// the token after the keyword is the unexpected one
 		rest := srcLine(line)
 		if c := int(pe.Pos.Col()) - 1; c >= 0 && c <= len(rest) {
@@ -543,13 +542,13 @@ type errWriter struct {
 }
 
 var (
-	unboundRe = regexp.MustCompile(`^([A-Za-z_][A-Za-z0-9_]*|[0-9]+): unbound variable\n$`)
+	unboundRe = lazyRE(`^([A-Za-z_][A-Za-z0-9_]*|[0-9]+): unbound variable\n$`)
 	// mvdanErrRe are other messages mvdan prints itself, worded as bash's
 	// but without the prefix.
-	mvdanErrRe = regexp.MustCompile(`^(?:[A-Za-z_][A-Za-z0-9_]*: readonly variable|local: can only be used in a function|type: .+: not found)\n$`)
+	mvdanErrRe = lazyRE(`^(?:[A-Za-z_][A-Za-z0-9_]*: readonly variable|local: can only be used in a function|type: .+: not found)\n$`)
 	// sourcedErrRe is mvdan's "source: " in front of an error guardsh
 	// already formatted.
-	sourcedErrRe = regexp.MustCompile(`^(?:source|\.): (.+: line [0-9]+: .*\n)$`)
+	sourcedErrRe = lazyRE(`^(?:source|\.): (.+: line [0-9]+: .*\n)$`)
 )
 
 func (e *errWriter) Write(p []byte) (int, error) {
@@ -570,8 +569,8 @@ func (e *errWriter) Write(p []byte) (int, error) {
 	if err := e.flushTrace(); err != nil {
 		return 0, err
 	}
-	unbound := unboundRe.Match(p)
-	if unbound || mvdanErrRe.Match(p) {
+	unbound := unboundRe().Match(p)
+	if unbound || mvdanErrRe().Match(p) {
 		if unbound {
 			e.g.sh.unbound.Store(true)
 		}
@@ -584,7 +583,7 @@ func (e *errWriter) Write(p []byte) (int, error) {
 		}
 		return len(p), nil
 	}
-	if m := sourcedErrRe.FindSubmatch(p); m != nil {
+	if m := sourcedErrRe().FindSubmatch(p); m != nil {
 		if _, err := e.w.Write(m[1]); err != nil {
 			return 0, err
 		}
