@@ -350,7 +350,7 @@ func readConfigFile(name string) (*fileConfig, string, error) {
 		}
 		msg := strings.TrimPrefix(err.Error(), "toml: ")
 		line, col := 0, 0
-		if m := tomlLineRE.FindStringSubmatch(msg); m != nil {
+		if m := tomlLineRE().FindStringSubmatch(msg); m != nil {
 			fmt.Sscan(m[1], &line)
 			msg = strings.Replace(msg, m[0], "", 1)
 			if m[2] != "" {
@@ -378,7 +378,7 @@ func readConfigFile(name string) (*fileConfig, string, error) {
 	return &fc, src, nil
 }
 
-var tomlLineRE = regexp.MustCompile(`^line (\d+)(?: \(last key "([^"]*)"\))?: `)
+var tomlLineRE = lazyRE(`^line (\d+)(?: \(last key "([^"]*)"\))?: `)
 
 // arrayIndex guesses which [[table]] entry an undecoded key belongs to: the
 // number of headers of that table before the key in document order.
@@ -398,7 +398,7 @@ func arrayIndex(md toml.MetaData, k toml.Key) int {
 	return n
 }
 
-var validID = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
+var validID = lazyRE(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
 
 // checkRules turns the rules of one file into Rules, verifying decision,
 // prefix globs, rights and examples. project is "" for the user file.
@@ -413,7 +413,7 @@ func checkRules(file, src string, in []fileRule, home, project string) ([]Rule, 
 		if fr.ID == "" {
 			return nil, bad("", "missing id (e.g. id = \"user.make-test\")")
 		}
-		if !validID.MatchString(fr.ID) {
+		if !validID().MatchString(fr.ID) {
 			return nil, bad("id", "id %q: use letters, digits, '.', '_' and '-'", fr.ID)
 		}
 		if seen[fr.ID] {
@@ -531,7 +531,7 @@ func trustedProject(trusted []string, project string) bool {
 }
 
 var (
-	tableHeaderRE = regexp.MustCompile(`^\s*\[\[?\s*([A-Za-z0-9_.-]+)\s*\]\]?`)
+	tableHeaderRE = lazyRE(`^\s*\[\[?\s*([A-Za-z0-9_.-]+)\s*\]\]?`)
 )
 
 // locateKey finds where a key is written: key in the idx-th [table] or
@@ -547,7 +547,7 @@ func locateKey(src, table string, idx int, key string) (line, col int) {
 	hl, hc := 1, 1
 	keyRE := regexp.MustCompile(`^(\s*)"?` + regexp.QuoteMeta(key) + `"?\s*=`)
 	for i, ln := range lines {
-		if m := tableHeaderRE.FindStringSubmatchIndex(ln); m != nil {
+		if m := tableHeaderRE().FindStringSubmatchIndex(ln); m != nil {
 			cur = ln[m[2]:m[3]]
 			if cur == table {
 				n++
