@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path"
 	"strings"
+	"sync"
 )
 
 // cmdCtx is the state for judging one simple command.
@@ -20,6 +21,15 @@ type cmdCtx struct {
 type handler func(cx *cmdCtx, name string, args []string)
 
 var handlers map[string]handler
+
+// handlerTable returns the command handlers, built on first use (not at
+// init: a guardsh process that classifies nothing does not pay for them).
+func handlerTable() map[string]handler {
+	handlersOnce.Do(buildHandlers)
+	return handlers
+}
+
+var handlersOnce sync.Once
 
 // nest classifies a command this one runs.
 func (cx *cmdCtx) nest(args []string) {
@@ -67,7 +77,7 @@ func (cx *cmdCtx) run(args []string) {
 		// case-insensitive file systems they are not: ask, and deny what
 		// the lower-case command would deny.
 		j.other(idUnknown, args[0])
-		if handlers[name] != nil || privWrappers[name] {
+		if handlerTable()[name] != nil || privWrappers[name] {
 			if v := cx.p.classifyArgs(cx.c, append([]string{name}, args[1:]...), cx.depth+1, cx.fromInput); v.Decision == Deny {
 				j.addNested(v)
 			}
@@ -108,7 +118,7 @@ func (cx *cmdCtx) run(args []string) {
 		}
 		return
 	}
-	if h := handlers[name]; h != nil {
+	if h := handlerTable()[name]; h != nil {
 		h(cx, name, args)
 		return
 	}
@@ -2528,7 +2538,7 @@ func pathLike(s string) bool {
 		strings.HasPrefix(s, ":") || strings.ContainsAny(s, "*?") || strings.HasPrefix(s, "/")
 }
 
-func init() {
+func buildHandlers() {
 	handlers = map[string]handler{}
 	reg := func(h handler, names ...string) {
 		for _, n := range names {

@@ -459,7 +459,7 @@ func looksLikeShell(code string) bool {
 	if len(f) < 2 {
 		return false
 	}
-	_, known := handlers[baseName(cmdName(f[0]))]
+	_, known := handlerTable()[baseName(cmdName(f[0]))]
 	return known && !strings.ContainsAny(f[0], "(.=")
 }
 
