@@ -48,6 +48,9 @@ type AuditRecord struct {
 	Escalated bool    `json:"escalated,omitempty"` // ran outside the session sandbox with extra rights
 	Effects   Effects `json:"effects,omitzero"`
 	Sandbox   string  `json:"sandbox,omitempty"` // e.g. "landlock+seccomp (abi 7)" or "off (--no-sandbox)"
+	// Advisor is the local model's rating of an allowed command, or why
+	// there is none (issue 9); nil when the advisor is off or not asked.
+	Advisor *AdvisorAudit `json:"advisor,omitempty"`
 
 	// Set on exit records.
 	Status     *int    `json:"status,omitempty"`
@@ -74,4 +77,19 @@ func (c *Config) AuditLogPath(home string, env func(string) string) string {
 		return c.AuditPath
 	}
 	return AuditLogPath(home, env)
+}
+
+// AdvisorAudit is the advisor's part of a decide record: the rating, or
+// Error "advisor unavailable: WHY" when there was none (the command then
+// ran on the rules' word alone). A cached rating repeats the model, tokens
+// and latency of the request that made it.
+type AdvisorAudit struct {
+	Percent      *int    `json:"percent,omitempty"` // 0-100; nil when unavailable
+	Reason       string  `json:"reason,omitempty"`  // the model's one-sentence reason
+	Model        string  `json:"model,omitempty"`
+	PromptTokens int     `json:"prompt_tokens,omitempty"`
+	EvalTokens   int     `json:"eval_tokens,omitempty"`
+	LatencyMS    float64 `json:"latency_ms,omitempty"`
+	Cached       bool    `json:"cached,omitempty"` // rated earlier in this session
+	Error        string  `json:"error,omitempty"`
 }

@@ -65,6 +65,9 @@ func appendRecord(b []byte, rec *guardsh.AuditRecord) []byte {
 		b = append(b, '}')
 	}
 	b = appendOptString(b, "sandbox", rec.Sandbox)
+	if a := rec.Advisor; a != nil {
+		b = appendAdvisor(b, a)
+	}
 	if rec.Status != nil {
 		b = append(b, `,"status":`...)
 		b = strconv.AppendInt(b, int64(*rec.Status), 10)
@@ -72,6 +75,39 @@ func appendRecord(b []byte, rec *guardsh.AuditRecord) []byte {
 	if rec.DurationMS != 0 {
 		b = append(b, `,"duration_ms":`...)
 		b = appendJSONFloat(b, rec.DurationMS)
+	}
+	return append(b, '}')
+}
+
+// appendAdvisor appends the "advisor" member (guardsh.AdvisorAudit).
+func appendAdvisor(b []byte, a *guardsh.AdvisorAudit) []byte {
+	b = append(b, `,"advisor":{`...)
+	n := len(b)
+	if a.Percent != nil {
+		b = append(b, `,"percent":`...)
+		b = strconv.AppendInt(b, int64(*a.Percent), 10)
+	}
+	b = appendOptString(b, "reason", a.Reason)
+	b = appendOptString(b, "model", a.Model)
+	if a.PromptTokens != 0 {
+		b = append(b, `,"prompt_tokens":`...)
+		b = strconv.AppendInt(b, int64(a.PromptTokens), 10)
+	}
+	if a.EvalTokens != 0 {
+		b = append(b, `,"eval_tokens":`...)
+		b = strconv.AppendInt(b, int64(a.EvalTokens), 10)
+	}
+	if a.LatencyMS != 0 {
+		b = append(b, `,"latency_ms":`...)
+		b = appendJSONFloat(b, a.LatencyMS)
+	}
+	if a.Cached {
+		b = append(b, `,"cached":true`...)
+	}
+	b = appendOptString(b, "error", a.Error)
+	if len(b) > n {
+		// every member above was written with a leading comma
+		b = append(b[:n], b[n+1:]...)
 	}
 	return append(b, '}')
 }
