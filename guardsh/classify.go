@@ -221,8 +221,10 @@ func (p *Policy) Classify(c Command) Verdict {
 	if c.Function {
 		return mkVerdict(Allow, "shell.builtin", "call of a shell function; its commands are judged as they run", Effects{})
 	}
-	if len(c.Args) > 0 && PureBuiltin(c.Args[0]) && len(p.Rules) == 0 && len(p.Session) == 0 {
-		return pureVerdict
+	if len(c.Args) > 0 {
+		if v, ok := p.PureVerdict(c.Args[0]); ok {
+			return v
+		}
 	}
 	v := p.classifyArgs(&c, c.Args, 0, false)
 	if c.Source != "" && v.Decision != Deny && hasGlob(c.Source) {
@@ -235,6 +237,41 @@ func (p *Policy) Classify(c Command) Verdict {
 }
 
 var pureVerdict = Verdict{Decision: Allow, Rule: "shell.builtin", Reason: "shell builtin without side effects"}
+
+// PureVerdict returns the verdict Classify gives every command whose argv[0]
+// is name, whatever its arguments, directory, environment and source: ok
+// is true for a pure builtin (PureBuiltin) that no configured rule and no
+// session approval can match. The verdict then depends only on name and on
+// p's Mode, Rules and Session, so a runner may cache it per name until one
+// of those changes (interp does, keyed on them).
+func (p *Policy) PureVerdict(name string) (v Verdict, ok bool) {
+	if !PureBuiltin(name) {
+		return Verdict{}, false
+	}
+	for _, rules := range [2][]Rule{p.Rules, p.Session} {
+		for i := range rules {
+			if rules[i].mayMatchName(name) {
+				return Verdict{}, false
+			}
+		}
+	}
+	return pureVerdict, true
+}
+
+// mayMatchName reports whether r can match some argv whose first word is
+// name (a pure builtin's name: rule matching sees it unchanged, normalised
+// or not). Conservative: a dynamic or malformed first pattern may match.
+func (r *Rule) mayMatchName(name string) bool {
+	if len(r.Prefix) == 0 {
+		return false // matches nothing (matchArgs)
+	}
+	pat := r.Prefix[0]
+	if pat == name || pat == "*" || pat == "$" || isDynamic(pat) {
+		return true
+	}
+	ok, err := path.Match(pat, name)
+	return ok || err != nil
+}
 
 // PureBuiltin reports whether a command named name is allowed in every mode
 // whatever its arguments: shell builtins without effects ([, test, echo,
