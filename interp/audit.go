@@ -29,6 +29,20 @@ type AuditLog struct {
 	warned  bool
 	dirty   bool   // Note records wait in the buffer; a flush is scheduled
 	scratch []byte // encoding buffer
+	// envScrubbed goes on the next decide record (SetEnvScrubbed).
+	envScrubbed []string
+}
+
+// SetEnvScrubbed records the names of the variables the session removed
+// from its environment (nil: scrubbing was off): they go into the
+// env_scrubbed field of the next decide record, the session's first.
+func (a *AuditLog) SetEnvScrubbed(names []string) {
+	if a == nil || names == nil {
+		return
+	}
+	a.mu.Lock()
+	a.envScrubbed = names
+	a.mu.Unlock()
 }
 
 // OpenAuditFile opens (creating it and its directory, mode 0600/0700) the
@@ -158,6 +172,9 @@ func (a *AuditLog) Err() error {
 
 func (a *AuditLog) writeLocked(rec *guardsh.AuditRecord) {
 	rec.Session = a.session
+	if a.envScrubbed != nil && rec.Event == guardsh.AuditDecide {
+		rec.EnvScrubbed, a.envScrubbed = a.envScrubbed, nil
+	}
 	rec.Time = auditTime()
 	a.scratch = append(appendRecord(a.scratch[:0], rec), '\n')
 	if _, err := a.w.Write(a.scratch); err != nil && a.err == nil {

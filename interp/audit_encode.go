@@ -68,6 +68,10 @@ func appendRecord(b []byte, rec *guardsh.AuditRecord) []byte {
 	if a := rec.Advisor; a != nil {
 		b = appendAdvisor(b, a)
 	}
+	if rec.EnvScrubbed != nil {
+		b = append(b, `,"env_scrubbed":`...)
+		b = appendJSONStrings(b, rec.EnvScrubbed)
+	}
 	if rec.Status != nil {
 		b = append(b, `,"status":`...)
 		b = strconv.AppendInt(b, int64(*rec.Status), 10)
