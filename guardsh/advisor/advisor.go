@@ -1,0 +1,330 @@
+// Package advisor asks a local model, through Ollama, for a second opinion
+// on a command the rules allowed: the likelihood, 0-100%, that it
+// irreversibly destroys data (issue 9, part 1). The runner refuses a
+// command rated at or above the configured threshold; a rating never turns
+// a refusal into an allow.
+//
+// Ratings are cached per normalised command and working directory for the
+// life of an Advisor (a session), so a loop does not ask the model for
+// every iteration. A failure (no server, no such model, a timeout, an
+// answer that is not the JSON asked for) is an error, never a rating: the
+// caller says "advisor unavailable: <error>" and is not cached, so the next
+// command asks again, except after a timeout: for a short while then,
+// requests fail at once instead of each waiting out the timeout.
+package advisor
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/guardsh/guardsh/guardsh"
+	"github.com/ollama/ollama/api"
+)
+
+// Rating is the model's opinion of one command.
+type Rating struct {
+	Percent      int    // likelihood that the command irreversibly destroys data, 0-100
+	Reason       string // the model's one-sentence reason
+	Model        string // the model that rated it
+	PromptTokens int    // tokens of the prompt, as Ollama counted them
+	EvalTokens   int    // tokens of the answer
+	// Latency is how long the request that made the rating took (for a
+	// cached rating: that earlier request).
+	Latency time.Duration
+	// Cached is set when the rating was made earlier in this session (or
+	// is shared with a concurrent request for the same command).
+	Cached bool
+}
+
+// Config is what an Advisor needs.
+type Config struct {
+	Model     string
+	Host      *url.URL      // the Ollama server
+	Timeout   time.Duration // per request; 0: guardsh.DefaultAdvisorTimeout
+	Threshold int           // refusing from this percentage; 0: guardsh.DefaultAdvisorThreshold
+	// HTTP is the client used (nil: a fresh one that ignores proxies: the
+	// server is local, and commands must not travel through a proxy).
+	HTTP *http.Client
+}
+
+// Advisor rates commands with one model; it is safe for concurrent use.
+type Advisor struct {
+	cfg    Config
+	client *api.Client
+
+	mu       sync.Mutex
+	cache    map[string]*entry
+	coolOff  time.Time // after a timeout: fail at once until then
+	coolWhy  string
+	requests int // requests sent to the server (tests, benchmarks)
+}
+
+type entry struct {
+	done chan struct{}
+	r    Rating
+	err  error
+}
+
+// maxCache bounds the cache; when it is full it starts afresh.
+const maxCache = 10000
+
+// coolOffAfterTimeout is how long requests fail at once after one timed out.
+const coolOffAfterTimeout = 30 * time.Second
+
+// New returns an Advisor for cfg.
+func New(cfg Config) (*Advisor, error) {
+	if cfg.Model == "" {
+		return nil, errors.New("advisor: no model")
+	}
+	if cfg.Host == nil {
+		u, err := guardsh.ParseOllamaHost(guardsh.DefaultOllamaHost)
+		if err != nil {
+			return nil, err
+		}
+		cfg.Host = u
+	}
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = guardsh.DefaultAdvisorTimeout
+	}
+	if cfg.Threshold <= 0 {
+		cfg.Threshold = guardsh.DefaultAdvisorThreshold
+	}
+	if cfg.HTTP == nil {
+		tr := http.DefaultTransport.(*http.Transport).Clone()
+		tr.Proxy = nil
+		cfg.HTTP = &http.Client{Transport: tr}
+	}
+	return &Advisor{cfg: cfg, client: api.NewClient(cfg.Host, cfg.HTTP), cache: map[string]*entry{}}, nil
+}
+
+// FromConfig returns the Advisor the configuration asks for, nil when it
+// is off. env looks up OLLAMA_HOST (nil: none).
+func FromConfig(c guardsh.AdvisorConfig, env func(string) string) (*Advisor, error) {
+	if !c.Enabled {
+		return nil, nil
+	}
+	u, err := c.HostURL(env)
+	if err != nil {
+		return nil, err
+	}
+	return New(Config{Model: c.Model, Host: u, Timeout: c.Wait(), Threshold: c.Limit()})
+}
+
+// Threshold is the percentage from which the runner refuses a command.
+func (a *Advisor) Threshold() int { return a.cfg.Threshold }
+
+// Model is the model's name.
+func (a *Advisor) Model() string { return a.cfg.Model }
+
+// Requests is the number of requests sent to the server so far.
+func (a *Advisor) Requests() int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.requests
+}
+
+// Key is the cache key of a command: its normalised argv and working
+// directory.
+func Key(c guardsh.Command) string {
+	b, _ := json.Marshal(struct {
+		A []string
+		D string
+	}{guardsh.NormalizeArgv(c.Args), c.Dir})
+	return string(b)
+}
+
+// Rate returns the model's rating of c. The request runs on its own (with
+// the configured timeout) and fills the cache even when ctx is cancelled
+// first; Rate then returns ctx's error at once. Any other error's text says
+// why there is no rating, for "advisor unavailable: <why>".
+func (a *Advisor) Rate(ctx context.Context, c guardsh.Command) (Rating, error) {
+	if len(c.Args) == 0 {
+		return Rating{}, errors.New("nothing to rate")
+	}
+	key := Key(c)
+	a.mu.Lock()
+	if time.Now().Before(a.coolOff) {
+		why := fmt.Sprintf("%s; not asking again for %s", a.coolWhy, time.Until(a.coolOff).Round(time.Second))
+		a.mu.Unlock()
+		return Rating{}, errors.New(why)
+	}
+	e, cached := a.cache[key]
+	if !cached {
+		if len(a.cache) >= maxCache {
+			a.cache = map[string]*entry{}
+		}
+		e = &entry{done: make(chan struct{})}
+		a.cache[key] = e
+		a.requests++
+		go a.fill(key, e, c)
+	}
+	a.mu.Unlock()
+	select {
+	case <-e.done:
+	case <-ctx.Done():
+		return Rating{}, ctx.Err()
+	}
+	if e.err != nil {
+		return Rating{}, e.err
+	}
+	r := e.r
+	r.Cached = cached
+	return r, nil
+}
+
+func (a *Advisor) fill(key string, e *entry, c guardsh.Command) {
+	ctx, cancel := context.WithTimeout(context.Background(), a.cfg.Timeout)
+	defer cancel()
+	e.r, e.err = a.ask(ctx, c)
+	a.mu.Lock()
+	if e.err != nil {
+		if a.cache[key] == e {
+			delete(a.cache, key) // a failure is not a rating: ask again next time
+		}
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			a.coolOff, a.coolWhy = time.Now().Add(coolOffAfterTimeout), e.err.Error()
+		}
+	}
+	a.mu.Unlock()
+	close(e.done)
+}
+
+// systemPrompt asks for the rating; the command comes as the user message.
+const systemPrompt = `You are a safety reviewer for shell commands run by an AI coding agent.
+Given one command (its argv after shell expansion), its working directory and the project root, estimate the likelihood, from 0 to 100, that running it irreversibly destroys data: deletes, overwrites, truncates or corrupts files, databases, disks, backups or version-control history in a way that cannot be undone.
+Reading, listing, searching, building, testing and creating new files are near 0. Judge only this command; do not assume anything was backed up.
+Answer with JSON only: {"percent": <integer 0-100>, "reason": "<one short sentence>"}.`
+
+// schema is the structured-output format: Ollama constrains the answer to it.
+var schema = json.RawMessage(`{"type":"object","properties":{"percent":{"type":"integer","minimum":0,"maximum":100},"reason":{"type":"string"}},"required":["percent","reason"]}`)
+
+// Prompt is the user message for c.
+func Prompt(c guardsh.Command) string {
+	argv, _ := json.Marshal(c.Args)
+	return fmt.Sprintf("argv: %s\nworking directory: %s\nproject root: %s", argv, c.Dir, c.Project)
+}
+
+func (a *Advisor) ask(ctx context.Context, c guardsh.Command) (Rating, error) {
+	stream := false
+	req := &api.ChatRequest{
+		Model: a.cfg.Model,
+		Messages: []api.Message{
+			{Role: "system", Content: systemPrompt},
+			{Role: "user", Content: Prompt(c)},
+		},
+		Stream:  &stream,
+		Format:  schema,
+		Options: map[string]any{"temperature": 0, "num_predict": 200},
+	}
+	start := time.Now()
+	var resp api.ChatResponse
+	got := false
+	err := a.client.Chat(ctx, req, func(r api.ChatResponse) error {
+		if !got {
+			resp = r
+		} else {
+			resp.Message.Content += r.Message.Content
+			resp.Metrics = r.Metrics
+		}
+		got = true
+		return nil
+	})
+	latency := time.Since(start)
+	if err != nil {
+		return Rating{}, a.why(ctx, err)
+	}
+	if !got {
+		return Rating{}, fmt.Errorf("Ollama at %s sent an empty answer", a.cfg.Host)
+	}
+	pct, reason, err := parseAnswer(resp.Message.Content)
+	if err != nil {
+		return Rating{}, fmt.Errorf("model %q: %v", a.cfg.Model, err)
+	}
+	model := resp.Model
+	if model == "" {
+		model = a.cfg.Model
+	}
+	return Rating{Percent: pct, Reason: reason, Model: model, PromptTokens: resp.PromptEvalCount,
+		EvalTokens: resp.EvalCount, Latency: latency}, nil
+}
+
+// why words a failed request for "advisor unavailable: <why>".
+func (a *Advisor) why(ctx context.Context, err error) error {
+	host := a.cfg.Host.String()
+	var se api.StatusError
+	switch {
+	case errors.Is(ctx.Err(), context.DeadlineExceeded):
+		return fmt.Errorf("no answer from model %q at %s within %s (raise [advisor] timeout, or check the server: ollama ps)", a.cfg.Model, host, a.cfg.Timeout)
+	case errors.As(err, &se) && se.StatusCode == http.StatusNotFound && strings.Contains(se.ErrorMessage, "not found"):
+		return fmt.Errorf("model %q not found at %s (pull it: ollama pull %s)", a.cfg.Model, host, a.cfg.Model)
+	case errors.As(err, &se):
+		msg := se.ErrorMessage
+		if msg == "" {
+			msg = se.Status
+		}
+		return fmt.Errorf("Ollama at %s answered %d: %s", host, se.StatusCode, clip(msg, 200))
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return fmt.Errorf("no Ollama server at %s (connection refused; start it: ollama serve)", host)
+	}
+	var ne net.Error
+	if errors.As(err, &ne) || errors.Is(err, syscall.EPERM) || errors.Is(err, syscall.EACCES) {
+		return fmt.Errorf("cannot reach Ollama at %s: %v", host, unwrapURL(err))
+	}
+	return fmt.Errorf("Ollama at %s: %v", host, clip(unwrapURL(err).Error(), 200))
+}
+
+func unwrapURL(err error) error {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return ue.Err
+	}
+	return err
+}
+
+// parseAnswer checks the model's answer: the JSON object asked for, with
+// an integer percent from 0 to 100.
+func parseAnswer(s string) (int, string, error) {
+	var ans struct {
+		Percent json.RawMessage `json:"percent"`
+		Reason  string          `json:"reason"`
+	}
+	if err := json.Unmarshal([]byte(strings.TrimSpace(s)), &ans); err != nil || len(ans.Percent) == 0 || !isNumber(ans.Percent) {
+		return 0, "", fmt.Errorf("answer is not the JSON asked for ({\"percent\": 0-100, \"reason\": ...}): %q", clip(strings.TrimSpace(s), 80))
+	}
+	num := string(ans.Percent)
+	n, err := strconv.ParseInt(num, 10, 64)
+	if err != nil {
+		f, ferr := strconv.ParseFloat(num, 64)
+		if ferr != nil || f != float64(int64(f)) {
+			return 0, "", fmt.Errorf("answer's percent %s is not an integer", num)
+		}
+		n = int64(f)
+	}
+	if n < 0 || n > 100 {
+		return 0, "", fmt.Errorf("answer's percent %d is outside 0-100", n)
+	}
+	return int(n), clip(strings.Join(strings.Fields(ans.Reason), " "), 300), nil
+}
+
+// isNumber reports whether raw is a JSON number (not a string, not null).
+func isNumber(raw json.RawMessage) bool {
+	c := raw[0]
+	return c == '-' || (c >= '0' && c <= '9')
+}
+
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return strings.ToValidUTF8(s[:n], "") + "..."
+}
