@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"sync"
 	"time"
 
@@ -31,6 +32,7 @@ type AuditLog struct {
 	scratch []byte // encoding buffer
 	// envScrubbed goes on the next decide record (SetEnvScrubbed).
 	envScrubbed []string
+	pure        pureEnc // notePure's cache
 }
 
 // SetEnvScrubbed records the names of the variables the session removed
@@ -193,15 +195,24 @@ func (a *AuditLog) Note(rec *guardsh.AuditRecord) uint64 {
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	return a.noteLocked(rec)
+}
+
+func (a *AuditLog) noteLocked(rec *guardsh.AuditRecord) uint64 {
 	a.next++
 	rec.ID = a.next
 	rec.Event = guardsh.AuditDecide
 	a.writeLocked(rec)
+	a.lazyLocked()
+	return rec.ID
+}
+
+// lazyLocked schedules the flush of records left in the buffer.
+func (a *AuditLog) lazyLocked() {
 	if !a.dirty {
 		a.dirty = true
 		time.AfterFunc(lazyFlush, func() { a.Flush() })
 	}
-	return rec.ID
 }
 
 // lazyFlush bounds how long a Note record stays in the buffer.
@@ -231,4 +242,105 @@ func (g *Runner) auditLine(src string, v guardsh.Verdict) {
 		Mode: g.policy.Mode, Decision: v.Decision.String(), Rule: v.Rule, Reason: v.Reason,
 		Effects: v.Effects, Sandbox: g.cfg.Sandbox,
 	})
+}
+
+// pureEnc holds what the decide records of pure builtins repeat from one
+// to the next, encoded once (notePure): a loop of [ writes one record per
+// iteration.
+type pureEnc struct {
+	cwd, project string
+	head         []byte // ,"session":...,"cwd":...,"project":...
+	mode         guardsh.Mode
+	rule, reason string
+	sandbox      string
+	tail         []byte // ,"via":"shell","mode":...,"sandbox":...}
+	sec          int64  // the second secText shows
+	secText      []byte // 2006-01-02T15:04:05 of sec, UTC
+}
+
+// notePure is Note for the decide record of a command the policy allowed
+// as a pure builtin (Runner.decidePure): the record holds Cwd, Project,
+// Argv, Via "shell", Mode, Decision "allow", Rule, Reason and Sandbox, and
+// its bytes are those Note would write (TestNotePureSameBytes); the parts
+// that repeat are encoded once.
+func (a *AuditLog) notePure(cwd, project string, argv []string, mode guardsh.Mode, rule, reason, sandbox string) uint64 {
+	if a == nil {
+		return 0
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.envScrubbed != nil {
+		// the session's first record carries more: the general path
+		return a.noteLocked(&guardsh.AuditRecord{Cwd: cwd, Project: project, Argv: argv, Via: "shell", Mode: mode,
+			Decision: guardsh.Allow.String(), Rule: rule, Reason: reason, Sandbox: sandbox})
+	}
+	a.next++
+	e := &a.pure
+	if e.head == nil || e.cwd != cwd || e.project != project {
+		e.cwd, e.project = cwd, project
+		e.head = append(e.head[:0], `,"session":`...)
+		e.head = appendJSONString(e.head, a.session)
+		e.head = appendOptString(e.head, "cwd", cwd)
+		e.head = appendOptString(e.head, "project", project)
+	}
+	if e.tail == nil || e.mode != mode || e.rule != rule || e.reason != reason || e.sandbox != sandbox {
+		e.mode, e.rule, e.reason, e.sandbox = mode, rule, reason, sandbox
+		e.tail = append(e.tail[:0], `,"via":"shell"`...)
+		e.tail = appendOptString(e.tail, "mode", string(mode))
+		e.tail = appendOptString(e.tail, "decision", guardsh.Allow.String())
+		e.tail = appendOptString(e.tail, "rule", rule)
+		e.tail = appendOptString(e.tail, "reason", reason)
+		e.tail = appendOptString(e.tail, "sandbox", sandbox)
+		e.tail = append(e.tail, '}', '\n')
+	}
+	// Encoded straight into the buffer's free space when there is room.
+	inPlace := a.w.Available() >= 1024
+	b := a.scratch[:0]
+	if inPlace {
+		b = a.w.AvailableBuffer()
+	}
+	b = append(b, `{"time":"`...)
+	b = e.appendTime(b, time.Now())
+	b = append(b, `","event":"decide","id":`...)
+	b = strconv.AppendUint(b, a.next, 10)
+	b = append(b, e.head...)
+	if len(argv) > 0 {
+		b = append(b, `,"argv":`...)
+		b = appendJSONStrings(b, argv)
+	}
+	b = append(b, e.tail...)
+	if !inPlace {
+		a.scratch = b
+	}
+	if _, err := a.w.Write(b); err != nil && a.err == nil {
+		a.err = fmt.Errorf("audit log: %w", err)
+	}
+	a.lazyLocked()
+	return a.next
+}
+
+// appendTime appends t as auditTime formats it (RFC 3339 with
+// nanoseconds, trailing zeros dropped, UTC), the date and time of day
+// formatted once per second.
+func (e *pureEnc) appendTime(b []byte, t time.Time) []byte {
+	t = t.UTC()
+	if s := t.Unix(); s != e.sec || e.secText == nil {
+		e.sec = s
+		e.secText = t.AppendFormat(e.secText[:0], "2006-01-02T15:04:05")
+	}
+	b = append(b, e.secText...)
+	if ns := t.Nanosecond(); ns != 0 {
+		var d [10]byte
+		d[0] = '.'
+		for i := 9; i >= 1; i-- {
+			d[i] = byte('0' + ns%10)
+			ns /= 10
+		}
+		n := 10
+		for d[n-1] == '0' {
+			n--
+		}
+		b = append(b, d[:n]...)
+	}
+	return append(b, 'Z')
 }
