@@ -3,6 +3,7 @@
 package sandbox
 
 import (
+	"context"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -24,6 +25,9 @@ import (
 // confined interpreter and the broker with the command's stdin, stdout and
 // stderr attached as SCM_RIGHTS.
 type Request struct {
+	// Kind is "" to run the command, KindAdvise to ask the privileged
+	// side's advisor for a rating of it (Args and Dir only, no files).
+	Kind    string   `json:"kind,omitempty"`
 	Args    []string `json:"args"`
 	Dir     string   `json:"dir"`
 	Env     []string `json:"env"`
@@ -34,8 +38,27 @@ type Request struct {
 // Response is the broker's answer: the command's exit status, or why it
 // did not run (Status 126 then).
 type Response struct {
-	Status int    `json:"status"`
-	Err    string `json:"error,omitempty"`
+	Status int     `json:"status"`
+	Err    string  `json:"error,omitempty"`
+	Advice *Advice `json:"advice,omitempty"` // the answer to a KindAdvise request
+}
+
+// KindAdvise is the Request kind that asks for the advisor's rating: the
+// confined interpreter has no network, so the privileged side asks the
+// model, with its own configuration and cache.
+const KindAdvise = "advise"
+
+// Advice is the privileged side's advisor rating of one command, or Err
+// saying why there is none.
+type Advice struct {
+	Percent      int     `json:"percent"`
+	Reason       string  `json:"reason,omitempty"`
+	Model        string  `json:"model,omitempty"`
+	PromptTokens int     `json:"prompt_tokens,omitempty"`
+	EvalTokens   int     `json:"eval_tokens,omitempty"`
+	LatencyMS    float64 `json:"latency_ms,omitempty"`
+	Cached       bool    `json:"cached,omitempty"`
+	Err          string  `json:"error,omitempty"`
 }
 
 // maxMessage bounds one protocol message.
@@ -51,7 +74,9 @@ type Broker struct {
 	// Check decides a request: the rights to grant, or an error (shown to
 	// the interpreter) when the request is refused.
 	Check func(Request) (Rights, error)
-	conn  *os.File
+	// Advise answers KindAdvise requests; nil: "no advisor" answers.
+	Advise func(args []string, dir string) Advice
+	conn   *os.File
 }
 
 // NewBroker makes the socketpair. The returned file is the interpreter's
@@ -92,7 +117,14 @@ func (b *Broker) Serve() error {
 }
 
 func (b *Broker) handle(req Request, files []*os.File) Response {
-	if len(req.Args) == 0 || len(files) != 3 {
+	if req.Kind == KindAdvise && len(req.Args) > 0 && len(files) == 0 {
+		if b.Advise == nil {
+			return Response{Status: 126, Advice: &Advice{Err: "the privileged side has no advisor configured"}}
+		}
+		a := b.Advise(req.Args, req.Dir)
+		return Response{Advice: &a}
+	}
+	if req.Kind != "" || len(req.Args) == 0 || len(files) != 3 {
 		return Response{Status: 126, Err: "guardsh: broker: malformed request"}
 	}
 	if b.Check == nil {
@@ -230,6 +262,48 @@ func (c *Client) Run(req Request, stdin, stdout, stderr *os.File) (Response, err
 		return Response{}, err
 	}
 	return resp, nil
+}
+
+// Advise asks the privileged side's advisor to rate the command args run
+// in dir. When ctx ends first it returns ctx's error at once; the exchange
+// finishes in the background (its answer discarded), so the channel stays
+// in step for the next request.
+func (c *Client) Advise(ctx context.Context, args []string, dir string) (Advice, error) {
+	if err := ctx.Err(); err != nil {
+		return Advice{}, err
+	}
+	type result struct {
+		a   Advice
+		err error
+	}
+	ch := make(chan result, 1)
+	go func() {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		if err := sendMsg(c.conn, Request{Kind: KindAdvise, Args: args, Dir: dir}, nil); err != nil {
+			ch <- result{err: err}
+			return
+		}
+		var resp Response
+		files, err := recvMsg(c.conn, &resp)
+		for _, f := range files {
+			f.Close()
+		}
+		switch {
+		case err != nil:
+			ch <- result{err: err}
+		case resp.Advice == nil:
+			ch <- result{err: fmt.Errorf("no advice in the answer (%s)", resp.Err)}
+		default:
+			ch <- result{a: *resp.Advice}
+		}
+	}()
+	select {
+	case r := <-ch:
+		return r.a, r.err
+	case <-ctx.Done():
+		return Advice{}, ctx.Err()
+	}
 }
 
 // Close closes the channel.
