@@ -243,8 +243,15 @@ var pureVerdict = Verdict{Decision: Allow, Rule: "shell.builtin", Reason: "shell
 // is true for a pure builtin (PureBuiltin) that no configured rule and no
 // session approval can match. The verdict then depends only on name and on
 // p's Mode, Rules and Session, so a runner may cache it per name until one
-// of those changes (interp does, keyed on them).
+// of those changes (interp does, keyed on them) and skip Classify for such
+// commands: a mode or setting that judges a builtin by its arguments must
+// answer ok == false here, not only in Classify.
 func (p *Policy) PureVerdict(name string) (v Verdict, ok bool) {
+	switch p.Mode {
+	case ModeDefault, ModePlan, ModeAuto, ModeBypass:
+	default:
+		return Verdict{}, false // other modes (strict) may look at the arguments
+	}
 	if !PureBuiltin(name) {
 		return Verdict{}, false
 	}

@@ -82,3 +82,16 @@ func TestPureVerdictSameAsFullClassification(t *testing.T) {
 		}
 	}
 }
+
+// TestPureVerdictOnlyInKnownModes: a mode PureVerdict does not know may
+// judge builtins by their arguments; runners then ask Classify every time.
+func TestPureVerdictOnlyInKnownModes(t *testing.T) {
+	for _, m := range []Mode{ModeDefault, ModePlan, ModeAuto, ModeBypass} {
+		if _, ok := (&Policy{Mode: m}).PureVerdict("cd"); !ok {
+			t.Errorf("%s: no shortcut for cd", m)
+		}
+	}
+	if _, ok := (&Policy{Mode: Mode("future")}).PureVerdict("cd"); ok {
+		t.Error("unknown mode: shortcut for cd")
+	}
+}
