@@ -274,6 +274,7 @@ func (c *Config) Policy(mode Mode) *Policy {
 	p := NewPolicy(mode)
 	if c != nil {
 		p.Rules = append(p.Rules, c.Rules...)
+		p.Strict = &c.Strict
 	}
 	return p
 }
@@ -303,9 +304,11 @@ func (c *Config) ResolveMode(flag string, env func(string) string) (Mode, string
 }
 
 // modeStrictness orders modes from the loosest (bypass) to the strictest
-// (plan).
+// (strict).
 func modeStrictness(m Mode) int {
 	switch m {
+	case ModeStrict:
+		return 4
 	case ModeBypass:
 		return 0
 	case ModeAuto:

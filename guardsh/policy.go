@@ -10,6 +10,9 @@ type Policy struct {
 	// Session holds the approvals a human gave in this session ("allow for
 	// this session"), as normalised prefix rules.
 	Session []Rule
+	// Strict is the strict profile's configured allowlist (strict mode
+	// only); nil means the built-in profile alone.
+	Strict *StrictConfig
 }
 
 // NewPolicy returns the policy for mode with the built-in rules only.

@@ -44,6 +44,8 @@ const (
 	ModePlan    Mode = "plan"
 	ModeAuto    Mode = "auto"
 	ModeBypass  Mode = "bypass"
+	// ModeStrict runs only what the strict allowlist lists (strict.go).
+	ModeStrict Mode = "strict"
 )
 
 // ParseMode checks a mode name as given by --mode or GUARDSH_MODE.
@@ -52,10 +54,10 @@ func ParseMode(s string) (Mode, error) {
 	switch m := Mode(strings.ToLower(strings.TrimSpace(s))); m {
 	case "":
 		return ModeDefault, nil
-	case ModeDefault, ModePlan, ModeAuto, ModeBypass:
+	case ModeDefault, ModePlan, ModeAuto, ModeBypass, ModeStrict:
 		return m, nil
 	}
-	return "", fmt.Errorf("unknown mode %q (want default, plan, auto or bypass)", s)
+	return "", fmt.Errorf("unknown mode %q (want default, plan, auto, bypass or strict)", s)
 }
 
 // Effects are what a command does to the world, as far as the policy can
