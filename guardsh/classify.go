@@ -154,9 +154,16 @@ func mkVerdict(d Decision, id, detail string, eff Effects) Verdict {
 }
 
 // settle turns a judgement into a verdict for the policy's mode (without
-// nested commands and configured rules).
+// nested commands and configured rules). Strict mode settles as auto mode
+// and refuses what would be asked.
 func (p *Policy) settle(j *judgement) Verdict {
-	mode := p.Mode
+	if p.Mode == ModeStrict {
+		return strictAsk(p.settleIn(j, ModeAuto))
+	}
+	return p.settleIn(j, p.Mode)
+}
+
+func (p *Policy) settleIn(j *judgement, mode Mode) Verdict {
 	switch mode {
 	case ModeDefault, ModePlan, ModeAuto, ModeBypass:
 	default:
@@ -330,6 +337,9 @@ func (p *Policy) classifyArgsIn(c *Command, args []string, depth int, fromInput 
 		} else {
 			v = combine(v, n)
 		}
+	}
+	if p.Mode == ModeStrict {
+		v = p.strictApply(c, args, fromInput, v)
 	}
 	return v
 }
