@@ -27,6 +27,14 @@ func (g *Runner) classify(c guardsh.Command) guardsh.Verdict {
 func (g *Runner) decide(ctx context.Context, c guardsh.Command) guardsh.Verdict {
 	v := g.classify(c)
 	policyDecision := v.Decision
+	var advised *guardsh.AdvisorAudit
+	if v.Decision == guardsh.Allow && g.cfg.Advisor != nil {
+		// The advisor's second opinion on what the rules allowed outright
+		// (advisor.go): it can only refuse.
+		if v, advised = g.advise(ctx, c, v); v.Decision == guardsh.Deny {
+			policyDecision = guardsh.Deny
+		}
+	}
 	answer := ""
 	if v.Decision == guardsh.Ask {
 		var a GateAnswer
@@ -57,6 +65,7 @@ func (g *Runner) decide(ctx context.Context, c guardsh.Command) guardsh.Verdict 
 			Escalated: escalate,
 			Effects:   v.Effects,
 			Sandbox:   g.cfg.Sandbox,
+			Advisor:   advised,
 		})
 	}
 	if v.Decision == guardsh.Allow && (id != 0 || escalate) {

@@ -69,6 +69,9 @@ type Config struct {
 	// Audit receives a record of every decision before the command runs
 	// (see audit.go). nil: no audit log.
 	Audit *AuditLog
+	// Advisor, if set, rates every command the rules allowed outright
+	// and refuses one rated at or above its threshold (advisor.go).
+	Advisor Advisor
 
 	// shared is set for nested shells (bash -c, scripts): they share the
 	// parent's process table and job list.

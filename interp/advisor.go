@@ -1,0 +1,145 @@
+package interp
+
+// The advisor's second opinion (issue 9, part 1): a command the rules
+// allowed outright is also rated by a local model; a rating at or above
+// the threshold refuses it. It adds, never replaces: a rule's deny is final
+// and never reaches the advisor, asks are not rated, and a failure says
+// "advisor unavailable: <why>" on stderr and in the audit record while the
+// command goes on.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"time"
+
+	"github.com/guardsh/guardsh/guardsh"
+	"github.com/guardsh/guardsh/guardsh/advisor"
+	"github.com/guardsh/guardsh/sandbox"
+)
+
+// Advisor rates commands (Config.Advisor): *advisor.Advisor in-process,
+// AdviseThrough in a confined interpreter.
+type Advisor interface {
+	// Rate returns the likelihood that c irreversibly destroys data, or
+	// an error whose text says why there is no rating.
+	Rate(ctx context.Context, c guardsh.Command) (advisor.Rating, error)
+	// Threshold is the percentage from which a command is refused.
+	Threshold() int
+}
+
+// The advisor's rule IDs.
+const (
+	RuleAdvisorDestructive = "advisor.destructive"
+	RuleAdvisorInterrupted = "advisor.interrupted"
+)
+
+// advise asks the advisor about c, which the policy allowed outright (v).
+// It returns v, or a refusal, and the audit record's advisor part (nil:
+// not rated). Builtins the runner treats as effect-free and calls of the
+// script's functions (their commands are rated as they run) are not rated.
+func (g *Runner) advise(ctx context.Context, c guardsh.Command, v guardsh.Verdict) (guardsh.Verdict, *guardsh.AdvisorAudit) {
+	if c.Function || lazyAudit(c, v, guardsh.Allow) {
+		return v, nil
+	}
+	r, err := g.cfg.Advisor.Rate(ctx, c)
+	if ctx.Err() != nil {
+		// Ctrl-C while the advisor thinks: the command does not run.
+		return guardsh.Verdict{Decision: guardsh.Deny, Rule: RuleAdvisorInterrupted,
+				Reason:  "interrupted while the advisor was rating this command, so it did not run",
+				Effects: v.Effects},
+			&guardsh.AdvisorAudit{Error: "advisor interrupted: " + ctx.Err().Error()}
+	}
+	if err != nil {
+		why := "advisor unavailable: " + err.Error()
+		w := g.cfg.Stderr
+		if hc, ok := handlerCtx(ctx); ok && hc.Stderr != nil {
+			w = hc.Stderr
+		}
+		fmt.Fprintf(w, "guardsh: %s\n", why)
+		return v, &guardsh.AdvisorAudit{Error: why}
+	}
+	a := RatingAudit(r)
+	if r.Percent >= g.cfg.Advisor.Threshold() {
+		v = guardsh.Verdict{Decision: guardsh.Deny, Rule: RuleAdvisorDestructive,
+			Reason:  fmt.Sprintf("the advisor rated this command %d%% likely to irreversibly destroy data", r.Percent),
+			Hint:    "Narrow the target or run it yourself if this is intentional.",
+			Effects: v.Effects}
+	}
+	return v, a
+}
+
+// RatingAudit is the audit record's part for a rating.
+func RatingAudit(r advisor.Rating) *guardsh.AdvisorAudit {
+	p := r.Percent
+	return &guardsh.AdvisorAudit{Percent: &p, Reason: r.Reason, Model: r.Model, PromptTokens: r.PromptTokens,
+		EvalTokens: r.EvalTokens, LatencyMS: float64(r.Latency.Microseconds()) / 1000, Cached: r.Cached}
+}
+
+// AdviseThrough is the confined interpreter's Advisor: the privileged side
+// rates the command (the interpreter has no network) with its own advisor
+// and cache; threshold is the session's.
+func AdviseThrough(c *sandbox.Client, threshold int) Advisor {
+	return brokerAdvisor{c: c, threshold: threshold}
+}
+
+type brokerAdvisor struct {
+	c         *sandbox.Client
+	threshold int
+}
+
+func (b brokerAdvisor) Threshold() int { return b.threshold }
+
+func (b brokerAdvisor) Rate(ctx context.Context, c guardsh.Command) (advisor.Rating, error) {
+	a, err := b.c.Advise(ctx, c.Args, c.Dir)
+	switch {
+	case ctx.Err() != nil:
+		return advisor.Rating{}, ctx.Err()
+	case err != nil:
+		return advisor.Rating{}, fmt.Errorf("privileged side unreachable: %v", err)
+	case a.Err != "":
+		return advisor.Rating{}, errors.New(a.Err)
+	}
+	return advisor.Rating{Percent: a.Percent, Reason: a.Reason, Model: a.Model, PromptTokens: a.PromptTokens,
+		EvalTokens: a.EvalTokens, Latency: time.Duration(a.LatencyMS * float64(time.Millisecond)), Cached: a.Cached}, nil
+}
+
+// BrokerAdvise answers the advise requests of a confined interpreter
+// (sandbox.Broker.Advise) with the privileged side's own advisor a (nil:
+// none configured). project and home complete the command.
+func BrokerAdvise(a Advisor, project, home string) func(args []string, dir string) sandbox.Advice {
+	return func(args []string, dir string) sandbox.Advice {
+		if a == nil {
+			return sandbox.Advice{Err: "the privileged side has no advisor configured"}
+		}
+		if !filepath.IsAbs(dir) {
+			return sandbox.Advice{Err: fmt.Sprintf("bad working directory %q", dir)}
+		}
+		c := guardsh.Command{Args: args, Dir: filepath.Clean(dir), Project: project, Home: home, Via: "broker"}
+		r, err := a.Rate(context.Background(), c)
+		if err != nil {
+			return sandbox.Advice{Err: err.Error()}
+		}
+		return sandbox.Advice{Percent: r.Percent, Reason: r.Reason, Model: r.Model, PromptTokens: r.PromptTokens,
+			EvalTokens: r.EvalTokens, LatencyMS: float64(r.Latency.Microseconds()) / 1000, Cached: r.Cached}
+	}
+}
+
+// UnavailableAdvisor is an Advisor that never rates, saying why: a guardsh
+// started inside another guardsh's sandbox has neither the network nor a
+// privileged side to ask.
+func UnavailableAdvisor(why string, threshold int) Advisor {
+	return unavailable{why: why, threshold: threshold}
+}
+
+type unavailable struct {
+	why       string
+	threshold int
+}
+
+func (u unavailable) Threshold() int { return u.threshold }
+
+func (u unavailable) Rate(context.Context, guardsh.Command) (advisor.Rating, error) {
+	return advisor.Rating{}, errors.New(u.why)
+}
