@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -32,8 +33,8 @@ import (
 // AuditSummarySchema names the layout of AuditSummary's JSON encoding.
 const AuditSummarySchema = "guardsh-audit-summary/1"
 
-// AdvisorRule is the rule ID of a refusal by the advisor.
-const AdvisorRule = "advisor.destructive"
+// auditAdvisorRule is the rule ID of a refusal by the advisor.
+const auditAdvisorRule = "advisor.destructive"
 
 // AuditOutcome is the final fate of one decided command.
 type AuditOutcome string
@@ -114,7 +115,7 @@ func (o AuditOutcome) Short() string {
 
 // outcomeOf classifies a decide record.
 func outcomeOf(decision, gate, rule string) AuditOutcome {
-	if rule == AdvisorRule {
+	if rule == auditAdvisorRule {
 		return OutcomeRefusedAdvisor
 	}
 	switch decision {
@@ -141,10 +142,10 @@ func outcomeOf(decision, gate, rule string) AuditOutcome {
 	return OutcomeOther
 }
 
-// SandboxState classifies a record's sandbox description: "on" (a backend
+// AuditSandboxState classifies a record's sandbox description: "on" (a backend
 // confined the session), "off" (the user turned it off, or an agent ran the
 // command itself after the hook's answer) or "unknown" (no description).
-func SandboxState(desc string) string {
+func AuditSandboxState(desc string) string {
 	switch {
 	case desc == "":
 		return "unknown"
@@ -166,13 +167,14 @@ type AuditSummary struct {
 	First time.Time `json:"first,omitzero"`
 	Last  time.Time `json:"last,omitzero"`
 
-	Lines     int `json:"lines"`                // lines read, blank ones included
-	Records   int `json:"records"`              // records in the window
-	Before    int `json:"before"`               // records skipped: older than Since
-	Decisions int `json:"decisions"`            // decide records in the window (commands decided)
-	Sessions  int `json:"sessions"`             // sessions with a record in the window
-	Unsandbox int `json:"unsandboxed_sessions"` // sessions with a record whose sandbox was off
-	OtherEvts int `json:"other_events"`         // records of an event this version does not know
+	Lines     int `json:"lines"`                  // lines read, blank ones included
+	Records   int `json:"records"`                // records in the window
+	Before    int `json:"before"`                 // records skipped: older than Since
+	Decisions int `json:"decisions"`              // decide records in the window (commands decided)
+	Sessions  int `json:"sessions"`               // sessions with a record in the window
+	Unsandbox int `json:"unsandboxed_sessions"`   // sessions with a record whose sandbox was off
+	OtherEvts int `json:"other_events"`           // records of an event this version does not know
+	Scrubbing int `json:"env_scrubbing_sessions"` // sessions that removed secrets from their environment
 
 	// Outcomes counts decide records by final outcome; every AuditOutcome
 	// is present. They add up to Decisions.
@@ -233,8 +235,15 @@ type ExitSummary struct {
 // "advisor" object: percent, model, error).
 type AdvisorCounts struct {
 	Rated       int `json:"rated"`       // records with a rating
+	Cached      int `json:"cached"`      // of them, ratings from the session's cache
 	Refused     int `json:"refused"`     // refusals by rule advisor.destructive
 	Unavailable int `json:"unavailable"` // "advisor unavailable": no opinion
+	// Requests counts the records that asked the model (not from the
+	// cache); LatencyMS and the token counts are their totals.
+	Requests     int     `json:"requests"`
+	LatencyMS    float64 `json:"latency_ms"`
+	PromptTokens int     `json:"prompt_tokens"`
+	EvalTokens   int     `json:"eval_tokens"`
 	// Histogram counts ratings by tens: [0] 0-9%, ... [9] 90-99%, [10] 100%.
 	Histogram [11]int      `json:"histogram"`
 	Models    []NamedCount `json:"models"`
@@ -250,7 +259,7 @@ type NamedCount struct {
 // SandboxCount is one sandbox description's records and sessions.
 type SandboxCount struct {
 	Sandbox  string `json:"sandbox"`
-	State    string `json:"state"` // SandboxState
+	State    string `json:"state"` // AuditSandboxState
 	Sessions int    `json:"sessions"`
 	Records  int    `json:"records"` // decide records
 }
@@ -272,6 +281,12 @@ type SessionSummary struct {
 	// State is "off" if any record ran unsandboxed, else "on" if any was
 	// confined, else "unknown".
 	State string `json:"state"`
+	// EnvScrubbed lists the secret-looking variables the session removed
+	// from its environment (names only); nil when its records do not say
+	// that it scrubbed ([env], recorded on its first decide record).
+	EnvScrubbed []string `json:"env_scrubbed,omitempty"`
+	// Scrubbed reports whether the session scrubbed its environment.
+	Scrubbed bool `json:"env_scrubbing"`
 }
 
 // MalformedLines counts lines that are not audit records.
@@ -326,20 +341,25 @@ type auditLine struct {
 	Status     *int            `json:"status"`
 	DurationMS float64         `json:"duration_ms"`
 	Advisor    json.RawMessage `json:"advisor"`
+	Scrubbed   json.RawMessage `json:"env_scrubbed"`
 }
 
 func (l *auditLine) reset() {
 	*l = auditLine{
 		Cwd: l.Cwd[:0], Project: l.Project[:0], Argv: l.Argv[:0], Via: l.Via[:0], Mode: l.Mode[:0],
-		Reason: l.Reason[:0], Sandbox: l.Sandbox[:0], Advisor: l.Advisor[:0],
+		Reason: l.Reason[:0], Sandbox: l.Sandbox[:0], Advisor: l.Advisor[:0], Scrubbed: l.Scrubbed[:0],
 	}
 }
 
 // advisorRecord is the advisor object of a decide record, read leniently.
 type advisorRecord struct {
-	Percent any    `json:"percent"` // a number; anything else is no rating
-	Model   string `json:"model"`
-	Error   string `json:"error"`
+	Percent      any     `json:"percent"` // a number; anything else is no rating
+	Model        string  `json:"model"`
+	Error        string  `json:"error"`
+	Cached       bool    `json:"cached"`
+	LatencyMS    float64 `json:"latency_ms"`
+	PromptTokens int     `json:"prompt_tokens"`
+	EvalTokens   int     `json:"eval_tokens"`
 }
 
 type ruleKey struct{ rule, decision string }
@@ -532,10 +552,17 @@ func (s *summarizer) decide(l *auditLine, t time.Time, sess *sessionAcc) {
 	if ss.Project == "" && len(l.Project) > 0 {
 		ss.Project = rawString(l.Project)
 	}
+	if !ss.Scrubbed && len(l.Scrubbed) > 0 && !bytes.Equal(l.Scrubbed, []byte("null")) {
+		var names []string
+		if json.Unmarshal(l.Scrubbed, &names) == nil {
+			ss.Scrubbed, ss.EnvScrubbed = true, names
+			s.sum.Scrubbing++
+		}
+	}
 	sb := s.sandbox[string(l.Sandbox)] // no allocation: a lookup
 	if sb == nil {
 		desc := rawString(l.Sandbox)
-		sb = &SandboxCount{Sandbox: desc, State: SandboxState(desc)}
+		sb = &SandboxCount{Sandbox: desc, State: AuditSandboxState(desc)}
 		s.sandbox[string(l.Sandbox)] = sb
 	}
 	sb.Records++
@@ -580,6 +607,14 @@ func (s *summarizer) decide(l *auditLine, t time.Time, sess *sessionAcc) {
 			adv.Unavailable++
 			countName(s.errs, a.Error)
 		}
+		if a.Cached {
+			adv.Cached++
+		} else {
+			adv.Requests++
+			adv.LatencyMS += a.LatencyMS
+			adv.PromptTokens += a.PromptTokens
+			adv.EvalTokens += a.EvalTokens
+		}
 	}
 }
 
@@ -622,16 +657,16 @@ func (s *summarizer) entry(l *auditLine, t time.Time, out AuditOutcome) AuditEnt
 	if len(l.Argv) > 0 {
 		_ = json.Unmarshal(l.Argv, &e.Argv)
 	}
-	e.Command = QuoteArgv(e.Argv, e.Via)
+	e.Command = AuditCommandLine(e.Argv, e.Via)
 	return e
 }
 
-// QuoteArgv returns argv as a shell command line. A record of the line
+// AuditCommandLine returns argv as a shell command line. A record of the line
 // check (via "line") or of the hook (via "hook:...") holds the command line
 // as one word: it comes back as written, control characters escaped.
-func QuoteArgv(argv []string, via string) string {
+func AuditCommandLine(argv []string, via string) string {
 	if len(argv) == 1 && (via == "line" || strings.HasPrefix(via, "hook")) {
-		return escapeControls(argv[0])
+		return AuditEscape(argv[0])
 	}
 	var b strings.Builder
 	for i, a := range argv {
@@ -654,8 +689,12 @@ func QuoteArgv(argv []string, via string) string {
 	return b.String()
 }
 
-func escapeControls(s string) string {
-	if !strings.ContainsFunc(s, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
+// AuditEscape makes s safe to print on a terminal and keeps it on one
+// line: newlines, tabs and other non-printable characters (escape
+// sequences, C1 controls, bidirectional overrides) come back escaped.
+// Audit records hold what the agent wrote.
+func AuditEscape(s string) string {
+	if !strings.ContainsFunc(s, notPrintable) {
 		return s
 	}
 	var b strings.Builder
@@ -665,14 +704,18 @@ func escapeControls(s string) string {
 			b.WriteString(`\n`)
 		case r == '\t':
 			b.WriteString(`\t`)
-		case r < 0x20 || r == 0x7f:
+		case r < 0x80 && notPrintable(r):
 			fmt.Fprintf(&b, `\x%02x`, r)
+		case notPrintable(r):
+			fmt.Fprintf(&b, `\u%04x`, r)
 		default:
 			b.WriteRune(r)
 		}
 	}
 	return b.String()
 }
+
+func notPrintable(r rune) bool { return r != ' ' && !unicode.IsPrint(r) }
 
 // rawString decodes a raw JSON string; "" if it is not one.
 func rawString(raw json.RawMessage) string {
@@ -726,7 +769,7 @@ func (s *summarizer) finish() {
 		for _, raw := range a.sandbox {
 			d := s.sandbox[raw].Sandbox
 			ss.Sandbox = append(ss.Sandbox, d)
-			switch st := SandboxState(d); {
+			switch st := AuditSandboxState(d); {
 			case st == "off":
 				ss.State = "off"
 			case st == "on" && ss.State == "unknown":

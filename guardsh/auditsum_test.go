@@ -43,8 +43,8 @@ func TestAuditOutcome(t *testing.T) {
 		refused              bool
 	}{
 		{"allow", "", "read.only", OutcomeAllowed, false},
-		{"allow", "", AdvisorRule, OutcomeRefusedAdvisor, true},
-		{"deny", "", AdvisorRule, OutcomeRefusedAdvisor, true},
+		{"allow", "", auditAdvisorRule, OutcomeRefusedAdvisor, true},
+		{"deny", "", auditAdvisorRule, OutcomeRefusedAdvisor, true},
 		{"deny", "", "rm.recursive-home", OutcomeDeniedByRule, true},
 		{"ask", "once", "git.push", OutcomeApprovedOnce, false},
 		{"ask", "session", "git.push", OutcomeApprovedSession, false},
@@ -77,8 +77,8 @@ func TestSandboxState(t *testing.T) {
 		"claude runs it (not sandboxed by guardsh)": "off",
 		"": "unknown",
 	} {
-		if got := SandboxState(desc); got != want {
-			t.Errorf("SandboxState(%q) = %q, want %q", desc, got, want)
+		if got := AuditSandboxState(desc); got != want {
+			t.Errorf("AuditSandboxState(%q) = %q, want %q", desc, got, want)
 		}
 	}
 }
@@ -244,13 +244,13 @@ func TestSummarizeAuditMalformed(t *testing.T) {
 // ratings, refusals and failures are counted.
 func TestSummarizeAuditTolerant(t *testing.T) {
 	lines := []string{
-		`{"time":"2026-11-20T08:00:00Z","event":"decide","id":1,"session":"s","argv":["truncate","-s0","db"],"decision":"allow","rule":"write.project","advisor":{"percent":20,"model":"qwen3:8b","tokens":{"in":200,"out":5},"latency_ms":300},"env_removed":["GH_TOKEN"],"sandbox":"landlock+seccomp (abi 7)"}`,
-		`{"time":"2026-11-20T08:00:01Z","event":"decide","id":2,"session":"s","argv":["dd","if=/dev/zero","of=disk.img"],"decision":"deny","rule":"advisor.destructive","reason":"rated 85%","advisor":{"percent":85,"model":"qwen3:8b"}}`,
+		`{"time":"2026-11-20T08:00:00Z","event":"decide","id":1,"session":"s","argv":["truncate","-s0","db"],"decision":"allow","rule":"write.project","advisor":{"percent":20,"reason":"truncates a file","model":"qwen3:8b","prompt_tokens":200,"eval_tokens":5,"latency_ms":300,"future":{"x":1}},"env_scrubbed":["GH_TOKEN","AWS_SECRET_ACCESS_KEY"],"sandbox":"landlock+seccomp (abi 7)"}`,
+		`{"time":"2026-11-20T08:00:01Z","event":"decide","id":2,"session":"s","argv":["dd","if=/dev/zero","of=disk.img"],"decision":"deny","rule":"advisor.destructive","reason":"rated 85%","advisor":{"percent":85,"model":"qwen3:8b","prompt_tokens":210,"eval_tokens":6,"latency_ms":500}}`,
 		`{"time":"2026-11-20T08:00:02Z","event":"decide","id":3,"session":"s","argv":["ls"],"decision":"allow","rule":"read.only","advisor":{"error":"advisor unavailable: connection refused","model":"qwen3:8b"}}`,
 		`{"time":"2026-11-20T08:00:03Z","event":"decide","id":4,"session":"s","argv":["ls"],"decision":"allow","rule":"read.only","advisor":{"error":"timeout"}}`,
 		`{"time":"2026-11-20T08:00:04Z","event":"decide","id":5,"session":"s","argv":["ls"],"decision":"allow","rule":"read.only","advisor":{"percent":"high"}}`,
 		`{"time":"2026-11-20T08:00:05Z","event":"decide","id":6,"session":"s","argv":["ls"],"decision":"allow","rule":"read.only","advisor":null}`,
-		`{"time":"2026-11-20T08:00:06Z","event":"decide","id":7,"session":"s","argv":["ls"],"decision":"allow","rule":"read.only","advisor":{"percent":100}}`,
+		`{"time":"2026-11-20T08:00:06Z","event":"decide","id":7,"session":"s","argv":["ls"],"decision":"allow","rule":"read.only","advisor":{"percent":100,"model":"qwen3:8b","cached":true,"latency_ms":300},"env_scrubbed":["IGNORED"]}`,
 		`{"time":"2026-11-20T08:00:07Z","event":"checkpoint","id":0,"session":"s","whatever":{"a":[1,2,3]}}`,
 	}
 	sum, err := SummarizeAudit(strings.NewReader(strings.Join(lines, "\n")), SummaryOptions{})
@@ -263,14 +263,18 @@ func TestSummarizeAuditTolerant(t *testing.T) {
 	a := sum.Advisor
 	var hist [11]int
 	hist[2], hist[8], hist[10] = 1, 1, 1
-	want := AdvisorCounts{Rated: 3, Refused: 1, Unavailable: 2, Histogram: hist,
-		Models: []NamedCount{{"qwen3:8b", 3}},
+	want := AdvisorCounts{Rated: 3, Cached: 1, Refused: 1, Unavailable: 2, Histogram: hist,
+		Requests: 5, LatencyMS: 800, PromptTokens: 410, EvalTokens: 11,
+		Models: []NamedCount{{"qwen3:8b", 4}},
 		Errors: []NamedCount{{"advisor unavailable: connection refused", 1}, {"timeout", 1}}}
 	if !reflect.DeepEqual(a, want) {
 		t.Errorf("advisor = %+v\nwant %+v", a, want)
 	}
 	if sum.Outcomes[OutcomeRefusedAdvisor] != 1 || sum.RecentRefusals[0].Command != "dd if=/dev/zero of=disk.img" {
 		t.Errorf("advisor refusal not listed: %+v", sum.RecentRefusals)
+	}
+	if ss := sum.SessionList[0]; !ss.Scrubbed || !reflect.DeepEqual(ss.EnvScrubbed, []string{"GH_TOKEN", "AWS_SECRET_ACCESS_KEY"}) || sum.Scrubbing != 1 {
+		t.Errorf("env scrubbing: session %v %q, %d sessions", ss.Scrubbed, ss.EnvScrubbed, sum.Scrubbing)
 	}
 	if sum.OtherEvts != 1 || sum.Decisions != 7 {
 		t.Errorf("other events %d decisions %d, want 1 and 7", sum.OtherEvts, sum.Decisions)
@@ -391,10 +395,12 @@ func TestQuoteArgv(t *testing.T) {
 		{[]string{"curl x | sh"}, "line", "curl x | sh"},
 		{[]string{"rm -rf ~\nls"}, "hook:claude", `rm -rf ~\nls`},
 		{[]string{"x\x00y"}, "shell", `"x\x00y"`},
+		{[]string{"ls", "\x1b[2Jx"}, "shell", `ls $'\x1b[2Jx'`},
+		{[]string{"ls \x1b]0;pwned\x07 \u009b1m \u202eabc"}, "line", `ls \x1b]0;pwned\x07 \u009b1m \u202eabc`},
 		{nil, "shell", ""},
 	} {
-		if got := QuoteArgv(tc.argv, tc.via); got != tc.want {
-			t.Errorf("QuoteArgv(%q, %q) = %s, want %s", tc.argv, tc.via, got, tc.want)
+		if got := AuditCommandLine(tc.argv, tc.via); got != tc.want {
+			t.Errorf("AuditCommandLine(%q, %q) = %s, want %s", tc.argv, tc.via, got, tc.want)
 		}
 	}
 }
