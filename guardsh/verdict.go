@@ -101,11 +101,14 @@ type Verdict struct {
 }
 
 // Message is the line guardsh prints on stderr for a refused command:
-// "guardsh: denied [RULE]: REASON. HINT".
+// "guardsh: denied [RULE]: REASON. HINT" ("refused" for the advisor's
+// rules: a model's opinion, not a rule's).
 func (v Verdict) Message() string {
 	word := "denied"
 	if v.Decision == Ask {
 		word = "needs approval"
+	} else if strings.HasPrefix(v.Rule, "advisor.") {
+		word = "refused"
 	}
 	msg := fmt.Sprintf("guardsh: %s [%s]: %s", word, v.Rule, strings.TrimRight(v.Reason, "."))
 	if v.Hint != "" {
