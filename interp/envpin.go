@@ -1,7 +1,9 @@
 package interp
 
 import (
+	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/guardsh/guardsh/guardsh"
 )
@@ -14,12 +16,19 @@ import (
 type envPin struct {
 	set    bool
 	config string // GUARDSH_CONFIG at session start ("" = none)
+	// start is the whole environment at session start: in strict mode a
+	// program receives a variable the policy does not let scripts set
+	// (LD_PRELOAD, GIT_*, PAGER, HOME ...) only with this value.
+	start map[string]string
 }
 
 // newEnvPin records the session's settings from its starting environment.
 func newEnvPin(env []string) envPin {
-	p := envPin{set: true}
+	p := envPin{set: true, start: map[string]string{}}
 	for _, kv := range env {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			p.start[k] = v
+		}
 		if v, ok := strings.CutPrefix(kv, "GUARDSH_CONFIG="); ok {
 			p.config = v
 		}
@@ -28,7 +37,7 @@ func newEnvPin(env []string) envPin {
 }
 
 // modeRank orders modes from the most permissive to the strictest.
-var modeRank = map[guardsh.Mode]int{guardsh.ModeBypass: 0, guardsh.ModeAuto: 1, guardsh.ModeDefault: 2, guardsh.ModePlan: 3}
+var modeRank = map[guardsh.Mode]int{guardsh.ModeBypass: 0, guardsh.ModeAuto: 1, guardsh.ModeDefault: 2, guardsh.ModePlan: 3, guardsh.ModeStrict: 4}
 
 // pinEnv rewrites a child's environment: GUARDSH_MODE is the stricter of
 // the session's mode and what the script asked for (a script may tighten,
@@ -48,6 +57,9 @@ func (g *Runner) pinEnv(list []string) []string {
 		}
 		out = append(out, kv)
 	}
+	if dirs := g.policy.StrictProgramDirs(); dirs != nil {
+		out = g.strictEnv(out, dirs)
+	}
 	if mode != "" {
 		out = append(out, "GUARDSH_MODE="+string(mode))
 	}
@@ -56,3 +68,35 @@ func (g *Runner) pinEnv(list []string) []string {
 	}
 	return out
 }
+
+// strictEnv is the strict-mode part of pinEnv: PATH is the program
+// directories (a wrapper such as timeout or env looks its command up
+// there, never in the project), and a variable the policy does not let
+// scripts set keeps its value from the session start (dropped if it had
+// none), whatever the script assigned or exported. Each variable reset is
+// reported once on the session's stderr.
+func (g *Runner) strictEnv(list []string, dirs []string) []string {
+	out := list[:0:0]
+	for _, kv := range list {
+		k, v, _ := strings.Cut(kv, "=")
+		if k == "PATH" {
+			continue
+		}
+		if !g.policy.StrictEnvAllowed(k) {
+			if sv, ok := g.cfg.pin.start[k]; !ok || sv != v {
+				if _, seen := strictEnvWarned.LoadOrStore(k, true); !seen && g.cfg.Stderr != nil {
+					fmt.Fprintf(g.cfg.Stderr, "guardsh: strict: %s keeps its value from the session start for the programs this script runs (a human may allow it: [strict] env = [%q])\n", k, k)
+				}
+				if ok {
+					out = append(out, k+"="+sv)
+				}
+				continue
+			}
+		}
+		out = append(out, kv)
+	}
+	return append(out, "PATH="+strings.Join(dirs, ":"))
+}
+
+// strictEnvWarned holds the variables strictEnv reported.
+var strictEnvWarned sync.Map

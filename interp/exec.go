@@ -38,7 +38,12 @@ func (g *Runner) startExternal(ctx context.Context, hc interp.HandlerContext, ar
 			return g.runNestedTracked(ctx, hc, rest, env)
 		}
 	}
-	path, status, msg := lookCommand(hc.Dir, hc.Env, args[0])
+	path, status, msg := "", 0, ""
+	if dirs := g.policy.StrictProgramDirs(); dirs != nil {
+		path, status, msg = lookStrict(dirs, hc.Dir, args[0])
+	} else {
+		path, status, msg = lookCommand(hc.Dir, hc.Env, args[0])
+	}
 	if status != 0 {
 		g.errf(hc, "%s: %s", args[0], msg)
 		return interp.ExitStatus(status)
