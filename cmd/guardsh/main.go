@@ -117,7 +117,9 @@ const usage = `Usage:	guardsh [option] ...
 Shell options (as bash):
 	-c -s -i -l -e -u -x -v -f -n -a -o option --login --norc --noprofile --posix
 guardsh options:
-	--mode default|plan|auto|bypass   the policy mode (also GUARDSH_MODE)
+	--mode default|plan|auto|bypass|strict
+	                                  the policy mode (also GUARDSH_MODE); strict runs only
+	                                  allowlisted commands ([strict] in the config)
 	--version, --help
 `
 
