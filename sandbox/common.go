@@ -1,11 +1,14 @@
 package sandbox
 
 import (
+	"crypto/rand"
 	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -34,6 +37,51 @@ type Session struct {
 	Backend string    // the backend confining it
 	Desc    string    // its description for audit records
 	Cmd     *exec.Cmd // the started process (bwrap's, under bubblewrap)
+
+	gate *os.File // StartGated: the write end the stage waits on
+}
+
+// Release lets a stage started by StartGated go on: confine itself, then
+// become the interpreter. The privileged side calls it once everything
+// the confinement relies on is in place (the session's temporary
+// directory made, the backend proven). A session not started gated has
+// nothing to release.
+func (s *Session) Release() error {
+	if s.gate == nil {
+		return nil
+	}
+	_, err := s.gate.Write([]byte{gateGo})
+	if cerr := s.gate.Close(); err == nil {
+		err = cerr
+	}
+	s.gate = nil
+	return err
+}
+
+// Abort ends a stage started by StartGated that was not released: the
+// stage sees its gate closed without the go-ahead and exits (status 126)
+// before it confines itself or runs anything; Abort waits for it.
+func (s *Session) Abort() {
+	if s.gate != nil {
+		s.gate.Close()
+		s.gate = nil
+	}
+	s.Cmd.Wait()
+}
+
+// gateGo is the byte that releases a gated stage.
+const gateGo = 'g'
+
+// NewTmpDirName returns the path of a session temporary directory that
+// does not exist yet: under the system's temporary directory, named with
+// 64 random bits. The caller makes it with os.Mkdir (which fails if
+// anything already has that name) before anything relies on it.
+func NewTmpDirName() (string, error) {
+	var b [8]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", err
+	}
+	return filepath.Join(canon(os.TempDir()), "guardsh-"+hex.EncodeToString(b[:])), nil
 }
 
 // Executable is the guardsh binary re-executed for the confined stages.
@@ -89,6 +137,7 @@ type stageSpec struct {
 	Desc     string     `json:"desc,omitempty"`     // run: sandbox description
 	Argv0    string     `json:"argv0,omitempty"`    // run: the interpreter's argv[0] ("-bash" for a login shell)
 	KeepFDs  int        `json:"keep_fds,omitempty"` // descriptors passed on purpose, from 3; all others above 2 are closed
+	GateFD   int        `json:"gate_fd,omitempty"`  // run: wait for the go-ahead on this descriptor before confining (StartGated)
 	Probe    *probeSpec `json:"probe,omitempty"`
 }
 

@@ -39,6 +39,9 @@ func Stage() {
 	// Descriptors inherited by accident (the parent's, not passed on
 	// purpose) would be ways out: Landlock does not restrict open files.
 	closeStrayFDs(3 + spec.KeepFDs)
+	if spec.GateFD > 0 {
+		waitGate(spec.GateFD)
+	}
 	if err := confine(spec); err != nil {
 		if spec.Action == "probe" {
 			json.NewEncoder(os.Stdout).Encode([]Check{{Name: "confine", Detail: err.Error()}})
@@ -79,6 +82,22 @@ func Stage() {
 	}
 	fmt.Fprintf(os.Stderr, "guardsh: sandbox: unknown stage action %q\n", spec.Action)
 	os.Exit(126)
+}
+
+// waitGate blocks until the privileged side releases this stage (a
+// StartGated session): one go-ahead byte on fd. Anything else (the gate
+// closed: the privileged side aborted, or died) ends the process before it
+// confines itself or runs anything.
+func waitGate(fd int) {
+	var b [1]byte
+	n, err := unix.Read(fd, b[:])
+	for err == unix.EINTR {
+		n, err = unix.Read(fd, b[:])
+	}
+	unix.Close(fd)
+	if n != 1 || b[0] != gateGo {
+		os.Exit(126)
+	}
 }
 
 // Inherited reports whether this process is a confined interpreter started
@@ -199,6 +218,39 @@ func Start(backend string, c Config, desc string, env []string, broker *os.File,
 		return nil, err
 	}
 	return &Session{Backend: backend, Desc: desc, Cmd: cmd}, nil
+}
+
+// StartGated is Start for the Landlock backend with the stage held back:
+// the process starts at once (the Go runtime's start-up, the larger part
+// of a session's start, overlaps the privileged side's remaining work),
+// then waits before it confines itself until Session.Release (or ends at
+// Session.Abort). c.TmpDir need not exist yet; it must before Release.
+// Other backends start as Start does (bubblewrap sets up its mounts when
+// it starts, so there is nothing to hold back), with nothing to release.
+func StartGated(backend string, c Config, desc string, env []string, broker *os.File, files map[string]*os.File) (*Session, error) {
+	if backend != BackendLandlock {
+		return Start(backend, c, desc, env, broker, files)
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	extra, env := passFiles(env, broker, files)
+	extra = append(extra, r)
+	spec := stageSpec{Config: c, Action: "run", Desc: desc, Argv0: os.Args[0], KeepFDs: len(extra), GateFD: 2 + len(extra)}
+	cmd, err := command(backend, spec, env, extra)
+	if err != nil {
+		w.Close()
+		return nil, err
+	}
+	cmd.Args = os.Args
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	if err := cmd.Start(); err != nil {
+		w.Close()
+		return nil, err
+	}
+	return &Session{Backend: backend, Desc: desc, Cmd: cmd, gate: w}, nil
 }
 
 // ExecCommand builds the process that runs argv confined by c on backend

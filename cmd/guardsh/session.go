@@ -160,22 +160,32 @@ func sandboxSession(inv *invocation) (code int, done bool, describe string) {
 		fmt.Fprintf(os.Stderr, "guardsh: warning: sandbox %s: commands run without OS confinement\n", desc)
 		return 0, false, desc
 	}
-	c, err := sessionConfig()
+	wd, err := os.Getwd()
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "guardsh: sandbox: %v\n", err)
 		return 126, true, ""
 	}
-	defer os.RemoveAll(c.TmpDir)
-	res, ok, results := probeAll(c, false)
-	if !ok {
-		fmt.Fprintf(os.Stderr, "guardsh: no sandbox backend could be verified, so no command runs (%s).\n"+
-			"guardsh: run `guardsh --doctor` for details; to run without OS confinement, which the audit log records, use --no-sandbox or GUARDSH_SANDBOX=off\n",
-			probeSummary(results))
+	project := os.Getenv("GUARDSH_PROJECT")
+	if project == "" {
+		project = sandbox.ProjectRoot(wd)
+	}
+	// The session's private temporary directory is named now and made
+	// below, while the stage is already starting.
+	tmp, err := sandbox.NewTmpDirName()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "guardsh: sandbox: %v\n", err)
 		return 126, true, ""
 	}
+	home, _ := os.UserHomeDir()
+	c := sandbox.NewConfig(project, tmp, home, os.Getenv)
+	madeTmp := false
+	defer func() {
+		if madeTmp {
+			os.RemoveAll(c.TmpDir)
+		}
+	}()
 	// The privileged side decides escalations with its own policy: the
 	// same configuration, loaded here, out of the interpreter's reach.
-	home, _ := os.UserHomeDir()
 	policy := guardsh.NewPolicy(inv.mode)
 	files := map[string]*os.File{}
 	if gcfg, err := guardsh.LoadConfig(home, c.Project, os.Getenv); err == nil {
@@ -194,23 +204,74 @@ func sandboxSession(inv *invocation) (code int, done bool, describe string) {
 		files["tty"] = tty
 		defer tty.Close()
 	}
-	broker, clientEnd, err := sandbox.NewBroker(res.Backend, c, brokerCheck(policy, c.Project, home))
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "guardsh: sandbox: %v\n", err)
-		return 126, true, ""
-	}
+	check := brokerCheck(policy, c.Project, home)
 	env := append(os.Environ(), "TMPDIR="+c.TmpDir)
-	missing := c.ProtectedMissing() // before anything confined can run
 	// Ctrl-C reaches the interpreter through the terminal's process group;
 	// the privileged side outlives it and forwards termination.
 	signal.Ignore(os.Interrupt, syscall.SIGQUIT)
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGHUP)
-	s, err := sandbox.Start(res.Backend, c, res.Describe(), env, clientEnd, files)
-	clientEnd.Close()
-	if err != nil {
+	defer signal.Stop(sigs)
+
+	// Start-up (issue 8): the stage of the first backend wanted starts at
+	// once, held back before it confines itself, so that its Go start-up
+	// overlaps the work below; it is released only when the temporary
+	// directory exists and the backend is proven (the probe cache, or a
+	// probe), and aborted otherwise.
+	var s *sandbox.Session
+	var broker *sandbox.Broker
+	if wanted := backendsWanted(); len(wanted) > 0 && wanted[0] == sandbox.BackendLandlock {
+		desc := sandbox.ProbeResult{Backend: wanted[0], ABI: sandbox.LandlockABI()}.Describe()
+		if b, clientEnd, err := sandbox.NewBroker(wanted[0], c, check); err == nil {
+			if gs, err := sandbox.StartGated(wanted[0], c, desc, env, clientEnd, files); err == nil {
+				s, broker = gs, b
+			}
+			clientEnd.Close()
+		}
+	}
+	abort := func() {
+		if s != nil {
+			s.Abort()
+			s = nil
+		}
+	}
+	if err := os.Mkdir(c.TmpDir, 0o700); err != nil {
+		abort()
 		fmt.Fprintf(os.Stderr, "guardsh: sandbox: %v\n", err)
 		return 126, true, ""
+	}
+	madeTmp = true
+	res, ok, results := probeAll(c, false)
+	if !ok {
+		abort()
+		fmt.Fprintf(os.Stderr, "guardsh: no sandbox backend could be verified, so no command runs (%s).\n"+
+			"guardsh: run `guardsh --doctor` for details; to run without OS confinement, which the audit log records, use --no-sandbox or GUARDSH_SANDBOX=off\n",
+			probeSummary(results))
+		return 126, true, ""
+	}
+	if s != nil && (res.Backend != s.Backend || res.Describe() != s.Desc) {
+		abort() // another backend passed: start that one instead
+	}
+	missing := c.ProtectedMissing() // before anything confined can run
+	if s != nil {
+		if err := s.Release(); err != nil {
+			abort()
+			fmt.Fprintf(os.Stderr, "guardsh: sandbox: %v\n", err)
+			return 126, true, ""
+		}
+	} else {
+		b, clientEnd, err := sandbox.NewBroker(res.Backend, c, check)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "guardsh: sandbox: %v\n", err)
+			return 126, true, ""
+		}
+		s, err = sandbox.Start(res.Backend, c, res.Describe(), env, clientEnd, files)
+		clientEnd.Close()
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "guardsh: sandbox: %v\n", err)
+			return 126, true, ""
+		}
+		broker = b
 	}
 	defer func() {
 		for _, p := range missing {
@@ -226,7 +287,6 @@ func sandboxSession(inv *invocation) (code int, done bool, describe string) {
 		}
 	}()
 	err = s.Cmd.Wait()
-	signal.Stop(sigs)
 	var ee interface {
 		ExitCode() int
 		Sys() any
