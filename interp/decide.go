@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/guardsh/guardsh/guardsh"
 	"mvdan.cc/sh/v3/interp"
@@ -72,6 +73,101 @@ func (g *Runner) decide(ctx context.Context, c guardsh.Command) guardsh.Verdict 
 		track(c.Args, &pendingCmd{id: id, audit: g.cfg.Audit, escalate: escalate, v: v})
 	}
 	return v
+}
+
+// pureCache remembers Policy.PureVerdict per command name for as long as
+// what that verdict depends on stays the same: the policy's Mode, and its
+// Rules and Session slices (a configured rule or session approval that can
+// match the name turns the shortcut off). Rules and Session are replaced
+// or appended to, never edited in place (gatekeep appends under sessionMu),
+// so their length and first element's address identify them.
+type pureCache struct {
+	v atomic.Pointer[pureSnap]
+}
+
+type pureSnap struct {
+	key   pureKey
+	names map[string]pureEntry // copied on write: readers need no lock
+}
+
+type pureKey struct {
+	policy         *guardsh.Policy
+	mode           guardsh.Mode
+	rules, session *guardsh.Rule
+	nRules, nSess  int
+}
+
+type pureEntry struct {
+	v  guardsh.Verdict
+	ok bool
+}
+
+func (g *Runner) pureKey() pureKey {
+	p := g.policy
+	sessionMu.RLock()
+	k := pureKey{policy: p, mode: p.Mode, rules: first(p.Rules), nRules: len(p.Rules),
+		session: first(p.Session), nSess: len(p.Session)}
+	sessionMu.RUnlock()
+	return k
+}
+
+// pureVerdict is Policy.PureVerdict(name), cached. ok is false also when a
+// rule or approval with the verdict's rule ID exists (withRuleRights would
+// give it rights), and for names mvdan does not run as builtins (they may
+// reach the exec handler, which writes their exit records).
+func (g *Runner) pureVerdict(name string) (guardsh.Verdict, bool) {
+	k := g.pureKey()
+	snap := g.pure.v.Load()
+	if snap != nil && snap.key == k {
+		if e, hit := snap.names[name]; hit {
+			return e.v, e.ok
+		}
+	}
+	var e pureEntry
+	if interp.IsBuiltin(name) {
+		sessionMu.RLock()
+		e.v, e.ok = g.policy.PureVerdict(name)
+		if e.ok && (hasRuleID(g.policy.Rules, e.v.Rule) || hasRuleID(g.policy.Session, e.v.Rule)) {
+			e.ok = false
+		}
+		sessionMu.RUnlock()
+	}
+	next := &pureSnap{key: k, names: map[string]pureEntry{name: e}}
+	if snap != nil && snap.key == k {
+		for n, old := range snap.names {
+			next.names[n] = old
+		}
+	}
+	g.pure.v.Store(next)
+	return e.v, e.ok
+}
+
+func first(rules []guardsh.Rule) *guardsh.Rule {
+	if len(rules) == 0 {
+		return nil
+	}
+	return &rules[0]
+}
+
+func hasRuleID(rules []guardsh.Rule, id string) bool {
+	for i := range rules {
+		if rules[i].ID == id {
+			return true
+		}
+	}
+	return false
+}
+
+// decidePure is decide for a command whose verdict pureVerdict knows: an
+// allowed builtin without effects. What decide would do with that verdict
+// is done here without building the policy's view of the command: no
+// gate, no rights, no escalation (withRuleRights and needsEscalation find
+// nothing for it), its record waits in the audit buffer (lazyAudit), and
+// builtins are not tracked for exit records.
+func (g *Runner) decidePure(hc interp.HandlerContext, args []string, v guardsh.Verdict) {
+	if a := g.cfg.Audit; a != nil {
+		a.notePure(hc.Dir, g.cfg.Project, args, g.policy.Mode, v.Rule, v.Reason, g.cfg.Sandbox)
+	}
 }
 
 // lazyAudit reports whether the decide record of an allowed command may

@@ -107,6 +107,8 @@ type Runner struct {
 	// lastLine is the line of the last command, for errors mvdan reports
 	// without a position (a refused redirection).
 	lastLine atomic.Int64
+	// pure caches the policy's verdicts of pure builtins (decide.go).
+	pure pureCache
 }
 
 // deniedCmd replaces the argv of a refused command. It contains a NUL byte,
@@ -542,6 +544,7 @@ type errWriter struct {
 	// handler writes the line as bash would (traceCall).
 	mu      sync.Mutex
 	pending []byte
+	held    atomic.Bool // pending != nil: the call handler need not lock
 }
 
 var (
@@ -567,6 +570,7 @@ func (e *errWriter) Write(p []byte) (int, error) {
 			}
 		}
 		e.pending = append([]byte(nil), p...)
+		e.held.Store(true)
 		return len(p), nil
 	}
 	if err := e.flushTrace(); err != nil {
@@ -604,6 +608,7 @@ func (e *errWriter) flushTrace() error {
 	}
 	_, err := e.w.Write(e.pending)
 	e.pending = nil
+	e.held.Store(false)
 	return err
 }
 
@@ -617,6 +622,7 @@ func (e *errWriter) traceCall(args []string) {
 	}
 	line := e.pending
 	e.pending = nil
+	e.held.Store(false)
 	if string(line) == mvdanTrace(args) {
 		line = []byte(bashTrace(args))
 	}
@@ -757,8 +763,10 @@ func (g *Runner) call(ctx context.Context, args []string) ([]string, error) {
 	if strings.HasPrefix(args[0], internalPrefix) {
 		return g.internalCall(hc, args)
 	}
-	g.sh.traceDropNext.Store(false) // this command's trace is out
-	if g.errW != nil {
+	if g.sh.traceDropNext.Load() {
+		g.sh.traceDropNext.Store(false) // this command's trace is out
+	}
+	if g.errW != nil && g.errW.held.Load() {
 		g.errW.traceCall(args)
 	}
 	switch args[0] {
@@ -779,6 +787,11 @@ func (g *Runner) call(ctx context.Context, args []string) ([]string, error) {
 			g.sh.bgDone(args[1], args[2])
 		}
 		return []string{":"}, nil
+	}
+	if v, ok := g.pureVerdict(args[0]); ok {
+		// a builtin the policy allows whatever its arguments (decide.go)
+		g.decidePure(hc, args, v)
+		return g.compatCall(ctx, hc, args), nil
 	}
 	c := g.command(hc, args)
 	c.Source = g.sh.globs.lookup(hc.Pos, args[0])
