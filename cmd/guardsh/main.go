@@ -121,6 +121,8 @@ guardsh options:
 	                                  the policy mode (also GUARDSH_MODE); strict runs only
 	                                  allowlisted commands ([strict] in the config)
 	--version, --help
+Audit log summary (guardsh --audit --help):
+	--audit [--since 7d] [--json]     what ran and what was refused, by rule and decision
 `
 
 func shell(inv *invocation) int {
