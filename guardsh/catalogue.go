@@ -124,11 +124,22 @@ var catalogue = map[string]BuiltinRule{
 	idInstall:              {Decision: Ask, Reason: "installs packages outside a project virtual environment (network and writes outside the project)", Hint: "create a project venv (python -m venv .venv) and use .venv/bin/pip, or ask the human to install it"},
 	"install.venv":         {Decision: Allow, Reason: "installs into the project's virtual environment", Hint: ""},
 	// Modes and the rest.
-	idUnknown:               {Decision: Ask, Reason: "command guardsh does not know as routine development work", Hint: "a human must approve it once or for this session; a rule in ~/.config/guardsh/config.toml can allow it"},
-	idModeDefault:           {Decision: Ask, Reason: "default mode asks before running shell commands", Hint: "approve it, or run guardsh --mode auto to allow routine development commands"},
-	idModePlan:              {Decision: Deny, Reason: "plan mode allows only reading", Hint: "switch to default or auto mode to make changes"},
-	idParse:                 {Decision: Ask, Reason: "the script does not parse, so guardsh cannot see what it runs", Hint: "fix the quoting or syntax"},
-	idNesting:               {Decision: Ask, Reason: "commands nested too deeply to check", Hint: "run the inner command directly"},
+	idUnknown:     {Decision: Ask, Reason: "command guardsh does not know as routine development work", Hint: "a human must approve it once or for this session; a rule in ~/.config/guardsh/config.toml can allow it"},
+	idModeDefault: {Decision: Ask, Reason: "default mode asks before running shell commands", Hint: "approve it, or run guardsh --mode auto to allow routine development commands"},
+	idModePlan:    {Decision: Deny, Reason: "plan mode allows only reading", Hint: "switch to default or auto mode to make changes"},
+	idParse:       {Decision: Ask, Reason: "the script does not parse, so guardsh cannot see what it runs", Hint: "fix the quoting or syntax"},
+	idNesting:     {Decision: Ask, Reason: "commands nested too deeply to check", Hint: "run the inner command directly"},
+	// The strict profile (--mode strict, strict.go): verdicts carry a
+	// precise reason and the allowed form; these are the generic texts.
+	idStrictUnlisted:        {Decision: Deny, Reason: "strict mode: the command is not on the allowlist", Hint: "use a listed command, or ask the human to add a [[strict.command]] entry to the user config"},
+	idStrictFlag:            {Decision: Deny, Reason: "strict mode: a flag the allowlist entry does not list", Hint: "use only the listed flags; a human adds flags to the entry's flags or value_flags"},
+	idStrictValue:           {Decision: Deny, Reason: "strict mode: a flag that takes a value is not listed (it changes what the next argument means, e.g. grep -f FILE)", Hint: "use only the listed value flags; a human adds them to the entry's value_flags"},
+	idStrictPath:            {Decision: Deny, Reason: "strict mode: a path argument or the working directory lies outside the project (symlinks and .. followed)", Hint: "work only inside the project"},
+	idStrictProgram:         {Decision: Deny, Reason: "strict mode: programs run only from the system program directories, never from the project", Hint: "call the program by its name (grep, not ./grep)"},
+	idStrictWord:            {Decision: Deny, Reason: "strict mode: one word holds what were plainly meant as several arguments", Hint: "pass arguments as separate words, e.g. grep -n 'foo$' app.js"},
+	idStrictDynamic:         {Decision: Deny, Reason: "strict mode: a word is only known at run time", Hint: "write it literally; at run time the expanded command is decided again"},
+	idStrictInput:           {Decision: Deny, Reason: "strict mode: arguments read from standard input (xargs, parallel) cannot be checked", Hint: "pass the arguments literally"},
+	idStrictEnv:             {Decision: Deny, Reason: "strict mode: a variable that makes programs run other code (LD_PRELOAD, GIT_*, PAGER, HOME ...) is set for a program", Hint: "run the command without it, or ask the human to add it to [strict] env"},
 	"sys.system-write":      {Decision: Ask, Reason: "changes system state (users, packages, kernel modules, firewall)", Hint: "a human must approve this"},
 	"container.destructive": {Decision: Ask, Reason: "removes containers, images or volumes", Hint: "a human must approve this"},
 	// Allow-side descriptions (used as the rule ID of allowed verdicts).

@@ -234,16 +234,22 @@ func (p *Policy) strictCheck(c *Command, args []string, fromInput bool) (Verdict
 		return strictRefusal(idStrictUnlisted, fmt.Sprintf("%s is not on the strict allowlist: in strict mode nothing runs unless it is listed", name),
 			"use a listed command instead, or ask the human to add an entry to the user config: "+entrySnippet([]string{name}, "", false)), true
 	}
-	var best *StrictEntry
+	// The entries with the most matching words; configured ones replace
+	// built-in ones for the same words. Any of them may accept argv.
+	var cands []*StrictEntry
 	for k := range entries {
 		e := &entries[k]
-		if len(args) >= len(e.Words) && slices.Equal(args[1:len(e.Words)], e.Words[1:]) {
-			if best == nil || len(e.Words) > len(best.Words) {
-				best = e
-			}
+		if len(args) < len(e.Words) || !slices.Equal(args[1:len(e.Words)], e.Words[1:]) {
+			continue
+		}
+		switch {
+		case len(cands) == 0 || len(e.Words) > len(cands[0].Words):
+			cands = []*StrictEntry{e}
+		case len(e.Words) == len(cands[0].Words) && (e.Source != "built-in" || cands[0].Source == "built-in"):
+			cands = append(cands, e)
 		}
 	}
-	if best == nil {
+	if len(cands) == 0 {
 		words := name
 		if len(args) > 1 {
 			words += " " + args[1]
@@ -251,7 +257,17 @@ func (p *Policy) strictCheck(c *Command, args []string, fromInput bool) (Verdict
 		return strictRefusal(idStrictUnlisted, fmt.Sprintf("%s is not on the strict allowlist (%s)", words, allowedForms(entries)),
 			"use one of the allowed forms, or ask the human to add an entry to the user config: "+entrySnippet(strings.Fields(words), "", false)), true
 	}
-	return strictEntryCheck(c, best, args)
+	var first Verdict
+	for k, e := range cands {
+		v, bad := strictEntryCheck(c, e, args)
+		if !bad {
+			return Verdict{}, false
+		}
+		if k == 0 {
+			first = v
+		}
+	}
+	return first, true
 }
 
 // strictEntryCheck checks the flags and arguments after e's words.
@@ -715,6 +731,10 @@ func (e *StrictEntry) form() string {
 func allowedForms(es []StrictEntry) string {
 	var forms []string
 	for i := range es {
+		if len(es) > 3 {
+			forms = append(forms, strings.Join(es[i].Words, " "))
+			continue
+		}
 		forms = append(forms, es[i].form())
 	}
 	return "allowed: " + strings.Join(forms, " | ")

@@ -1,0 +1,391 @@
+package guardsh
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// strictTestProject makes a project with files and symlinks for the strict
+// tests: etc -> /etc, up -> .., ssh -> /etc/ssh (for ssh/../passwd),
+// sub/ and an executable ./ls.
+func strictTestProject(t *testing.T) (proj, home string) {
+	t.Helper()
+	root := t.TempDir()
+	proj = filepath.Join(root, "proj")
+	home = filepath.Join(root, "home")
+	for _, d := range []string{proj, home, filepath.Join(proj, "sub"), filepath.Join(proj, "bin")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for name, body := range map[string]string{"app.js": "x\n", "sub/a.go": "package a\n", "x.sh": "ls\n"} {
+		if err := os.WriteFile(filepath.Join(proj, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, exe := range []string{"ls", "bin/ls", "bin/grep"} {
+		if err := os.WriteFile(filepath.Join(proj, exe), []byte("#!/bin/sh\ntouch PWNED\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for link, target := range map[string]string{"etc": "/etc", "up": "..", "ssh": "/etc/ssh", "inside": "sub"} {
+		if err := os.Symlink(target, filepath.Join(proj, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return proj, home
+}
+
+// strictConfigTOML lists ls with -l only and grep with a few flags.
+const strictConfigTOML = `
+[[strict.command]]
+name = "ls"
+flags = ["-l"]
+
+[[strict.command]]
+name = "grep"
+flags = ["-n", "-i", "-r", "-l"]
+value_flags = ["-e", "--max-count"]
+paths = true
+`
+
+// TestStrictProfile: strict mode (checker and Classify alike) refuses
+// what the allowlist does not list, with the rule, why and the allowed
+// form; wrappers, nested shells, quoting and symlinks do not get around it.
+func TestStrictProfile(t *testing.T) {
+	proj, home := strictTestProject(t)
+	cfgFile := filepath.Join(home, "config.toml")
+	if err := os.WriteFile(cfgFile, []byte(strictConfigTOML), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := LoadConfig(home, proj, func(k string) string {
+		if k == "GUARDSH_CONFIG" {
+			return cfgFile
+		}
+		return ""
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	configured := cfg.Policy(ModeStrict)
+	builtin := NewPolicy(ModeStrict)
+	env := CheckEnv{Dir: proj, Project: proj, Home: home}
+	tests := []struct {
+		src  string
+		conf bool   // with strictConfigTOML (else the built-in profile)
+		rule string // "" means allowed
+		msg  string // in the message, if set
+	}{
+		// the issue's four
+		{src: "grep -f x app.js", rule: idStrictFlag, msg: "-f is not listed"},
+		{src: "grep -f x app.js", conf: true, rule: idStrictFlag, msg: `allowed: grep [-n -i -r -l] [-e VALUE] [--max-count VALUE] PATHS...`},
+		{src: "ls -la", conf: true, rule: idStrictFlag, msg: "-a (in -la)"},
+		{src: "./ls", rule: idStrictProgram},
+		{src: "cat /etc/passwd", rule: idStrictPath},
+		// allowed forms
+		{src: "ls -l", conf: true},
+		{src: "ls -la"},
+		{src: "grep -n foo app.js", conf: true},
+		{src: "grep -ni -e foo --max-count 3 app.js sub", conf: true},
+		{src: "grep --max-count=3 foo app.js", conf: true},
+		{src: "grep -nefoo app.js", conf: true},
+		{src: "grep -- -n app.js", conf: true},
+		{src: "cat app.js sub/a.go inside/a.go sub/../app.js"},
+		{src: "git status"},
+		{src: "git log -n 5 --oneline"},
+		{src: "go test ./..."},
+		{src: "go test -run=TestX -count=1 -v ./sub/..."},
+		{src: "go vet ./..."},
+		{src: "find . -name '*.go' -type f"},
+		{src: "head -n 5 app.js | wc -l"},
+		{src: "echo hi; printf '%s\\n' x; test -f app.js; true; pwd"},
+		{src: "cd sub && ls"},
+		{src: "timeout 5 go test ./..."},
+		{src: "command ls -l"},
+		{src: "/usr/bin/ls -l"},
+		{src: "bash -c 'ls -l'"},
+		{src: "bash ./x.sh"},
+		{src: ". ./x.sh"},
+		{src: "env LANG=C sort app.js"},
+		{src: "diff -u app.js sub/a.go"},
+		// flags
+		{src: "grep -rf x .", conf: true, rule: idStrictFlag, msg: "-f (in -rf)"},
+		{src: "grep --file=x app.js", conf: true, rule: idStrictValue, msg: "--file"},
+		{src: "grep --include=*.env x .", rule: idStrictValue, msg: "--include"},
+		{src: "grep --include '*.env' x .", rule: idStrictFlag, msg: "--include"},
+		{src: "grep -A", rule: idStrictValue, msg: "needs a value"},
+		{src: "grep --color=always x app.js", rule: idStrictValue},
+		{src: "git diff --ext-diff", rule: idStrictFlag},
+		{src: "git -c core.pager=sh log", rule: idStrictUnlisted},
+		{src: "git push", rule: idStrictUnlisted, msg: "git push is not on the strict allowlist"},
+		{src: "go test -exec ./x ./...", rule: idStrictFlag, msg: "-exec"},
+		{src: "go test -toolexec=./x ./...", rule: idStrictValue, msg: "-toolexec"},
+		{src: "find . -exec cat {} ';'", rule: idStrictFlag, msg: "-exec"},
+		{src: "find . -fprint x", rule: idStrictFlag, msg: "-fprint"},
+		{src: "find . -name x -delete", rule: ""}, // any deny will do: checked below
+		{src: "sort -o out app.js", rule: idStrictFlag},
+		{src: `grep "-n foo$" app.js`, rule: idStrictWord, msg: `pass arguments as separate words: grep -n 'foo$' app.js`},
+		{src: `"grep -n" foo app.js`, rule: idStrictWord},
+		// paths
+		{src: "cat ../x", rule: idStrictPath},
+		{src: "cat sub/../../x", rule: idStrictPath},
+		{src: "cat etc/passwd", rule: idStrictPath, msg: "resolves to /etc/passwd"},
+		{src: "cat ssh/../passwd", rule: idStrictPath, msg: "resolves to /etc/passwd"},
+		{src: "cat up/proj/app.js up/x", rule: idStrictPath},
+		{src: "cat ~/.bashrc", rule: idStrictPath},
+		{src: "grep -rn foo /", conf: true, rule: idStrictPath},
+		{src: "cd /etc", rule: idStrictPath},
+		{src: "cd", rule: idStrictPath},
+		{src: "source /etc/profile", rule: idStrictPath},
+		{src: "bash /tmp/x.sh", rule: idStrictPath},
+		{src: "git log -- ../other", rule: idStrictPath},
+		{src: "jq . /etc/passwd", rule: idStrictPath},
+		// programs
+		{src: "./bin/ls", rule: idStrictProgram},
+		{src: "bin/grep foo", rule: idStrictProgram},
+		{src: "/tmp/ls", rule: idStrictProgram},
+		{src: "/usr/bin/../../tmp/ls", rule: idStrictProgram},
+		{src: "command ./ls", rule: idStrictProgram},
+		{src: "curl https://example.com", rule: idStrictUnlisted},
+		{src: "python3 x.py", rule: idStrictUnlisted},
+		{src: "rm -rf build", rule: idStrictUnlisted},
+		{src: "make test", rule: idStrictUnlisted},
+		{src: "zsh -c ls", rule: idStrictUnlisted},
+		// wrappers and nested shells
+		{src: "env grep -f x app.js", rule: idStrictFlag},
+		{src: "command grep -f x app.js", rule: idStrictFlag},
+		{src: "exec grep -f x app.js", rule: idStrictFlag},
+		{src: "nice -n 5 grep -f x app.js", rule: idStrictFlag},
+		{src: "timeout 5 grep -f x app.js", rule: idStrictFlag},
+		{src: "nohup ./ls", rule: idStrictProgram},
+		{src: "env -C /etc ls", rule: idStrictFlag},
+		{src: "env -S 'grep -f x' app.js", rule: idStrictFlag},
+		{src: "env LD_PRELOAD=./x.so ls", rule: idStrictEnv},
+		{src: "env GIT_EXTERNAL_DIFF=./x git diff", rule: idStrictEnv},
+		{src: "env", rule: idStrictUnlisted},
+		{src: "xargs grep x", rule: idStrictInput},
+		{src: "echo a | xargs grep x", rule: idStrictUnlisted},
+		{src: "sudo grep x app.js", rule: ""},
+		{src: "bash -c 'grep -f x app.js'", rule: idStrictFlag},
+		{src: "sh -c 'cat /etc/passwd'", rule: idStrictPath},
+		{src: `bash -c 'bash -c "./ls"'`, rule: idStrictProgram},
+		{src: "bash -i", rule: idStrictFlag},
+		{src: "bash --rcfile x", rule: idStrictFlag},
+		{src: "eval 'cat /etc/passwd'", rule: idStrictPath},
+		{src: "set -a", rule: idStrictEnv},
+		// quoting
+		{src: "'gr'ep -f x app.js", rule: idStrictFlag},
+		{src: `g\rep -rf x .`, rule: idStrictFlag},
+		{src: `"grep" --file=x app.js`, rule: idStrictValue},
+		{src: `$(echo grep) -f x app.js`, rule: ""},
+		// asks are refused
+		{src: "echo hi > /etc/x", rule: idWriteOutside, msg: "strict mode refuses what would need approval"},
+	}
+	for _, tt := range tests {
+		p := builtin
+		if tt.conf {
+			p = configured
+		}
+		sv, _ := p.CheckScript(tt.src, env)
+		switch {
+		case tt.rule == "" && strings.Contains(tt.src, "-delete") || tt.src == "sudo grep x app.js" || strings.HasPrefix(tt.src, "$("):
+			if sv.Decision != Deny {
+				t.Errorf("%q (conf %v): %s [%s] %s, want deny", tt.src, tt.conf, sv.Decision, sv.Rule, sv.Reason)
+			}
+		case tt.rule == "":
+			if sv.Decision != Allow {
+				t.Errorf("%q (conf %v): %s [%s] %s. %s, want allow", tt.src, tt.conf, sv.Decision, sv.Rule, sv.Reason, sv.Hint)
+			}
+		default:
+			msg := sv.Message()
+			if sv.Decision != Deny || !mentions(sv, tt.rule) {
+				t.Errorf("%q (conf %v): %s, want deny [%s]", tt.src, tt.conf, msg, tt.rule)
+			} else if tt.msg != "" && !strings.Contains(msg, tt.msg) {
+				t.Errorf("%q (conf %v): %s\nwant it to contain %q", tt.src, tt.conf, msg, tt.msg)
+			}
+		}
+	}
+}
+
+// TestStrictClassify: Classify (what the runner asks, argv expanded) puts
+// the allowlist on every command and refuses in strict what auto asks.
+func TestStrictClassify(t *testing.T) {
+	proj, home := strictTestProject(t)
+	p := NewPolicy(ModeStrict)
+	tests := []struct {
+		args []string
+		dir  string
+		rule string
+	}{
+		{[]string{"grep", "-n", "x", "app.js"}, proj, ""},
+		{[]string{"grep", "-f", "x", "app.js"}, proj, idStrictFlag},
+		{[]string{"ls"}, "/etc", idStrictPath},                     // working directory outside
+		{[]string{"ls"}, filepath.Join(proj, "etc"), idStrictPath}, // a symlink out of the project
+		{[]string{"echo", "x"}, "/etc", ""},                        // builtins do not read
+		{[]string{"./ls"}, proj, idStrictProgram},
+		{[]string{proj + "/bin/ls"}, proj, idStrictProgram},
+		{[]string{"/bin/ls"}, proj, ""},
+		{[]string{"pip", "install", "x"}, proj, idStrictUnlisted},
+	}
+	for _, tt := range tests {
+		v := p.Classify(Command{Args: tt.args, Dir: tt.dir, Project: proj, Home: home, Via: "shell"})
+		if tt.rule == "" {
+			if v.Decision != Allow {
+				t.Errorf("%q in %s: %s, want allow", tt.args, tt.dir, v.Message())
+			}
+			continue
+		}
+		if v.Decision != Deny || v.Rule != tt.rule {
+			t.Errorf("%q in %s: %s, want deny [%s]", tt.args, tt.dir, v.Message(), tt.rule)
+		}
+	}
+	// xargs: arguments from standard input are never checked
+	v := p.classifyArgs(&Command{Dir: proj, Project: proj, Home: home}, []string{"grep", "-n", "x"}, 1, true)
+	if v.Decision != Deny || v.Rule != idStrictInput {
+		t.Errorf("argv from input: %s, want [%s]", v.Message(), idStrictInput)
+	}
+	// an access outside the project that auto mode would ask about
+	a := p.ClassifyAccess(Access{Path: "/srv/data", Dir: proj, Project: proj, Home: home, Via: "redirect"})
+	if a.Decision != Deny {
+		t.Errorf("read of /srv/data in strict mode: %s, want deny", a.Message())
+	}
+}
+
+// TestStrictModeOrder: strict is the strictest mode, for config files and
+// ParseMode.
+func TestStrictModeOrder(t *testing.T) {
+	if m, err := ParseMode(" Strict "); err != nil || m != ModeStrict {
+		t.Fatalf("ParseMode(strict) = %q, %v", m, err)
+	}
+	for _, m := range []Mode{ModeBypass, ModeAuto, ModeDefault, ModePlan} {
+		if modeStrictness(ModeStrict) <= modeStrictness(m) {
+			t.Errorf("strict is not stricter than %s", m)
+		}
+	}
+	p := NewPolicy(ModeStrict)
+	if d := p.StrictProgramDirs(); len(d) == 0 || d[0] != "/usr/bin" {
+		t.Errorf("program dirs %q", d)
+	}
+	if NewPolicy(ModeAuto).StrictProgramDirs() != nil {
+		t.Error("auto mode has strict program dirs")
+	}
+	for name, want := range map[string]bool{"LANG": true, "LC_ALL": true, "LD_PRELOAD": false, "GIT_PAGER": false, "HOME": false, "GOFLAGS": false, "PAGER": false} {
+		if p.StrictEnvAllowed(name) != want {
+			t.Errorf("StrictEnvAllowed(%s) != %v", name, want)
+		}
+	}
+}
+
+// TestStrictConfig: the [strict] section, its errors with file:line:col,
+// and an untrusted project that may not change the allowlist.
+func TestStrictConfig(t *testing.T) {
+	home := t.TempDir()
+	proj := t.TempDir()
+	user := filepath.Join(home, "config.toml")
+	load := func(userSrc, projSrc string) (*Config, error) {
+		os.WriteFile(user, []byte(userSrc), 0o644)
+		os.Remove(filepath.Join(proj, ProjectConfigFile))
+		if projSrc != "" {
+			os.WriteFile(filepath.Join(proj, ProjectConfigFile), []byte(projSrc), 0o644)
+		}
+		return LoadConfig(home, proj, func(k string) string {
+			if k == "GUARDSH_CONFIG" {
+				return user
+			}
+			return ""
+		})
+	}
+	errs := []struct{ src, want string }{
+		{"[[strict.command]]\nflags = [\"-n\"]\n", ":1:1: strict.command 1 (no id): missing name"},
+		{"[[strict.command]]\nname = \"grep\"\nflags = [\"n\"]\n", `:3:1: strict.command 1 (grep): "n" is not a flag`},
+		{"[[strict.command]]\nname = \"grep\"\nvalue_flags = [\"--file=x\"]\n", `:3:1: strict.command 1 (grep): "--file=x" is not a flag`},
+		{"[[strict.command]]\nname = \"grep\"\nflags = [\"-e\"]\nvalue_flags = [\"-e\"]\n", `:4:1: strict.command 1 (grep): "-e" is listed twice`},
+		{"[[strict.command]]\nname = \"./bin/grep\"\n", `:2:1: strict.command 1 (./bin/grep): "./bin/grep": name a command by its plain name`},
+		{"[[strict.command]]\nname = \"ls\"\n\n[[strict.command]]\nname = \"cat\"\nmax_args = -1\n", `:6:1: strict.command 2 (cat): max_args must be 0 or more`},
+		{"[strict]\nprogram_dirs = [\"bin\"]\n", `:2:1: strict.program_dirs: "bin" is not an absolute path`},
+		{"[strict]\nenv = [\"A=B\"]\n", `:2:1: strict.env: "A=B"`},
+		{"[strict]\nbogus = 1\n", `unknown key "strict.bogus"`},
+	}
+	for _, tt := range errs {
+		_, err := load(tt.src, "")
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("config %q: error %v, want %q", tt.src, err, tt.want)
+		}
+	}
+	// defaults = false leaves only the configured entries
+	cfg, err := load("[strict]\ndefaults = false\nprogram_dirs = [\"/opt/tools/bin\"]\nenv = [\"MY_*\"]\n[[strict.command]]\nname = \"go test\"\nflags = [\"-v\"]\npaths = false\nmax_args = 1\n", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := cfg.Policy(ModeStrict)
+	env := CheckEnv{Dir: proj, Project: proj, Home: home}
+	for src, want := range map[string]Decision{"ls": Deny, "go test -v ./x": Allow, "go test ./x ./y": Deny, "go vet ./x": Deny, "env MY_FLAG=1 go test ./x": Allow} {
+		if sv, _ := p.CheckScript(src, env); sv.Decision != want {
+			t.Errorf("defaults = false: %q: %s, want %s", src, sv.Message(), want)
+		}
+	}
+	if d := p.StrictProgramDirs(); d[len(d)-1] != "/opt/tools/bin" {
+		t.Errorf("program dirs %q", d)
+	}
+	// an untrusted project's [strict] is ignored with a warning
+	cfg, err = load("", "[[strict.command]]\nname = \"curl\"\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cfg.Strict.Commands) != 0 || len(cfg.Warnings) != 1 || !strings.Contains(cfg.Warnings[0], ".guardsh.toml:1:1: [strict] ignored") {
+		t.Errorf("untrusted project: commands %v, warnings %q", cfg.Strict.Commands, cfg.Warnings)
+	}
+	// a trusted one applies, except program_dirs
+	cfg, err = load("trusted_projects = [\""+proj+"\"]\n", "[strict]\nprogram_dirs = [\"/x\"]\n[[strict.command]]\nname = \"make test\"\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cfg.Strict.Commands) != 1 || len(cfg.Strict.ProgramDirs) != 0 || len(cfg.Warnings) != 1 {
+		t.Errorf("trusted project: commands %v, dirs %v, warnings %q", cfg.Strict.Commands, cfg.Strict.ProgramDirs, cfg.Warnings)
+	}
+}
+
+// TestResolveLinks: links are followed before the .. after them, as the
+// kernel does, and loops end.
+func TestResolveLinks(t *testing.T) {
+	dir := t.TempDir()
+	os.Symlink("/etc/ssh", filepath.Join(dir, "ssh"))
+	os.Symlink("loop2", filepath.Join(dir, "loop1"))
+	os.Symlink("loop1", filepath.Join(dir, "loop2"))
+	real, _ := filepath.EvalSymlinks(dir)
+	for in, want := range map[string]string{
+		dir + "/ssh/../passwd": "/etc/passwd",
+		dir + "/missing/../a":  real + "/a",
+		dir + "/./x/y/":        real + "/x/y",
+		dir + "/loop1/x":       "",
+		"/":                    "/",
+	} {
+		if got := ResolveLinks(in); got != want {
+			t.Errorf("ResolveLinks(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func init() {
+	catalogueTests = append(catalogueTests,
+		catTest{id: idStrictUnlisted, mode: ModeStrict, match: []string{"curl https://x", "git push"}, notMatch: []string{"git status", "ls"}},
+		catTest{id: idStrictFlag, mode: ModeStrict, match: []string{"grep -f x y", "ls -Z"}, notMatch: []string{"grep -n x y"}},
+		catTest{id: idStrictValue, mode: ModeStrict, match: []string{"grep --file=x y"}, notMatch: []string{"grep --max-count=1 x y"}},
+		catTest{id: idStrictPath, mode: ModeStrict, match: []string{"cat /etc/passwd", "cat ../x"}, notMatch: []string{"cat x"}},
+		catTest{id: idStrictProgram, mode: ModeStrict, match: []string{"./ls", "/tmp/ls"}, notMatch: []string{"/usr/bin/ls"}},
+		catTest{id: idStrictWord, mode: ModeStrict, match: []string{`grep "-n x" y`}, notMatch: []string{`grep -n "x y" z`}},
+		catTest{id: idStrictDynamic, mode: ModeStrict, match: []string{`grep "$1" y`}, notMatch: []string{`grep x y`}},
+		catTest{id: idStrictInput, mode: ModeStrict, match: []string{`xargs grep x`}, notMatch: []string{`grep x y`}},
+		catTest{id: idStrictEnv, mode: ModeStrict, match: []string{`env LD_PRELOAD=x ls`, "set -a"}, notMatch: []string{`env LANG=C ls`}},
+	)
+}
+
+// catTest is the type of policy_test.go's catalogueTests entries.
+type catTest = struct {
+	id       string
+	mode     Mode
+	match    []string
+	notMatch []string
+}
