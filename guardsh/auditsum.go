@@ -98,7 +98,7 @@ func (o AuditOutcome) Label() string {
 func (o AuditOutcome) Short() string {
 	switch o {
 	case OutcomeRefusedByHuman:
-		return "refused"
+		return "human-refused"
 	case OutcomeNoTerminal:
 		return "no-terminal"
 	case OutcomeDeniedByRule:
@@ -238,8 +238,8 @@ type AdvisorCounts struct {
 	Cached      int `json:"cached"`      // of them, ratings from the session's cache
 	Refused     int `json:"refused"`     // refusals by rule advisor.destructive
 	Unavailable int `json:"unavailable"` // "advisor unavailable": no opinion
-	// Requests counts the records that asked the model (not from the
-	// cache); LatencyMS and the token counts are their totals.
+	// Requests counts the ratings the model made (not from the cache);
+	// LatencyMS and the token counts are their totals.
 	Requests     int     `json:"requests"`
 	LatencyMS    float64 `json:"latency_ms"`
 	PromptTokens int     `json:"prompt_tokens"`
@@ -595,7 +595,8 @@ func (s *summarizer) decide(l *auditLine, t time.Time, sess *sessionAcc) {
 		var a advisorRecord
 		_ = json.Unmarshal(l.Advisor, &a) // lenient: keep what decodes
 		adv := &sum.Advisor
-		if p, ok := a.Percent.(float64); ok {
+		p, rated := a.Percent.(float64)
+		if rated {
 			adv.Rated++
 			p := int(p)
 			adv.Histogram[min(max(p/10, 0), 10)]++
@@ -607,9 +608,10 @@ func (s *summarizer) decide(l *auditLine, t time.Time, sess *sessionAcc) {
 			adv.Unavailable++
 			countName(s.errs, a.Error)
 		}
-		if a.Cached {
+		switch {
+		case rated && a.Cached:
 			adv.Cached++
-		} else {
+		case rated:
 			adv.Requests++
 			adv.LatencyMS += a.LatencyMS
 			adv.PromptTokens += a.PromptTokens

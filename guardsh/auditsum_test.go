@@ -264,7 +264,7 @@ func TestSummarizeAuditTolerant(t *testing.T) {
 	var hist [11]int
 	hist[2], hist[8], hist[10] = 1, 1, 1
 	want := AdvisorCounts{Rated: 3, Cached: 1, Refused: 1, Unavailable: 2, Histogram: hist,
-		Requests: 5, LatencyMS: 800, PromptTokens: 410, EvalTokens: 11,
+		Requests: 2, LatencyMS: 800, PromptTokens: 410, EvalTokens: 11,
 		Models: []NamedCount{{"qwen3:8b", 4}},
 		Errors: []NamedCount{{"advisor unavailable: connection refused", 1}, {"timeout", 1}}}
 	if !reflect.DeepEqual(a, want) {

@@ -441,7 +441,7 @@ func namedCounts(list []guardsh.NamedCount, n int) string {
 			parts = append(parts, fmt.Sprintf("(%d more)", len(list)-n))
 			break
 		}
-		parts = append(parts, fmt.Sprintf("%s: %d", guardsh.AuditEscape(c.Name), c.Count))
+		parts = append(parts, fmt.Sprintf("%d %s", c.Count, guardsh.AuditEscape(c.Name)))
 	}
 	return strings.Join(parts, "; ")
 }
