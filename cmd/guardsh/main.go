@@ -170,6 +170,7 @@ func shell(inv *invocation) int {
 		Interactive: interactive,
 		Sandbox:     sandboxDesc,
 		Escalate:    sessionEscalate,
+		Advisor:     sessionAdvisor(), // policy_setup.go
 	})
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "%s: %v\n", shellName(), err)

@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/guardsh/guardsh/guardsh"
+	"github.com/guardsh/guardsh/guardsh/advisor"
 	"github.com/guardsh/guardsh/interp"
 	"github.com/guardsh/guardsh/sandbox"
 )
@@ -113,6 +114,58 @@ func sessionAuditLog() *interp.AuditLog {
 			fmt.Fprintf(os.Stderr, "guardsh: warning: %v: commands are not audited\n", err)
 		}
 		return nil
+	}
+	return a
+}
+
+// sessionAdviseClient is the privileged side's channel in a confined
+// interpreter that has one (session.go): the advisor's ratings come
+// through it, since the interpreter has no network.
+var sessionAdviseClient *sandbox.Client
+
+// privilegedAdvise answers the confined interpreter's advise requests on
+// the privileged side (sandbox.Broker.Advise; session.go sets it).
+var privilegedAdvise func(args []string, dir string) sandbox.Advice
+
+// sessionAdvisor is the session's advisor (interp.Config.Advisor), nil when
+// the configuration leaves it off. A confined interpreter asks the
+// privileged side; an unconfined one (--no-sandbox) asks the model itself;
+// a guardsh started inside another's sandbox can do neither, and says so
+// for every command it would have rated.
+func sessionAdvisor() interp.Advisor {
+	loadedConfig.Lock()
+	cfg := loadedConfig.cfg
+	loadedConfig.Unlock()
+	if cfg == nil || !cfg.Advisor.Enabled {
+		return nil
+	}
+	limit := cfg.Advisor.Limit()
+	if sessionAdviseClient != nil {
+		return interp.AdviseThrough(sessionAdviseClient, limit)
+	}
+	if _, confined := os.LookupEnv(sandbox.EnvRun); confined {
+		return interp.UnavailableAdvisor("this guardsh runs inside another guardsh's sandbox, with no network and no privileged side to ask (the outer session rated the command that started it)", limit)
+	}
+	return newAdvisor(cfg)
+}
+
+// brokerAdvise is the privileged side's answer to advise requests, with
+// its own advisor and cache; nil when its configuration leaves it off.
+func brokerAdvise(cfg *guardsh.Config, project, home string) func(args []string, dir string) sandbox.Advice {
+	if cfg == nil || !cfg.Advisor.Enabled {
+		return nil
+	}
+	return interp.BrokerAdvise(newAdvisor(cfg), project, home)
+}
+
+func newAdvisor(cfg *guardsh.Config) interp.Advisor {
+	a, err := advisor.FromConfig(cfg.Advisor, os.Getenv)
+	if err != nil || a == nil {
+		why := "advisor not configured"
+		if err != nil {
+			why = err.Error()
+		}
+		return interp.UnavailableAdvisor(why, cfg.Advisor.Limit())
 	}
 	return a
 }

@@ -153,6 +153,7 @@ func sandboxSession(inv *invocation) (code int, done bool, describe string) {
 		sandbox.AdoptPassedFiles()
 		if c := sandbox.ClientFromEnv(); c != nil {
 			sessionEscalate = interp.EscalateThrough(c)
+			sessionAdviseClient = c // the advisor's ratings come from the privileged side too
 		}
 		return 0, false, desc
 	}
@@ -190,6 +191,7 @@ func sandboxSession(inv *invocation) (code int, done bool, describe string) {
 	files := map[string]*os.File{}
 	if gcfg, err := guardsh.LoadConfig(home, c.Project, os.Getenv); err == nil {
 		policy = gcfg.Policy(inv.mode)
+		privilegedAdvise = brokerAdvise(gcfg, c.Project, home) // policy_setup.go
 		// The audit log lives outside the sandbox: open it here and pass
 		// it down (Landlock does not affect open files).
 		if path := gcfg.AuditLogPath(home, os.Getenv); path != "" {
@@ -280,6 +282,7 @@ func sandboxSession(inv *invocation) (code int, done bool, describe string) {
 			}
 		}
 	}()
+	broker.Advise = privilegedAdvise // nil unless [advisor] is on
 	go broker.Serve()
 	go func() {
 		for sig := range sigs {
