@@ -478,9 +478,27 @@ func (p *Policy) strictWrapper(name string, args []string) (Verdict, bool) {
 				"print the variables you need, e.g. echo \"$GOPATH\""), true
 		}
 	}
-	if _, _, ok := unwrap(args); !ok {
+	inner, _, ok := unwrap(args)
+	if !ok {
 		return strictRefusal(idStrictFlag, fmt.Sprintf("%s: options guardsh does not understand, so the command it runs is unknown", strings.Join(displayArgs(args, 4), " ")),
 			"run the command directly"), true
+	}
+	// nice, timeout, nohup and env are programs: what they start runs
+	// outside guardsh's interpreter, so it must not be a shell (whose
+	// commands would go unchecked) or another wrapper. (env NAME=VALUE
+	// bash runs in the interpreter, as bash itself.)
+	if external := name == "nice" || name == "timeout" || name == "nohup" || name == "env"; external && len(inner) > 0 {
+		i := 0
+		for i < len(inner) && isAssignWord(inner[i]) {
+			i++
+		}
+		if i < len(inner) {
+			in := path.Base(inner[i])
+			if strictWrappers[in] || strictShells[in] && name != "env" {
+				return strictRefusal(idStrictUnlisted, fmt.Sprintf("%s would start %s outside guardsh's interpreter, where its commands are not checked", name, in),
+					"run "+in+" directly (a shell's commands are then decided one by one)"), true
+			}
+		}
 	}
 	return Verdict{}, false
 }
