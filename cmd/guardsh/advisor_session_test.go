@@ -1,0 +1,117 @@
+//go:build linux
+
+package main
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/guardsh/guardsh/guardsh/advisor/advisortest"
+	"github.com/guardsh/guardsh/sandbox"
+	"github.com/ollama/ollama/api"
+)
+
+// TestAdvisorSandboxedSession runs the real binary in a Landlock+seccomp
+// session with the advisor on, pointed at a fake Ollama server: the
+// confined interpreter has no network, so every rating it gets came
+// through the privileged side (the broker's advise requests). With
+// --no-sandbox the interpreter asks the server itself.
+func TestAdvisorSandboxedSession(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds guardsh")
+	}
+	if os.Geteuid() != 0 {
+		t.Skip("sandboxed sessions are tested as root (CI runs as root); skipping as non-root")
+	}
+	if sandbox.LandlockABI() < 2 {
+		t.Skip("no Landlock (ABI < 2)")
+	}
+	srv := advisortest.New(t, func(argv []string, _ *api.ChatRequest) advisortest.Reply {
+		if slices.Contains(argv, "truncate") {
+			return advisortest.Rating(90, "empties the database")
+		}
+		return advisortest.Rating(0, "harmless")
+	})
+	f := newFixture(t)
+	writeConfig := func(host string) {
+		cfg := "[advisor]\nenabled = true\nmodel = \"tiny:1b\"\nhost = \"" + host + "\"\ntimeout = \"5s\"\n"
+		p := filepath.Join(f.home, ".config", "guardsh", "config.toml")
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(cfg), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	writeConfig(srv.URL)
+	data := filepath.Join(f.project, "data.db")
+	os.WriteFile(data, []byte("precious"), 0o644)
+	audit := filepath.Join(f.base, "state", "guardsh", "audit.jsonl")
+	const refused = "guardsh: refused [advisor.destructive]: the advisor rated this command 90% likely to irreversibly destroy data. Narrow the target or run it yourself if this is intentional.\n"
+
+	// The confined interpreter itself cannot reach the server.
+	_, stderr, code := f.run(t, sandbox.BackendLandlock, "exec 3<>/dev/tcp/"+strings.TrimPrefix(srv.URL, "http://")+" && echo connected")
+	if code == 0 {
+		t.Fatalf("the confined interpreter reached the fake server (stderr %q): this test would prove nothing", stderr)
+	}
+
+	stdout, stderr, code := f.run(t, sandbox.BackendLandlock, "touch marker; truncate -s 0 data.db; truncate -s 0 data.db; echo status $?")
+	if got, _ := os.ReadFile(data); string(got) != "precious" {
+		t.Fatalf("data.db = %q: truncate ran (stderr %q)", got, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(f.project, "marker")); err != nil {
+		t.Errorf("touch did not run: stderr %q", stderr)
+	}
+	if code != 0 || stdout != "status 126\n" || strings.Count(stderr, refused) != 2 {
+		t.Errorf("code %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	if n := srv.Hits(); n != 2 {
+		t.Errorf("%d requests, want 2 (touch, truncate; the second truncate from the broker's cache)", n)
+	}
+	log, _ := os.ReadFile(audit)
+	for _, want := range []string{`"rule":"advisor.destructive"`, `"advisor":{"percent":90,"reason":"empties the database","model":"tiny:1b"`, `"cached":true`, `"sandbox":"landlock`} {
+		if !strings.Contains(string(log), want) {
+			t.Errorf("audit log lacks %s:\n%s", want, log)
+		}
+	}
+
+	// No server: visible, and the command runs.
+	writeConfig("http://127.0.0.1:1")
+	_, stderr, code = f.run(t, sandbox.BackendLandlock, "touch marker2")
+	if _, err := os.Stat(filepath.Join(f.project, "marker2")); err != nil || code != 0 {
+		t.Errorf("code %d: the command must go on without a rating", code)
+	}
+	if want := "guardsh: advisor unavailable: no Ollama server at http://127.0.0.1:1"; !strings.HasPrefix(stderr, want) {
+		t.Errorf("stderr = %q, want %q...", stderr, want)
+	}
+
+	// --no-sandbox: the interpreter asks the model itself.
+	writeConfig(srv.URL)
+	before := srv.Hits()
+	cmdline := "truncate -s 0 data.db"
+	stdout, stderr, code = advisorRun(t, f, "--no-sandbox", "-c", cmdline)
+	if got, _ := os.ReadFile(data); string(got) != "precious" || code != 126 || !strings.Contains(stderr, refused) || srv.Hits() != before+1 {
+		t.Errorf("--no-sandbox: data %q, code %d, stderr %q, %d new requests", got, code, stderr, srv.Hits()-before)
+	}
+	_ = stdout
+}
+
+// advisorRun runs guardsh with args in the fixture's project.
+func advisorRun(t *testing.T, f *fixture, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	cmd := exec.Command(f.bin, args...)
+	cmd.Dir = f.project
+	cmd.Env = f.env(sandbox.BackendLandlock)
+	var o, e bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &o, &e
+	err := cmd.Run()
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return o.String(), e.String(), code
+}
