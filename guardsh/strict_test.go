@@ -164,6 +164,7 @@ func TestStrictProfile(t *testing.T) {
 		{src: "env -S 'grep -f x' app.js", rule: idStrictFlag},
 		{src: "env LD_PRELOAD=./x.so ls", rule: idStrictEnv},
 		{src: "env GIT_EXTERNAL_DIFF=./x git diff", rule: idStrictEnv},
+		{src: "env PATH=./bin ls", rule: idStrictEnv},
 		{src: "env", rule: idStrictUnlisted},
 		{src: "timeout 5 bash ./x.sh", rule: idStrictUnlisted, msg: "outside guardsh's interpreter"},
 		{src: "nohup sh -c ls", rule: idStrictUnlisted},
