@@ -12,16 +12,18 @@ import (
 	"strings"
 	"syscall"
 
+	_ "github.com/guardsh/guardsh/cmd/guardsh/internal/stagefirst" // the confining stage, before other packages' init
 	"github.com/guardsh/guardsh/guardsh"
 	"github.com/guardsh/guardsh/interp"
 	"github.com/guardsh/guardsh/sandbox"
 )
 
-// init runs the sandbox's confining stage when this process is one (it
-// then never returns), and takes guardsh's --no-sandbox switch off the
-// command line before the shell's option parser sees it.
+// init takes guardsh's --no-sandbox switch off the command line before the
+// shell's option parser sees it. (A process that is the sandbox's
+// confining stage never gets here: package stagefirst's init confined it
+// and exec'd.)
 func init() {
-	sandbox.Stage()
+	sandbox.Stage() // no-op: stagefirst ran it; kept for safety if that import goes
 	os.Args = stripNoSandbox(os.Args)
 }
 
