@@ -46,6 +46,7 @@ type StrictEntry struct {
 	// Flags take no value ("-n", "--count"). A short flag may be bundled
 	// with other listed short flags (-ni).
 	Flags []string `json:"flags,omitempty"`
+	// The pseudo-flag "-#" allows a number as a flag (head -20).
 	// ValueFlags take a value, as the next word or joined ("-e X", "-eX",
 	// "--max-count=5", "-count=1"). Any flag not listed is refused.
 	ValueFlags []string `json:"value_flags,omitempty"`
@@ -331,7 +332,7 @@ func strictEntryCheck(c *Command, e *StrictEntry, args []string) (Verdict, bool)
 		}
 		// A single dash: a listed word as a whole (-name, -count=1), else
 		// bundled short flags letter by letter.
-		if e.hasFlag(a) {
+		if e.hasFlag(a) || e.hasFlag("-#") && allDigits(a[1:]) {
 			continue
 		}
 		if e.hasValueFlag(a) {
@@ -768,7 +769,11 @@ func entrySnippet(words []string, flag string, value bool) string {
 	case value:
 		s += fmt.Sprintf(", value_flags = [%q]", flag)
 	default:
-		s += fmt.Sprintf(", flags = [%q]", flag)
+		s += fmt.Sprintf(", flags = [%q] (value_flags if it takes a value)", flag)
 	}
 	return s + " (one key per line)"
+}
+
+func allDigits(s string) bool {
+	return s != "" && strings.Trim(s, "0123456789") == ""
 }

@@ -17,8 +17,8 @@ import "strings"
 var strictDefs = []string{
 	"ls | -l -a -A -h -1 -R -t -r -S -d -F -p -i -s --all --almost-all --human-readable --classify | --sort --time-style",
 	"cat | -n -b -A -E -s -v -T -e -t --number |",
-	"head | -q -v | -n -c --lines --bytes",
-	"tail | -q -v | -n -c --lines --bytes",
+	"head | -q -v -# | -n -c --lines --bytes",
+	"tail | -q -v -# | -n -c --lines --bytes",
 	"wc | -l -w -c -m -L --lines --words --bytes --chars |",
 	"grep | -n -i -r -R -l -L -c -v -w -x -E -F -G -H -h -o -q -s -I -z --line-number --ignore-case --recursive --files-with-matches --count --invert-match --word-regexp --fixed-strings --extended-regexp --only-matching --quiet --no-messages --with-filename --no-filename --color | -e -m -A -B -C --regexp --max-count",
 	"rg | -n -N -i -s -S -l -c -v -w -x -F -o -q --line-number --ignore-case --case-sensitive --smart-case --files-with-matches --count --invert-match --word-regexp --fixed-strings --only-matching --quiet --no-heading --files | -e -m -A -B -C -t -T --regexp --max-count --context --type --type-not",
