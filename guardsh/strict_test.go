@@ -101,7 +101,7 @@ func TestStrictProfile(t *testing.T) {
 		{src: "find . -name '*.go' -type f"},
 		{src: "head -n 5 app.js | wc -l"},
 		{src: "head -20 app.js; tail -5 app.js; ls -1"},
-		{src: "head -2x app.js", rule: idStrictFlag},
+		{src: "head -2x app.js", rule: idStrictValue},
 		{src: "echo hi; printf '%s\\n' x; test -f app.js; true; pwd"},
 		{src: "cd sub && ls"},
 		{src: "timeout 5 go test ./..."},
