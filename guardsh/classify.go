@@ -137,7 +137,7 @@ outer:
 }
 
 func reasonOf(id, detail string) (reason, hint string) {
-	r, ok := catalogue[id]
+	r, ok := ruleTable()[id]
 	if !ok {
 		r.Reason = id
 	}
@@ -171,7 +171,7 @@ func (p *Policy) settleIn(j *judgement, mode Mode) Verdict {
 	}
 	switch {
 	case j.f.dec == Deny:
-		if mode == ModeBypass && !catalogue[j.f.id].Catastrophic {
+		if mode == ModeBypass && !ruleTable()[j.f.id].Catastrophic {
 			reason, _ := reasonOf(j.f.id, j.f.detail)
 			return Verdict{Decision: Allow, Rule: "mode.bypass", Reason: "bypass mode allows what " + j.f.id + " denies elsewhere (" + reason + ")", Effects: j.eff}
 		}

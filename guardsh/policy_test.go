@@ -167,7 +167,7 @@ func TestCatalogue(t *testing.T) {
 	covered := map[string]bool{}
 	for _, tt := range catalogueTests {
 		covered[tt.id] = true
-		if _, ok := catalogue[tt.id]; !ok {
+		if _, ok := ruleTable()[tt.id]; !ok {
 			t.Errorf("test for unknown rule %s", tt.id)
 		}
 		mode := tt.mode
@@ -179,7 +179,7 @@ func TestCatalogue(t *testing.T) {
 			if !mentions(sv, tt.id) {
 				t.Errorf("[%s] %s mode: %q must match, got %s [%s] %s", tt.id, mode, in, sv.Decision, sv.Rule, sv.Reason)
 			}
-			if want := catalogue[tt.id].Decision; sv.Decision < want && mode != ModeBypass {
+			if want := ruleTable()[tt.id].Decision; sv.Decision < want && mode != ModeBypass {
 				t.Errorf("[%s] %q: decision %s is weaker than the rule's %s", tt.id, in, sv.Decision, want)
 			}
 		}
