@@ -398,3 +398,33 @@ type catTest = struct {
 	match    []string
 	notMatch []string
 }
+
+// TestStrictProfileMarkdown writes the built-in strict profile as a
+// markdown table to $GUARDSH_STRICT_MD (for docs/rules.md).
+func TestStrictProfileMarkdown(t *testing.T) {
+	out := os.Getenv("GUARDSH_STRICT_MD")
+	if out == "" {
+		t.Skip("set GUARDSH_STRICT_MD to write the strict profile table")
+	}
+	var b strings.Builder
+	b.WriteString("| command | flags | flags with a value | positional arguments |\n|---|---|---|---|\n")
+	code := func(l []string) string {
+		if len(l) == 0 {
+			return ""
+		}
+		return "`" + strings.Join(l, "` `") + "`"
+	}
+	for _, e := range StrictDefaults() {
+		args := "paths inside the project"
+		switch {
+		case e.MaxArgs == 0:
+			args = "none"
+		case !e.Paths:
+			args = "any (path-like ones inside the project)"
+		}
+		b.WriteString("| `" + strings.Join(e.Words, " ") + "` | " + code(e.Flags) + " | " + code(e.ValueFlags) + " | " + args + " |\n")
+	}
+	if err := os.WriteFile(out, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
