@@ -174,6 +174,11 @@ func strictAsk(v Verdict) Verdict {
 // allowlist beats an ask that strict mode turned into a deny, whose rule
 // says less.
 func (p *Policy) strictApply(c *Command, args []string, fromInput bool, v Verdict) Verdict {
+	if strictLookup(args) && (strings.HasPrefix(v.Rule, "strict.") || strings.HasSuffix(v.Reason, strictAskNote)) {
+		// command -v NAME only looks the name up: what NAME would do
+		// in strict mode does not matter
+		return Verdict{Decision: Allow, Rule: "shell.builtin", Reason: "command -v only looks a command up"}
+	}
 	if v.Decision == Deny && !strings.HasSuffix(v.Reason, strictAskNote) {
 		return v
 	}
@@ -182,6 +187,19 @@ func (p *Policy) strictApply(c *Command, args []string, fromInput bool, v Verdic
 		return sv
 	}
 	return strictAsk(v)
+}
+
+// strictLookup reports whether argv is command -v/-V NAME...: a lookup.
+func strictLookup(args []string) bool {
+	if len(args) < 3 || args[0] != "command" || args[1] != "-v" && args[1] != "-V" {
+		return false
+	}
+	for _, a := range args[2:] {
+		if isDynamic(a) || strings.HasPrefix(a, "-") || strings.Contains(a, "/") {
+			return false
+		}
+	}
+	return true
 }
 
 // strictCheck judges argv against the allowlist; bad reports a refusal.

@@ -106,6 +106,8 @@ func TestStrictProfile(t *testing.T) {
 		{src: "cd sub && ls"},
 		{src: "timeout 5 go test ./..."},
 		{src: "command ls -l"},
+		{src: "command -v curl jq >/dev/null"},
+		{src: "command -v ./ls", rule: idStrictProgram},
 		{src: "/usr/bin/ls -l"},
 		{src: "bash -c 'ls -l'"},
 		{src: "bash ./x.sh"},
