@@ -3,7 +3,6 @@ package guardsh
 import (
 	"fmt"
 	"path"
-	"regexp"
 	"slices"
 	"strings"
 )
@@ -43,7 +42,7 @@ var DefaultSecretPatterns = []string{
 const urlPasswordPattern = "(value: URL with a password)"
 
 // urlPasswordRE finds a URL with a password in its user info.
-var urlPasswordRE = regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.-]*://[^/@\s:]*:[^/@\s]+@`)
+var urlPasswordRE = lazyRE(`[A-Za-z][A-Za-z0-9+.-]*://[^/@\s:]*:[^/@\s]+@`)
 
 // neverScrubbed reports whether the session needs name whatever the
 // patterns say: the search path, the home directory, the terminal type,
@@ -120,7 +119,7 @@ func (e *EnvConfig) Why(name, value string) string {
 			}
 		}
 	}
-	if strings.Contains(value, "://") && urlPasswordRE.MatchString(value) {
+	if strings.Contains(value, "://") && urlPasswordRE().MatchString(value) {
 		return urlPasswordPattern
 	}
 	return ""
