@@ -53,7 +53,7 @@ type StrictEntry struct {
 	// Paths says that every positional argument is a path that must
 	// resolve inside the project. Without it only positional arguments
 	// that look like paths (absolute, ~, ./, ../ or with a .. component)
-	// are checked.
+	// or name an existing file or symlink are checked.
 	Paths bool `json:"paths"`
 	// MaxArgs is the most positional arguments allowed; -1 means any.
 	MaxArgs int `json:"max_args"`
@@ -310,7 +310,7 @@ func strictEntryCheck(c *Command, e *StrictEntry, args []string) (Verdict, bool)
 			if e.MaxArgs >= 0 && nPos > e.MaxArgs {
 				return refuse(idStrictFlag, fmt.Sprintf("%s takes at most %d arguments", strings.Join(e.Words, " "), e.MaxArgs), "", false)
 			}
-			if e.Paths || looksLikePath(a) {
+			if e.Paths || looksLikePath(a) || existsAt(c, a) {
 				if v, bad := strictPathArg(c, a); bad {
 					v.Hint = form + "; " + v.Hint
 					return v, true
@@ -651,6 +651,24 @@ func strictPathArg(c *Command, a string) (Verdict, bool) {
 	}
 	return strictRefusal(idStrictPath, fmt.Sprintf("the path %s lies outside the project %s%s", a, c.Project, how),
 		"strict mode reads and writes only inside the project; copy what you need into it, or ask the human"), true
+}
+
+// existsAt reports whether a names an existing file or symlink, relative
+// to the command's directory: then it is a path whatever the entry says
+// (jq . link-to-etc-passwd).
+func existsAt(c *Command, a string) bool {
+	if a == "" || path.IsAbs(a) {
+		return false
+	}
+	dir := c.Dir
+	if dir == "" {
+		dir = c.Project
+	}
+	if dir == "" {
+		return false
+	}
+	_, err := os.Lstat(dir + "/" + a)
+	return err == nil
 }
 
 // looksLikePath reports whether a positional argument plainly names a path.

@@ -146,6 +146,8 @@ func TestStrictProfile(t *testing.T) {
 		{src: "bash /tmp/x.sh", rule: idStrictPath},
 		{src: "git log -- ../other", rule: idStrictPath},
 		{src: "jq . /etc/passwd", rule: idStrictPath},
+		{src: "jq . etc/passwd", rule: idStrictPath},
+		{src: "jq .a app.js; date +%s; tr a-z A-Z"},
 		// programs
 		{src: "./bin/ls", rule: idStrictProgram},
 		{src: "bin/grep foo", rule: idStrictProgram},
