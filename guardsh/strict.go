@@ -6,6 +6,7 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // The strict profile (--mode strict): for unattended runs on untrusted
@@ -604,19 +605,28 @@ func strictCwd(c *Command) (Verdict, bool) {
 		return Verdict{}, false
 	}
 	proj := strictProject(c)
-	if proj != "" && within(ResolveLinks(c.Dir), proj) {
+	if proj != "" && within(resolveUnder(c, c.Dir), proj) {
 		return Verdict{}, false
 	}
 	return strictRefusal(idStrictPath, fmt.Sprintf("the working directory %s is outside the project %s", c.Dir, c.Project),
 		"cd back into the project first"), true
 }
 
+// strictProject is the project root with its symlinks resolved, cached:
+// the root and its ancestors lie outside what a session may change.
 func strictProject(c *Command) string {
 	if c.Project == "" || !path.IsAbs(c.Project) {
 		return ""
 	}
-	return ResolveLinks(path.Clean(c.Project))
+	if r, ok := strictRoots.Load(c.Project); ok {
+		return r.(string)
+	}
+	r := ResolveLinks(path.Clean(c.Project))
+	strictRoots.Store(c.Project, r)
+	return r
 }
+
+var strictRoots sync.Map
 
 // strictPathArg checks that a path argument resolves inside the project,
 // symlinks and .. followed.
@@ -639,7 +649,7 @@ func strictPathArg(c *Command, a string) (Verdict, bool) {
 	if proj == "" {
 		return strictRefusal(idStrictPath, "no project root is known, so the path "+a+" cannot be checked", "start guardsh inside the project (or set GUARDSH_PROJECT)"), true
 	}
-	r := ResolveLinks(p)
+	r := resolveUnder(c, p)
 	if r != "" && within(r, proj) {
 		return Verdict{}, false
 	}
@@ -682,8 +692,32 @@ func looksLikePath(a string) bool {
 // the .. after it). Components that do not exist are taken as written.
 // It returns "" after 40 links (a loop).
 func ResolveLinks(p string) string {
+	return resolveFrom("/", p)
+}
+
+// resolveUnder is ResolveLinks for a path of c, starting below the
+// (cached, canonical) project root when p lies there as written: the root
+// and its ancestors need no Lstat each time.
+func resolveUnder(c *Command, p string) string {
+	if c.Project != "" {
+		if p == c.Project {
+			if proj := strictProject(c); proj != "" {
+				return proj
+			}
+		}
+		if rest, ok := strings.CutPrefix(p, strings.TrimSuffix(c.Project, "/")+"/"); ok {
+			if proj := strictProject(c); proj != "" {
+				return resolveFrom(proj, rest)
+			}
+		}
+	}
+	return ResolveLinks(p)
+}
+
+// resolveFrom resolves path p relative to cur, an absolute path without
+// symlinks.
+func resolveFrom(cur, p string) string {
 	parts := strings.Split(p, "/")
-	cur := "/"
 	hops := 0
 	for i := 0; i < len(parts); i++ {
 		c := parts[i]

@@ -432,3 +432,22 @@ func TestStrictProfileMarkdown(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// BenchmarkStrictClassify measures Classify of a listed command with two
+// path arguments in strict mode (symlink resolution included) against
+// auto mode.
+func BenchmarkStrictClassify(b *testing.B) {
+	proj := b.TempDir()
+	os.WriteFile(filepath.Join(proj, "app.js"), nil, 0o644)
+	c := Command{Args: []string{"grep", "-n", "-e", "foo", "app.js", "sub/a.go"}, Dir: proj, Project: proj, Home: "/home/u"}
+	for _, m := range []Mode{ModeAuto, ModeStrict} {
+		p := NewPolicy(m)
+		b.Run(string(m), func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				if v := p.Classify(c); v.Decision != Allow {
+					b.Fatal(v.Message())
+				}
+			}
+		})
+	}
+}
