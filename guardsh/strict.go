@@ -113,7 +113,7 @@ func (p *Policy) strictProfile(name string) []StrictEntry {
 		}
 	}
 	if sc == nil || !sc.NoDefaults {
-		out = append(out, defaultProfile[name]...)
+		out = append(out, defaultProfile()[name]...)
 	}
 	return out
 }

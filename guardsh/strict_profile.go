@@ -1,6 +1,9 @@
 package guardsh
 
-import "strings"
+import (
+	"strings"
+	"sync"
+)
 
 // The built-in strict profile: read-only inspection and the build/test
 // basics. Positional arguments are paths that must lie inside the project
@@ -69,8 +72,9 @@ var strictDefs = []string{
 	"gofmt | -l -d -s -e |",
 }
 
-// defaultProfile holds the built-in entries by command name.
-var defaultProfile = func() map[string][]StrictEntry {
+// defaultProfile returns the built-in entries by command name, parsed on
+// first use (not at init: most sessions are not strict).
+var defaultProfile = sync.OnceValue(func() map[string][]StrictEntry {
 	m := map[string][]StrictEntry{}
 	for _, d := range strictDefs {
 		parts := strings.Split(d, "|")
@@ -94,14 +98,14 @@ var defaultProfile = func() map[string][]StrictEntry {
 		m[e.Words[0]] = append(m[e.Words[0]], e)
 	}
 	return m
-}()
+})
 
 // StrictDefaults returns the built-in strict profile, sorted by command.
 func StrictDefaults() []StrictEntry {
 	var out []StrictEntry
 	for _, d := range strictDefs {
 		w := strings.Fields(strings.NewReplacer("?ARGS", "", "!", "").Replace(strings.Split(d, "|")[0]))
-		for _, e := range defaultProfile[w[0]] {
+		for _, e := range defaultProfile()[w[0]] {
 			if strings.Join(e.Words, " ") == strings.Join(w, " ") {
 				out = append(out, e)
 				break
