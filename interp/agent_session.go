@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/guardsh/guardsh/guardsh"
 	"mvdan.cc/sh/v3/interp"
@@ -31,6 +32,17 @@ func (g *Runner) RunCommand(ctx context.Context, src string, stdout, stderr io.W
 		return 1
 	}
 	defer interp.StdIO(g.cfg.Stdin, g.cfg.Stdout, g.cfg.Stderr)(g.r)
+	// Everything the command starts goes into process groups of its own;
+	// when it times out or is cancelled, all of them go, background jobs
+	// and orphaned grandchildren included (cmdgroup.go).
+	cg := g.sh.beginCmdGroups()
+	killed := make(chan struct{})
+	stop := context.AfterFunc(ctx, func() { cg.kill(time.Second); close(killed) })
+	defer func() {
+		if !stop() {
+			<-killed // stopped: return once the groups are gone
+		}
+	}()
 	// Statement by statement: running a whole *syntax.File would count as
 	// the end of the shell (EXIT trap), and the session must outlive it.
 	var runErr error

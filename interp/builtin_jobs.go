@@ -61,6 +61,9 @@ type shared struct {
 	terminating atomic.Int32
 	intCh       chan struct{}
 	intOnce     sync.Once
+	// cmdGroup holds the process groups of the agent command running
+	// (cmdgroup.go); nil in a shell.
+	cmdGroup atomic.Pointer[cmdGroups]
 }
 
 // proc is one child process.

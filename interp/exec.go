@@ -341,7 +341,7 @@ func (g *Runner) runProcess(ctx context.Context, hc interp.HandlerContext, path 
 	cmd.SysProcAttr = childSysProcAttr()
 	var err error
 	for delay := time.Millisecond; ; delay *= 2 {
-		err = cmd.Start()
+		cmd, err = g.sh.startCmd(cmd) // in the agent command's process group (cmdgroup.go)
 		if !errors.Is(err, syscall.ETXTBSY) || delay > 300*time.Millisecond {
 			break
 		}
