@@ -36,14 +36,46 @@ func runGuardsh(b *testing.B, src string) {
 	}
 }
 
-func runMvdan(b *testing.B, src string) {
+// runSession runs src the way the guardsh binary runs a script: auto mode,
+// the path jail for in-process file access, and the audit log written to a
+// file.
+func runSession(b *testing.B, src string) {
+	b.Helper()
+	dir := b.TempDir()
+	env := append(os.Environ(), "HOME="+dir)
+	f, err := os.Create(dir + "/audit.jsonl")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	log := interp.NewAuditLog(f, "bench")
+	for b.Loop() {
+		jfs, err := interp.NewJailFS(dir)
+		if err != nil {
+			b.Fatal(err)
+		}
+		r, err := interp.New(interp.Config{Dir: dir, Project: dir, Env: env, Stdout: io.Discard, Stderr: io.Discard,
+			FS: jfs, Audit: log, Policy: guardsh.NewPolicy(guardsh.ModeAuto)})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if st := r.Run(context.Background(), strings.NewReader(src), "bench"); st != 0 {
+			b.Fatalf("exit status %d", st)
+		}
+		log.Flush()
+		jfs.Close()
+	}
+}
+
+func runMvdan(b *testing.B, src string, opts ...mvinterp.RunnerOption) {
 	b.Helper()
 	f, err := syntax.NewParser().Parse(strings.NewReader(src), "bench")
 	if err != nil {
 		b.Fatal(err)
 	}
 	for b.Loop() {
-		r, err := mvinterp.New(mvinterp.Env(expand.ListEnviron(os.Environ()...)), mvinterp.StdIO(nil, io.Discard, io.Discard))
+		r, err := mvinterp.New(append([]mvinterp.RunnerOption{mvinterp.Env(expand.ListEnviron(os.Environ()...)),
+			mvinterp.StdIO(nil, io.Discard, io.Discard)}, opts...)...)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -57,9 +89,20 @@ func runMvdan(b *testing.B, src string) {
 // (policy, handlers, jail as configured by default).
 func BenchmarkBuiltinLoopGuardsh(b *testing.B) { runGuardsh(b, loopSrc) }
 
+// BenchmarkBuiltinLoopSession is the builtin loop as the guardsh binary
+// runs it: auto mode, path jail, audit log (bench/run's row 3, in process).
+func BenchmarkBuiltinLoopSession(b *testing.B) { runSession(b, loopSrc) }
+
 // BenchmarkBuiltinLoopMvdan is the same loop in mvdan's interpreter with
 // its default handlers: the floor guardsh's runner adds to.
 func BenchmarkBuiltinLoopMvdan(b *testing.B) { runMvdan(b, loopSrc) }
+
+// BenchmarkBuiltinLoopMvdanHandler is the loop in mvdan's interpreter with
+// a call handler that changes nothing: the floor of any guard that sees
+// every command through mvdan's CallHandler.
+func BenchmarkBuiltinLoopMvdanHandler(b *testing.B) {
+	runMvdan(b, loopSrc, mvinterp.CallHandler(func(ctx context.Context, args []string) ([]string, error) { return args, nil }))
+}
 
 // BenchmarkTrue is a runner's set-up plus one builtin: the in-process part
 // of guardsh -c true.

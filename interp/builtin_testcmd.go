@@ -354,10 +354,17 @@ func (t *tester) binary(l, op, r string) bool {
 
 // testInt parses test's integers: decimal, optional sign, blanks around.
 func testInt(s string) (int64, bool) {
-	s = strings.Trim(s, " \t\n")
+	for len(s) > 0 && isTestBlank(s[0]) {
+		s = s[1:]
+	}
+	for len(s) > 0 && isTestBlank(s[len(s)-1]) {
+		s = s[:len(s)-1]
+	}
 	if s == "" {
 		return 0, false
 	}
 	n, err := strconv.ParseInt(s, 10, 64)
 	return n, err == nil
 }
+
+func isTestBlank(c byte) bool { return c == ' ' || c == '\t' || c == '\n' }
