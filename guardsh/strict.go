@@ -403,13 +403,17 @@ func strictEntryCheck(c *Command, e *StrictEntry, args []string) (Verdict, bool)
 func (p *Policy) strictBuiltin(c *Command, name string, args []string) (Verdict, bool) {
 	switch name {
 	case "cd", "pushd":
+		named := false
 		for _, a := range args[1:] {
-			if a == "-" || a == "--" || strings.HasPrefix(a, "-") && len(a) > 1 && name == "cd" {
-				continue
+			if strings.HasPrefix(a, "-") || strings.HasPrefix(a, "+") && name == "pushd" {
+				continue // -, --, -P, -L; pushd -n, +N (a directory already on the stack)
 			}
-			return strictPathArg(c, a)
+			named = true
+			if v, bad := strictPathArg(c, a); bad {
+				return v, true
+			}
 		}
-		if name == "cd" {
+		if name == "cd" && !named && !slices.Contains(args[1:], "-") {
 			return strictRefusal(idStrictPath, "cd without an argument changes to the home directory, outside the project", "cd to a directory inside the project"), true
 		}
 	case "source", ".":
