@@ -342,6 +342,9 @@ type auditLine struct {
 	DurationMS float64         `json:"duration_ms"`
 	Advisor    json.RawMessage `json:"advisor"`
 	Scrubbed   json.RawMessage `json:"env_scrubbed"`
+
+	t   time.Time // the time, when the fast path parsed it (tOK)
+	tOK bool
 }
 
 func (l *auditLine) reset() {
@@ -379,6 +382,7 @@ type summarizer struct {
 	errs     map[string]int
 	refusals ring
 	escal    ring
+	fast     fastDecoder
 }
 
 // SummarizeAudit reads the audit log r to its end and summarises it. Only a
@@ -462,18 +466,24 @@ func (s *summarizer) line(data []byte, l *auditLine) {
 		return
 	}
 	l.reset()
-	if err := json.Unmarshal(data, l); err != nil {
-		s.malformed(jsonError(err))
-		return
+	if !s.fast.decode(data, l) {
+		l.reset()
+		if err := json.Unmarshal(data, l); err != nil {
+			s.malformed(jsonError(err))
+			return
+		}
 	}
-	if l.Time == "" || l.Event == "" {
+	if (l.Time == "" && !l.tOK) || l.Event == "" {
 		s.malformed("not an audit record: no time or event")
 		return
 	}
-	t, err := time.Parse(time.RFC3339Nano, l.Time)
-	if err != nil {
-		s.malformed("bad time " + strconv.Quote(l.Time))
-		return
+	t := l.t
+	if !l.tOK {
+		var err error
+		if t, err = time.Parse(time.RFC3339Nano, l.Time); err != nil {
+			s.malformed("bad time " + strconv.Quote(l.Time))
+			return
+		}
 	}
 	if !s.opt.Since.IsZero() && t.Before(s.opt.Since) {
 		s.sum.Before++
