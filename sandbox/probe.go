@@ -7,10 +7,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -55,10 +56,7 @@ func runProbeChecks(spec stageSpec) []Check {
 	err2 := os.Rename(p.GitConfig, p.GitConfig+".moved")
 	add("write .git/config fails", err != nil && err2 != nil, errString(err)+"; rename: "+errString(err2))
 
-	c, err := net.DialTimeout("tcp", p.TCP, time.Second)
-	if err == nil {
-		c.Close()
-	}
+	err = probeDial(p.TCP)
 	add("TCP connect to 127.0.0.1 fails", err != nil, errString(err))
 
 	fd, err := unix.Socket(unix.AF_INET, unix.SOCK_DGRAM, 0)
@@ -112,19 +110,11 @@ func Probe(backend string, c Config) ProbeResult {
 	if err := os.WriteFile(gitConfig, []byte("[core]\n"), 0o644); err != nil {
 		return fail(err)
 	}
-	ln, err := net.Listen("tcp4", "127.0.0.1:0")
+	ln, lnAddr, err := probeListen()
 	if err != nil {
 		return fail(err)
 	}
-	defer ln.Close()
-	reached := make(chan bool, 1)
-	go func() {
-		conn, err := ln.Accept()
-		if err == nil {
-			conn.Close()
-			reached <- true
-		}
-	}()
+	defer unix.Close(ln)
 	pc := c
 	pc.Project = proj
 	pc.TmpDir = filepath.Join(base, "tmp")
@@ -132,7 +122,7 @@ func Probe(backend string, c Config) ProbeResult {
 	pc.Network = false
 	pc.Protected = []string{filepath.Join(proj, ".git", "hooks"), gitConfig, filepath.Join(proj, ".gitmodules")}
 	pc.Writable = nil
-	spec := stageSpec{Config: pc, Action: "probe", Probe: &probeSpec{Inside: proj, Outside: out, GitConfig: gitConfig, TCP: ln.Addr().String()}}
+	spec := stageSpec{Config: pc, Action: "probe", Probe: &probeSpec{Inside: proj, Outside: out, GitConfig: gitConfig, TCP: lnAddr}}
 	cmd, err := command(backend, spec, withoutStage(os.Environ()), nil)
 	if err != nil {
 		return fail(err)
@@ -153,11 +143,7 @@ func Probe(backend string, c Config) ProbeResult {
 	}
 	b, _ := os.ReadFile(gitConfig)
 	_, inErr := os.Lstat(filepath.Join(proj, "probe-inside"))
-	var wasReached bool
-	select {
-	case wasReached = <-reached:
-	default:
-	}
+	wasReached := probeReached(ln)
 	res.Checks = append(res.Checks, Check{Name: "verified from the privileged side",
 		OK:     errors.Is(statErr, os.ErrNotExist) && string(b) == "[core]\n" && inErr == nil && !wasReached,
 		Detail: fmt.Sprintf("outside file absent=%v, .git/config intact=%v, inside file present=%v, listener reached=%v", errors.Is(statErr, os.ErrNotExist), string(b) == "[core]\n", inErr == nil, wasReached)})
@@ -167,4 +153,77 @@ func Probe(backend string, c Config) ProbeResult {
 	}
 	res.Duration = time.Since(start)
 	return res
+}
+
+// The probe's TCP listener and connect use system calls directly: this
+// package does not import net, so that the confining stage, which runs
+// from an early package's init (cmd/guardsh/internal/stagefirst), does not
+// wait for net's initialisation and what comes before it.
+
+// probeListen listens on a free TCP port of 127.0.0.1 and returns the
+// socket and its address.
+func probeListen() (int, string, error) {
+	fd, err := unix.Socket(unix.AF_INET, unix.SOCK_STREAM, 0)
+	if err != nil {
+		return -1, "", err
+	}
+	unix.CloseOnExec(fd)
+	err = unix.Bind(fd, &unix.SockaddrInet4{Addr: [4]byte{127, 0, 0, 1}})
+	if err == nil {
+		err = unix.Listen(fd, 8)
+	}
+	var sa unix.Sockaddr
+	if err == nil {
+		sa, err = unix.Getsockname(fd)
+	}
+	in4, ok := sa.(*unix.SockaddrInet4)
+	if err == nil && !ok {
+		err = fmt.Errorf("listener address %v", sa)
+	}
+	if err != nil {
+		unix.Close(fd)
+		return -1, "", err
+	}
+	return fd, "127.0.0.1:" + strconv.Itoa(in4.Port), nil
+}
+
+// probeReached reports whether a connection reached the listener (one
+// waits in its queue; the probe has ended by then).
+func probeReached(fd int) bool {
+	if err := unix.SetNonblock(fd, true); err != nil {
+		return true // cannot tell: count it as reached (fails the probe)
+	}
+	nfd, _, err := unix.Accept(fd)
+	if err != nil {
+		return false
+	}
+	unix.Close(nfd)
+	return true
+}
+
+// probeDial connects to addr ("a.b.c.d:port") over TCP, giving up after a
+// second.
+func probeDial(addr string) error {
+	host, portText, _ := strings.Cut(addr, ":")
+	port, err := strconv.Atoi(portText)
+	var ip [4]byte
+	parts := strings.Split(host, ".")
+	if err != nil || len(parts) != 4 {
+		return fmt.Errorf("probe address %q", addr)
+	}
+	for i, p := range parts {
+		n, err := strconv.Atoi(p)
+		if err != nil || n < 0 || n > 255 {
+			return fmt.Errorf("probe address %q", addr)
+		}
+		ip[i] = byte(n)
+	}
+	fd, err := unix.Socket(unix.AF_INET, unix.SOCK_STREAM, 0)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(fd)
+	tv := unix.NsecToTimeval(time.Second.Nanoseconds())
+	unix.SetsockoptTimeval(fd, unix.SOL_SOCKET, unix.SO_SNDTIMEO, &tv)
+	return unix.Connect(fd, &unix.SockaddrInet4{Port: port, Addr: ip})
 }
