@@ -57,15 +57,16 @@ func TestStartupInitIsLazy(t *testing.T) {
 }
 
 // TestStartupStageRunsFirst: the confining stage (package stagefirst's
-// init) runs before the policy's, the interpreter's and the HTTP client's
-// packages initialise, whose work the stage's exec would throw away.
+// init) runs before the policy's, the interpreter's, mvdan's, net's and the
+// HTTP client's packages initialise, whose work the stage's exec would
+// throw away (the sandbox package must not import them).
 func TestStartupStageRunsFirst(t *testing.T) {
 	order, _ := initTrace(t, "--version")
 	stage := slices.Index(order, "github.com/guardsh/guardsh/cmd/guardsh/internal/stagefirst")
 	if stage < 0 {
 		t.Fatalf("stagefirst has no init in the trace: %v", order)
 	}
-	for _, later := range []string{"github.com/guardsh/guardsh/guardsh", "github.com/guardsh/guardsh/interp", "net/http", "main"} {
+	for _, later := range []string{"github.com/guardsh/guardsh/guardsh", "github.com/guardsh/guardsh/interp", "mvdan.cc/sh/v3/expand", "net", "net/http", "main"} {
 		if i := slices.Index(order, later); i >= 0 && i < stage {
 			t.Errorf("%s initialises before the confining stage (order: %v)", later, order)
 		}
