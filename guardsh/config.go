@@ -372,7 +372,7 @@ func readConfigFile(name string) (*fileConfig, string, error) {
 		table, key := "", k[len(k)-1]
 		idx := 0
 		if len(k) > 1 {
-			table = k[0]
+			table = strings.Join(k[:len(k)-1], ".") // [[strict.command]] too
 			idx = arrayIndex(md, k)
 		}
 		l, c := locateKey(src, table, idx, key)
@@ -388,7 +388,7 @@ var tomlLineRE = lazyRE(`^line (\d+)(?: \(last key "([^"]*)"\))?: `)
 func arrayIndex(md toml.MetaData, k toml.Key) int {
 	n := -1
 	for _, key := range md.Keys() {
-		if len(key) == 1 && key[0] == k[0] {
+		if len(key) == len(k)-1 && key.String() == k[:len(k)-1].String() {
 			n++
 		}
 		if key.String() == k.String() {

@@ -323,6 +323,7 @@ func TestStrictConfig(t *testing.T) {
 		{"[strict]\nprogram_dirs = [\"bin\"]\n", `:2:1: strict.program_dirs: "bin" is not an absolute path`},
 		{"[strict]\nenv = [\"A=B\"]\n", `:2:1: strict.env: "A=B"`},
 		{"[strict]\nbogus = 1\n", `unknown key "strict.bogus"`},
+		{"[[strict.command]]\nname = \"ls\"\n\n[[strict.command]]\nname = \"cat\"\n  nmae = 1\n", `:6:3: unknown key "strict.command.nmae"`},
 	}
 	for _, tt := range errs {
 		_, err := load(tt.src, "")
