@@ -383,6 +383,7 @@ type summarizer struct {
 	refusals ring
 	escal    ring
 	fast     fastDecoder
+	partial  bool // the line is the log's last and has no newline
 }
 
 // SummarizeAudit reads the audit log r to its end and summarises it. Only a
@@ -437,6 +438,7 @@ func SummarizeAudit(r io.Reader, opt SummaryOptions) (*AuditSummary, error) {
 			if tooLong {
 				s.malformed(fmt.Sprintf("line longer than %d bytes", opt.MaxLine))
 			} else {
+				s.partial = err == io.EOF && data[len(data)-1] != '\n'
 				s.line(data, &line)
 			}
 		}
@@ -453,6 +455,9 @@ func SummarizeAudit(r io.Reader, opt SummaryOptions) (*AuditSummary, error) {
 }
 
 func (s *summarizer) malformed(why string) {
+	if s.partial {
+		why = "the last line is incomplete (a session may be writing it): " + why
+	}
 	m := &s.sum.Malformed
 	m.Count++
 	if len(m.First) < maxMalformedShown {

@@ -297,8 +297,37 @@ func TestSummarizeAuditLongLine(t *testing.T) {
 	if sum.Lines != 3 || sum.Decisions != 2 || sum.Malformed.Count != 1 || sum.Malformed.First[0].Line != 2 {
 		t.Fatalf("lines %d decisions %d malformed %+v", sum.Lines, sum.Decisions, sum.Malformed)
 	}
+	if m := sum.Malformed.First[0].Error; strings.Contains(m, "incomplete") {
+		t.Errorf("a line in the middle is called the incomplete last one: %s", m)
+	}
 	if got := sum.RecentRefusals[0].Argv[1]; got != big {
 		t.Errorf("the long line's argv was cut: %d bytes", len(got))
+	}
+}
+
+// TestSummarizeAuditPartialLastLine: a last line without its newline that
+// does not decode is a session writing it: said so.
+func TestSummarizeAuditPartialLastLine(t *testing.T) {
+	line := rec(t, 0, AuditRecord{ID: 1, Session: "s", Decision: "allow", Rule: "r"})
+	for _, tc := range []struct {
+		log        string
+		malformed  int
+		incomplete bool
+	}{
+		{line + "\n" + line[:30], 1, true},
+		{line + "\n" + line[:30] + "\n", 1, false},
+		{line + "\n" + line, 0, false},
+	} {
+		sum, err := SummarizeAudit(strings.NewReader(tc.log), SummaryOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sum.Malformed.Count != tc.malformed {
+			t.Fatalf("%q: malformed %d, want %d", tc.log, sum.Malformed.Count, tc.malformed)
+		}
+		if tc.malformed > 0 && strings.Contains(sum.Malformed.First[0].Error, "incomplete") != tc.incomplete {
+			t.Errorf("%q: %s", tc.log, sum.Malformed.First[0].Error)
+		}
 	}
 }
 
