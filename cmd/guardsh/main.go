@@ -84,8 +84,9 @@ type invocation struct {
 	mode guardsh.Mode
 }
 
-// guardshLongOpts are guardsh's long options that take a value.
-var guardshLongOpts = map[string]bool{"--mode": true}
+// guardshLongOpts are guardsh's long options that take a value ("--opt!": a
+// flag without one).
+var guardshLongOpts = map[string]bool{"--mode": true, "--scrub-env!": true}
 
 func parseArgs(argv []string) (*invocation, error) {
 	in, err := interp.ParseArgs(argv, shellName(), guardshLongOpts)
@@ -120,6 +121,7 @@ guardsh options:
 	--mode default|plan|auto|bypass|strict
 	                                  the policy mode (also GUARDSH_MODE); strict runs only
 	                                  allowlisted commands ([strict] in the config)
+	--scrub-env                       remove secret-looking variables from the session ([env] in the config)
 	--version, --help
 Audit log summary (guardsh --audit --help):
 	--audit [--since 7d] [--json]     what ran and what was refused, by rule and decision
@@ -144,6 +146,7 @@ func shell(inv *invocation) int {
 		return 2
 	}
 	inv.mode = policy.Mode
+	scrubSessionEnv(inv) // before the interpreter starts, in or out of the sandbox (scrubenv.go)
 	code, done, sandboxDesc := sandboxSession(inv)
 	if done {
 		return code
@@ -155,6 +158,7 @@ func shell(inv *invocation) int {
 	}
 	defer jfs.Close()
 	auditLog := sessionAuditLog()
+	auditLog.SetEnvScrubbed(envScrubbed)
 	defer auditLog.Flush() // records of pure builtins may wait in its buffer
 	r, err := interp.New(interp.Config{
 		FS:          jfs,

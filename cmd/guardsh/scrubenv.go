@@ -1,0 +1,64 @@
+package main
+
+import (
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/guardsh/guardsh/guardsh"
+)
+
+// Secret-free environments (issue 9, part 3): with [env] scrub_secrets =
+// true or --scrub-env, the session's environment loses its secret-looking
+// variables before the interpreter starts: they are removed from this
+// process's environment, which the confined interpreter (session.go),
+// or the interpreter in this process without the sandbox, starts with, and
+// which escalated commands get through the interpreter's requests. The
+// names removed are in GUARDSH_ENV_SCRUBBED and in the env_scrubbed field
+// of the session's first audit record; nothing is printed.
+
+// envScrubbed are the names removed from this session's environment, nil
+// when scrubbing is off.
+var envScrubbed []string
+
+// scrubEnvFlag reports whether --scrub-env was given.
+func scrubEnvFlag(inv *invocation) bool {
+	return slices.Contains(inv.Long, "--scrub-env")
+}
+
+// scrubSessionEnv applies the configuration's [env] section and
+// --scrub-env to this process's environment. Call it after buildPolicy
+// (which loads the configuration) and before the sandbox or the
+// interpreter starts. A guardsh started inside a scrubbing session (the
+// confined interpreter, a nested guardsh) scrubs too, whatever its own
+// flags, and inherits the list of names already removed.
+func scrubSessionEnv(inv *invocation) {
+	loadedConfig.Lock()
+	cfg := loadedConfig.cfg
+	loadedConfig.Unlock()
+	var ec *guardsh.EnvConfig
+	if cfg != nil {
+		ec = &cfg.Env
+	}
+	inherited, had := os.LookupEnv(guardsh.EnvScrubbedVar)
+	if !had && !scrubEnvFlag(inv) && !ec.ScrubOn(false) {
+		return
+	}
+	_, removed := ec.Scrub(os.Environ())
+	for _, n := range removed {
+		os.Unsetenv(n)
+	}
+	names := []string{}
+	for _, n := range strings.Split(inherited, ",") {
+		if n != "" && !slices.Contains(names, n) {
+			names = append(names, n)
+		}
+	}
+	for _, n := range removed {
+		if !slices.Contains(names, n) {
+			names = append(names, n)
+		}
+	}
+	os.Setenv(guardsh.EnvScrubbedVar, strings.Join(names, ","))
+	envScrubbed = names
+}
