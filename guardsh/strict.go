@@ -802,11 +802,31 @@ func (e *StrictEntry) hasValueFlag(f string) bool { return slices.Contains(e.Val
 func (e *StrictEntry) form() string {
 	var b strings.Builder
 	b.WriteString(strings.Join(e.Words, " "))
-	if len(e.Flags) > 0 {
+	switch {
+	case len(e.Flags) > 6:
+		// long lists: the single letters bundled, then the rest
+		var letters strings.Builder
+		var words []string
+		for _, f := range e.Flags {
+			if len(f) == 2 && f[0] == '-' && f != "-#" && !e.singleDashWords() {
+				letters.WriteByte(f[1])
+				continue
+			}
+			words = append(words, f)
+		}
+		if letters.Len() > 0 {
+			words = append([]string{"-" + letters.String()}, words...)
+		}
+		b.WriteString(" [" + strings.Join(words, " ") + "]")
+	case len(e.Flags) > 0:
 		b.WriteString(" [" + strings.Join(e.Flags, " ") + "]")
 	}
-	for _, f := range e.ValueFlags {
-		b.WriteString(" [" + f + " VALUE]")
+	if len(e.ValueFlags) > 3 {
+		b.WriteString(" [" + strings.Join(e.ValueFlags, "|") + " VALUE]")
+	} else {
+		for _, f := range e.ValueFlags {
+			b.WriteString(" [" + f + " VALUE]")
+		}
 	}
 	arg := "ARGS"
 	if e.Paths {
