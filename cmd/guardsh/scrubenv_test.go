@@ -1,0 +1,94 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// procScan prints "LEAK <file>" for every /proc/<pid>/environ readable
+// from inside the session that holds the marker, and whether the parent's
+// (the privileged guardsh, in a sandboxed session) could be read at all.
+const procScan = `for f in /proc/[0-9]*/environ; do if grep -aq SCRUBV4LUE "$f" 2>/dev/null; then echo "LEAK $f"; fi; done
+if cat /proc/$PPID/environ >/dev/null 2>&1; then echo "PPID environ readable"; else echo "PPID environ denied"; fi
+env | grep -c SCRUBV4LUE; printenv KEEP_TOKEN; echo "removed=$GUARDSH_ENV_SCRUBBED"`
+
+var secretEnv = []string{"GH_TOKEN=gh_SCRUBV4LUE", "AWS_SECRET_ACCESS_KEY=aws_SCRUBV4LUE", "ACME_CRED=acme_SCRUBV4LUE", "KEEP_TOKEN=kept"}
+
+func writeScrubConfig(t *testing.T, f *fixture, extra string) {
+	t.Helper()
+	conf := filepath.Join(f.home, ".config", "guardsh", "config.toml")
+	os.MkdirAll(filepath.Dir(conf), 0o755)
+	if err := os.WriteFile(conf, []byte("[env]\nscrub_secrets = true\nkeep = [\"KEEP_TOKEN\"]\nscrub = [\"ACME_*\"]\n"+extra), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestScrubEnvProcEnviron: in a sandboxed session with scrubbing on, no
+// command finds a secret's value anywhere: not in its environment, not in
+// /proc/<pid>/environ of any process it can see, the privileged guardsh
+// (its parent, which was started with them) included. The control without
+// the sandbox shows the probe finds what is there: guardsh's own initial
+// environment (README Limits).
+func TestScrubEnvProcEnviron(t *testing.T) {
+	for _, backend := range backendsUnderTest(t) {
+		t.Run(backend, func(t *testing.T) {
+			f := newFixture(t)
+			writeScrubConfig(t, f, "")
+			stdout, stderr, code := f.run(t, backend, procScan, secretEnv...)
+			if code != 0 {
+				t.Fatalf("exit %d: %s %s", code, stdout, stderr)
+			}
+			if strings.Contains(stdout, "LEAK") || !strings.Contains(stdout, "\n0\nkept\n") {
+				t.Errorf("a secret is readable in the session:\n%s", stdout)
+			}
+			if backend == "landlock" && !strings.Contains(stdout, "PPID environ denied") {
+				t.Errorf("the privileged side's environment is readable:\n%s", stdout)
+			}
+			for _, n := range []string{"GH_TOKEN", "AWS_SECRET_ACCESS_KEY", "ACME_CRED"} {
+				if !strings.Contains(stdout, n) {
+					t.Errorf("removed= lacks %s:\n%s", n, stdout)
+				}
+			}
+			if stderr != "" {
+				t.Errorf("stderr of an ordinary -c run: %q", stderr)
+			}
+		})
+	}
+	t.Run("control without the sandbox", func(t *testing.T) {
+		f := newFixture(t)
+		writeScrubConfig(t, f, "")
+		stdout, _, _ := f.run(t, "off", procScan, secretEnv...)
+		if !strings.Contains(stdout, "LEAK") || !strings.Contains(stdout, "\n0\nkept\n") {
+			t.Errorf("without the sandbox the variables are gone but guardsh's own /proc environ still holds them (documented); got:\n%s", stdout)
+		}
+	})
+}
+
+// TestScrubEnvEscalated: a command escalated to the privileged side (which
+// still has the secrets in its own environment) gets the interpreter's
+// environment, without them.
+func TestScrubEnvEscalated(t *testing.T) {
+	for _, backend := range backendsUnderTest(t) {
+		t.Run(backend, func(t *testing.T) {
+			f := newFixture(t)
+			writeScrubConfig(t, f, "\n[[rule]]\nid = \"test.env\"\ndecision = \"allow\"\nprefix = [\"env\"]\nnetwork = true\n")
+			stdout, stderr, code := f.run(t, backend, `env; echo "RC $?"`, append(secretEnv, "GUARDSH_MODE=default")...)
+			audit, _ := os.ReadFile(filepath.Join(f.base, "state", "guardsh", "audit.jsonl"))
+			if !bytes.Contains(audit, []byte(`"escalated":true`)) {
+				t.Skipf("env was not escalated: exit %d stdout %q stderr %q", code, stdout, stderr)
+			}
+			if strings.Contains(stdout, "SCRUBV4LUE") || !strings.Contains(stdout, "KEEP_TOKEN=kept") || !strings.Contains(stdout, "RC 0") {
+				t.Errorf("escalated env:\n%s\n%s", stdout, stderr)
+			}
+			if !bytes.Contains(audit, []byte(`"env_scrubbed":["GH_TOKEN"`)) && !bytes.Contains(audit, []byte(`"env_scrubbed":["AWS`)) {
+				t.Errorf("no env_scrubbed in the audit log:\n%s", audit)
+			}
+			if bytes.Contains(audit, []byte("SCRUBV4LUE")) {
+				t.Errorf("a value in the audit log")
+			}
+		})
+	}
+}
