@@ -210,9 +210,9 @@ func writeAuditText(w io.Writer, s *guardsh.AuditSummary, o *auditOptions) {
 	if s.Scrubbing > 0 {
 		unsand += fmt.Sprintf(", %d with secrets removed from their environment", s.Scrubbing)
 	}
-	fmt.Fprintf(w, "commands   %d decided in %d sessions%s\n", s.Decisions, s.Sessions, unsand)
+	fmt.Fprintf(w, "commands   %d decided in %s%s\n", s.Decisions, plural(s.Sessions, "session"), unsand)
 	if s.Before > 0 && s.Records > 0 {
-		fmt.Fprintf(w, "skipped    %d records before --since\n", s.Before)
+		fmt.Fprintf(w, "skipped    %s before --since\n", plural(s.Before, "record"))
 	}
 	if s.OtherEvts > 0 {
 		fmt.Fprintf(w, "other      %d records of unknown events (ignored)\n", s.OtherEvts)
@@ -226,7 +226,7 @@ func writeAuditText(w io.Writer, s *guardsh.AuditSummary, o *auditOptions) {
 		if m.Count > len(m.First) {
 			more = ", ..."
 		}
-		fmt.Fprintf(w, "malformed  %d lines skipped (line %s%s; line %d: %s)\n", m.Count, strings.Join(first, ", "), more, m.First[0].Line, esc(m.First[0].Error))
+		fmt.Fprintf(w, "malformed  %s skipped (line %s%s; line %d: %s)\n", plural(m.Count, "line"), strings.Join(first, ", "), more, m.First[0].Line, esc(m.First[0].Error))
 	}
 	if s.Records == 0 {
 		return
@@ -377,6 +377,14 @@ func writeTable(w io.Writer, indent, align string, rows [][]string) {
 		}
 		fmt.Fprintln(w, strings.TrimRight(b.String(), " "))
 	}
+}
+
+// plural is "1 session", "2 sessions".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 func percent(n, total int) string {
