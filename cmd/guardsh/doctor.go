@@ -23,6 +23,7 @@ func runDoctor(args []string) int {
 func doctor(w io.Writer) int {
 	fmt.Fprintf(w, "guardsh %s (%s/%s)\n", Version, runtime.GOOS, runtime.GOARCH)
 	ok := doctorSandbox(w)
+	doctorEnv(w) // scrubenv.go
 	fmt.Fprintln(w)
 	agentsOK := doctorAgents(w)
 	if !ok {

@@ -1,6 +1,9 @@
 package main
 
 import (
+	"cmp"
+	"fmt"
+	"io"
 	"os"
 	"slices"
 	"strings"
@@ -61,4 +64,43 @@ func scrubSessionEnv(inv *invocation) {
 	}
 	os.Setenv(guardsh.EnvScrubbedVar, strings.Join(names, ","))
 	envScrubbed = names
+}
+
+// doctorEnv is the secret-free environment part of guardsh --doctor: the
+// setting for guardsh and guardsh-agent, the patterns, and the names of the
+// variables of the doctor's own environment a session would remove.
+func doctorEnv(w io.Writer) {
+	fmt.Fprintln(w, "secret-free environment ([env] in the config, --scrub-env):")
+	home, _ := os.UserHomeDir()
+	cfg, err := guardsh.LoadConfig(home, sessionProject(), os.Getenv)
+	if err != nil {
+		fmt.Fprintf(w, "  error: %v\n", err)
+		return
+	}
+	ec := &cfg.Env
+	src := "default"
+	if ec.ScrubSecrets != nil {
+		src = "scrub_secrets at " + ec.Source
+	}
+	onOff := func(b bool) string {
+		if b {
+			return "on"
+		}
+		return "off"
+	}
+	fmt.Fprintf(w, "  guardsh: %s (%s; --scrub-env turns it on for one session)\n", onOff(ec.ScrubOn(false)), src)
+	fmt.Fprintf(w, "  guardsh-agent: %s (%s; --scrub-env=false turns it off for one run)\n", onOff(ec.ScrubOn(true)), src)
+	if v, ok := os.LookupEnv(guardsh.EnvScrubbedVar); ok {
+		fmt.Fprintf(w, "  this session is scrubbed already; removed: %s\n", cmp.Or(strings.ReplaceAll(v, ",", ", "), "nothing"))
+	}
+	fmt.Fprintf(w, "  patterns: %s, and URLs with a password in any value\n", strings.Join(guardsh.DefaultSecretPatterns, " "))
+	if len(ec.Extra) > 0 {
+		fmt.Fprintf(w, "  scrub (configured): %s\n", strings.Join(ec.Extra, " "))
+	}
+	if len(ec.Keep) > 0 {
+		fmt.Fprintf(w, "  keep (configured): %s\n", strings.Join(ec.Keep, " "))
+	}
+	_, removed := ec.Scrub(os.Environ())
+	fmt.Fprintf(w, "  would remove from this environment: %s\n", cmp.Or(strings.Join(removed, ", "), "nothing"))
+	fmt.Fprintln(w, "  not covered: secrets in files (~/.aws/credentials, .env, ~/.netrc) are readable unless a rule denies them")
 }
