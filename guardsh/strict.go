@@ -250,6 +250,32 @@ func (p *Policy) strictCheck(c *Command, args []string, fromInput bool) (Verdict
 	if strictShells[name] {
 		return strictShell(c, name, args)
 	}
+	if name == "git" {
+		// git's harmless global options; -C DIR must lie in the project
+		// and the paths that follow are relative to it
+		k := 1
+	globals:
+		for k < len(args) {
+			switch a := args[k]; a {
+			case "--no-pager", "-P", "--no-optional-locks", "--literal-pathspecs", "--no-replace-objects":
+				k++
+			case "-C":
+				if k+1 >= len(args) {
+					break globals
+				}
+				if v, bad := strictPathArg(c, args[k+1]); bad {
+					return v, true
+				}
+				c2 := *c
+				c2.Dir = strictJoin(c, args[k+1])
+				c = &c2
+				k += 2
+			default:
+				break globals
+			}
+		}
+		args = append([]string{args[0]}, args[k:]...)
+	}
 	entries := p.strictProfile(name)
 	if len(entries) == 0 {
 		return strictRefusal(idStrictUnlisted, fmt.Sprintf("%s is not on the strict allowlist: in strict mode nothing runs unless it is listed", name),
@@ -632,23 +658,29 @@ func strictProject(c *Command) string {
 
 var strictRoots sync.Map
 
+// strictJoin is the absolute path a names for c (relative to its
+// directory, ~ expanded), not resolved.
+func strictJoin(c *Command, a string) string {
+	switch {
+	case a == "~" || strings.HasPrefix(a, "~/"):
+		return c.Home + a[1:]
+	case path.IsAbs(a):
+		return a
+	}
+	dir := c.Dir
+	if dir == "" {
+		dir = c.Project
+	}
+	return dir + "/" + a
+}
+
 // strictPathArg checks that a path argument resolves inside the project,
 // symlinks and .. followed.
 func strictPathArg(c *Command, a string) (Verdict, bool) {
 	if a == "-" || devSafe[a] {
 		return Verdict{}, false
 	}
-	p := a
-	switch {
-	case p == "~" || strings.HasPrefix(p, "~/"):
-		p = c.Home + p[1:]
-	case !path.IsAbs(p):
-		dir := c.Dir
-		if dir == "" {
-			dir = c.Project
-		}
-		p = dir + "/" + p
-	}
+	p := strictJoin(c, a)
 	proj := strictProject(c)
 	if proj == "" {
 		return strictRefusal(idStrictPath, "no project root is known, so the path "+a+" cannot be checked", "start guardsh inside the project (or set GUARDSH_PROJECT)"), true
