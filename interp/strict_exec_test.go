@@ -99,9 +99,19 @@ func TestStrictNeverRunsProjectPrograms(t *testing.T) {
 		}
 	}
 	// what is listed runs, from /usr/bin
-	out, errb, st := strictRun(t, proj, home, "ls bin; PATH=./bin ls x.sh; timeout 5 ls x.sh")
-	if st != 0 || out != "env\ngrep\nls\ntimeout\nx.sh\nx.sh\n" {
+	out, errb, st := strictRun(t, proj, home, "ls bin; PATH=./bin ls x.sh; timeout 5 ls x.sh; cd bin && ls grep")
+	if st != 0 || out != "env\ngrep\nls\ntimeout\nx.sh\nx.sh\ngrep\n" {
 		t.Errorf("allowed ls: status %d, stdout %q, stderr %s", st, out, errb)
+	}
+	// paths: cd and arguments stay in the project, symlinks followed
+	if err := os.Symlink("/etc", filepath.Join(proj, "etc")); err != nil {
+		t.Fatal(err)
+	}
+	for _, src := range []string{"cd /etc", "cat etc/hostname", "cd etc", "ls ..", "cat ../../../etc/hostname"} {
+		out, errb, st := strictRun(t, proj, home, src)
+		if st != 126 || out != "" || !strings.Contains(errb, "[strict.path]") {
+			t.Errorf("%q: status %d, stdout %q, stderr %s", src, st, out, errb)
+		}
 	}
 	// a refusal says why and what is allowed
 	_, errb, st = strictRun(t, proj, home, "grep -f x ls")
