@@ -151,3 +151,42 @@ func checkEnvPattern(p string) string {
 	}
 	return ""
 }
+
+// ScrubSession is Scrub for a session's starting environment: out is env
+// without the secret-looking variables and with EnvScrubbedVar naming
+// them, after the names env's own EnvScrubbedVar already lists (a session
+// started inside a scrubbing one); names is that list, never nil.
+func (e *EnvConfig) ScrubSession(env []string) (out, names []string) {
+	kept, removed := e.Scrub(env)
+	names = []string{}
+	out = kept[:0:0]
+	for _, kv := range kept {
+		if v, ok := strings.CutPrefix(kv, EnvScrubbedVar+"="); ok {
+			names = appendNew(names, SplitScrubbed(v)...)
+			continue
+		}
+		out = append(out, kv)
+	}
+	names = appendNew(names, removed...)
+	return append(out, EnvScrubbedVar+"="+strings.Join(names, ",")), names
+}
+
+// SplitScrubbed splits a value of EnvScrubbedVar into names.
+func SplitScrubbed(v string) []string {
+	var out []string
+	for _, n := range strings.Split(v, ",") {
+		if n != "" {
+			out = appendNew(out, n)
+		}
+	}
+	return out
+}
+
+func appendNew(list []string, add ...string) []string {
+	for _, n := range add {
+		if !slices.Contains(list, n) {
+			list = append(list, n)
+		}
+	}
+	return list
+}

@@ -195,3 +195,16 @@ func deref(b *bool) any {
 	}
 	return *b
 }
+
+func TestScrubSession(t *testing.T) {
+	out, names := (&EnvConfig{}).ScrubSession([]string{"A_TOKEN=1", EnvScrubbedVar + "=OLD_KEY,B_TOKEN", "B_TOKEN=2", "PATH=/bin"})
+	if !slices.Equal(names, []string{"OLD_KEY", "B_TOKEN", "A_TOKEN"}) {
+		t.Errorf("names %q", names)
+	}
+	if !slices.Equal(out, []string{"PATH=/bin", EnvScrubbedVar + "=OLD_KEY,B_TOKEN,A_TOKEN"}) {
+		t.Errorf("out %q", out)
+	}
+	if _, names := (&EnvConfig{}).ScrubSession([]string{"PATH=/bin"}); names == nil || len(names) != 0 {
+		t.Errorf("nothing removed: %#v", names)
+	}
+}

@@ -43,23 +43,13 @@ func scrubSessionEnv(inv *invocation) {
 	if cfg != nil {
 		ec = &cfg.Env
 	}
-	inherited, had := os.LookupEnv(guardsh.EnvScrubbedVar)
-	if !had && !scrubEnvFlag(inv) && !ec.ScrubOn(false) {
+	if _, had := os.LookupEnv(guardsh.EnvScrubbedVar); !had && !scrubEnvFlag(inv) && !ec.ScrubOn(false) {
 		return
 	}
-	_, removed := ec.Scrub(os.Environ())
-	for _, n := range removed {
-		os.Unsetenv(n)
-	}
-	names := []string{}
-	for _, n := range strings.Split(inherited, ",") {
-		if n != "" && !slices.Contains(names, n) {
-			names = append(names, n)
-		}
-	}
-	for _, n := range removed {
-		if !slices.Contains(names, n) {
-			names = append(names, n)
+	out, names := ec.ScrubSession(os.Environ())
+	for _, kv := range os.Environ() {
+		if name, _, _ := strings.Cut(kv, "="); !slices.ContainsFunc(out, func(o string) bool { return strings.HasPrefix(o, name+"=") }) {
+			os.Unsetenv(name)
 		}
 	}
 	os.Setenv(guardsh.EnvScrubbedVar, strings.Join(names, ","))
