@@ -4,6 +4,10 @@
 //	guardsh-agent [--model NAME] [--host URL] [--mode MODE] [--workdir DIR]
 //	              [--test-cmd CMD] [--max-steps N] [--allow-dirty] "TASK"
 //	guardsh-agent undo [--workdir DIR]
+//
+// The model's commands run without the secret-looking variables of the
+// environment (tokens, keys, passwords: guardsh's [env] section, on by
+// default for the agent; --scrub-env=false turns it off for one run).
 package main
 
 import (
@@ -79,6 +83,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 	allowDirty := fs.Bool("allow-dirty", false, "start even with uncommitted changes in the repository")
 	noStream := fs.Bool("no-stream", false, "ask Ollama for whole replies instead of a stream")
 	noSandbox := fs.Bool("no-sandbox", false, "run the agent's commands without OS confinement (recorded in the audit log)")
+	scrubEnv := fs.Bool("scrub-env", true, "remove secret-looking variables from the commands' environment (default: [env] scrub_secrets in config.toml, else on)")
 	fs.Usage = func() { usage(stderr); fs.PrintDefaults() }
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -125,7 +130,22 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 		fmt.Fprintf(stderr, "guardsh-agent: %v\n", err)
 		return 2
 	}
+	// The commands' environment: without secret-looking variables unless
+	// the user turned that off ([env] in config.toml, --scrub-env=false).
+	// The agent keeps its own environment (OLLAMA_HOST and the like).
+	scrubOn := gcfg.Env.ScrubOn(true)
+	fs.Visit(func(f *flag.Flag) {
+		if f.Name == "scrub-env" {
+			scrubOn = *scrubEnv
+		}
+	})
 	env := agentEnv(os.Environ())
+	var scrubbed []string // nil: off
+	if scrubOn {
+		env, scrubbed = gcfg.Env.ScrubSession(env)
+	} else {
+		fmt.Fprintln(stderr, "guardsh-agent: warning: secret scrubbing is off: the model's commands get your whole environment, tokens included")
+	}
 	off, isOff := sandboxOff(*noSandbox)
 	if !isOff {
 		off = "none for the agent's file tools (path jail); commands run in the sandboxed session"
@@ -145,6 +165,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 		} else {
 			defer f.Close()
 			auditFile, audit = f, interp.NewAuditLog(f, "")
+			audit.SetEnvScrubbed(scrubbed)
 			defer audit.Close()
 		}
 	}
@@ -181,6 +202,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 	}
 	defer sess.close()
 	fmt.Fprintf(stdout, "guardsh-agent: %s, mode %s (%s), sandbox %s, gate %s, Ollama at %s\n", root, md, modeSrc, sess.desc, gateDesc, hostDesc)
+	if len(scrubbed) > 0 {
+		fmt.Fprintf(stdout, "guardsh-agent: commands run without %s (secret-looking; to pass one, add it to keep in [env] of %s)\n", strings.Join(scrubbed, ", "), guardsh.UserConfigPath(home, getenv))
+	}
 	cfg := agentloop.Config{
 		Client:     api.NewClient(base, http.DefaultClient),
 		Model:      m,

@@ -283,6 +283,9 @@ func sessionMain(args []string) int {
 	if f := sandbox.PassedFile("audit"); f != nil {
 		audit = interp.NewAuditLog(f, "")
 		defer audit.Close()
+		if v, ok := os.LookupEnv(guardsh.EnvScrubbedVar); ok {
+			audit.SetEnvScrubbed(append([]string{}, guardsh.SplitScrubbed(v)...))
+		}
 	}
 	jfs, err := interp.NewJailFS(*project)
 	if err != nil {

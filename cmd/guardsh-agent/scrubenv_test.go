@@ -1,0 +1,128 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// agentRun runs the agent on a fresh project against a fake model playing
+// turns, with getenv falling back to the process environment (as main's
+// os.Getenv), and returns its stdout, stderr and audit log. It skips when
+// the sandbox is wanted and none is available.
+func agentRun(t *testing.T, config string, turns []string, args ...string) (out, errs, audit string) {
+	t.Helper()
+	dir, env := setup(t)
+	if config != "" {
+		p := filepath.Join(env("XDG_CONFIG_HOME"), "guardsh", "config.toml")
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(config), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	srv := httptest.NewServer(&fakeChat{turns: turns})
+	defer srv.Close()
+	t.Setenv("OLLAMA_HOST", srv.URL) // the agent's own variable, scrubbed for the commands below
+	getenv := func(k string) string {
+		if v := env(k); v != "" {
+			return v
+		}
+		return os.Getenv(k)
+	}
+	var o, e bytes.Buffer
+	args = append(args, "--workdir", dir, "--mode", "bypass", "task")
+	code := run(context.Background(), args, &o, &e, getenv)
+	if code == 2 && strings.Contains(e.String(), "no sandbox backend") {
+		t.Skipf("no sandbox here: %s", e.String())
+	}
+	a, _ := os.ReadFile(filepath.Join(os.Getenv("XDG_STATE_HOME"), "guardsh", "audit.jsonl"))
+	return o.String(), e.String(), string(a)
+}
+
+func shellTurn(cmd string, timeout int) string {
+	q := strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(cmd)
+	if timeout > 0 {
+		return `[{"function":{"name":"run_shell","arguments":{"command":"` + q + `","timeout_s":` + strconv.Itoa(timeout) + `}}}]`
+	}
+	return `[{"function":{"name":"run_shell","arguments":{"command":"` + q + `"}}}]`
+}
+
+// TestAgentScrubsEnv: the model's commands run without the secret-looking
+// variables (on by default for the agent, sandboxed or not), while the
+// agent itself still reaches Ollama through OLLAMA_HOST, which the
+// configuration scrubs from the commands; an allowlisted variable is
+// there; --scrub-env=false gives the whole environment back.
+func TestAgentScrubsEnv(t *testing.T) {
+	t.Setenv("GH_TOKEN", "gh_AGENTV4LUE")
+	t.Setenv("ANTHROPIC_API_KEY", "ant_AGENTV4LUE")
+	t.Setenv("NPM_TOKEN", "npm_kept")
+	const probe = `echo "[$GH_TOKEN][$ANTHROPIC_API_KEY][$OLLAMA_HOST][$NPM_TOKEN]"; env | grep -c AGENTV4LUE; bash -c 'echo "b[$GH_TOKEN]"'`
+	config := "[env]\nkeep = [\"NPM_TOKEN\"]\nscrub = [\"OLLAMA_*\"]\n"
+	for _, noSandbox := range []bool{false, true} {
+		var args []string
+		if noSandbox {
+			args = []string{"--no-sandbox"}
+		}
+		out, errs, audit := agentRun(t, config, []string{shellTurn(probe, 0)}, args...)
+		if !strings.Contains(out, "[][][][npm_kept]\n0\nb[]") {
+			t.Errorf("noSandbox=%v: the commands saw secrets, or the kept one is missing:\n%s\n%s", noSandbox, out, errs)
+		}
+		for _, n := range []string{"GH_TOKEN", "ANTHROPIC_API_KEY", "OLLAMA_HOST"} {
+			if !strings.Contains(out, "commands run without ") || !strings.Contains(out, n) {
+				t.Errorf("noSandbox=%v: no note that %s was removed:\n%s", noSandbox, n, out)
+			}
+		}
+		if !strings.Contains(audit, `"env_scrubbed":[`) || strings.Contains(audit, "gh_AGENTV4LUE") {
+			t.Errorf("noSandbox=%v: audit log:\n%s", noSandbox, audit)
+		}
+	}
+	out, errs, _ := agentRun(t, config, []string{shellTurn(probe, 0)}, "--scrub-env=false")
+	if !strings.Contains(out, "[gh_AGENTV4LUE][ant_AGENTV4LUE]") || !strings.Contains(errs, "secret scrubbing is off") {
+		t.Errorf("--scrub-env=false:\n%s\n%s", out, errs)
+	}
+	out, _, _ = agentRun(t, "[env]\nscrub_secrets = false\n", []string{shellTurn(probe, 0)})
+	if !strings.Contains(out, "[gh_AGENTV4LUE]") {
+		t.Errorf("scrub_secrets = false:\n%s", out)
+	}
+}
+
+// TestAgentShellTimeoutKillsAll: a run_shell command that times out is
+// stopped with everything it started (a background job, a nested bash's
+// child, a grandchild its parent left behind), sandboxed or not; a command
+// reading stdin gets end-of-file at once.
+func TestAgentShellTimeoutKillsAll(t *testing.T) {
+	const tag = "93.17"
+	cmd := `sleep 100` + tag + `1 & bash -c 'sleep 100` + tag + `2 & sleep 100` + tag + `3'`
+	for _, noSandbox := range []bool{false, true} {
+		var args []string
+		if noSandbox {
+			args = []string{"--no-sandbox"}
+		}
+		start := time.Now()
+		out, errs, _ := agentRun(t, "", []string{shellTurn(`cat; read x; echo "stdin done $?"`, 0), shellTurn(cmd, 1)}, args...)
+		if !strings.Contains(out, "stdin done 1") {
+			t.Errorf("noSandbox=%v: stdin not empty:\n%s\n%s", noSandbox, out, errs)
+		}
+		if !strings.Contains(out, "exit 124 in 1") {
+			t.Errorf("noSandbox=%v: no timeout reported:\n%s\n%s", noSandbox, out, errs)
+		}
+		if d := time.Since(start); d > 20*time.Second {
+			t.Errorf("noSandbox=%v: took %v", noSandbox, d)
+		}
+		if p := sleeping("100" + tag); len(p) > 0 {
+			t.Errorf("noSandbox=%v: still running after the time limit: %v", noSandbox, p)
+			for _, pid := range p {
+				if n, err := strconv.Atoi(pid); err == nil {
+					syscall.Kill(n, syscall.SIGKILL)
+				}
+			}
+		}
+	}
+}
