@@ -67,7 +67,7 @@ func TestAuditOutcome(t *testing.T) {
 	}
 }
 
-func TestSandboxState(t *testing.T) {
+func TestAuditSandboxState(t *testing.T) {
 	for desc, want := range map[string]string{
 		"landlock+seccomp (abi 7)":                  "on",
 		"bwrap+seccomp":                             "on",
@@ -408,7 +408,7 @@ func TestParseAuditSince(t *testing.T) {
 	}
 }
 
-func TestQuoteArgv(t *testing.T) {
+func TestAuditCommandLine(t *testing.T) {
 	for _, tc := range []struct {
 		argv []string
 		via  string
