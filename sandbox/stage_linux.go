@@ -109,17 +109,47 @@ func Inherited() (desc string, ok bool, err error) {
 	if !ok {
 		return "", false, nil
 	}
+	// Both backends leave the root file system read-only: a process that
+	// merely runs under some other seccomp filter (a container's) does not
+	// pass for a sandboxed one. (System calls, not /proc/self/status and
+	// mountinfo: this runs at every start of a confined interpreter.)
+	if selfConfined() && rootReadOnly() {
+		return desc, true, nil
+	}
 	st, err := SelfStatus()
 	if err != nil {
 		return "", false, err
 	}
-	// Both backends leave the root file system read-only: a process that
-	// merely runs under some other seccomp filter (a container's) does not
-	// pass for a sandboxed one.
-	if !st.Confined() || !rootReadOnly() {
-		return "", false, fmt.Errorf("%s is set but this process is not in a guardsh sandbox (no_new_privs=%v seccomp=%d CapEff=%x, / read-only=%v)", EnvRun, st.NoNewPrivs, st.Seccomp, st.CapEff, rootReadOnly())
+	return "", false, fmt.Errorf("%s is set but this process is not in a guardsh sandbox (no_new_privs=%v seccomp=%d CapEff=%x, / read-only=%v)", EnvRun, st.NoNewPrivs, st.Seccomp, st.CapEff, rootReadOnly())
+}
+
+// selfConfined is Status.Confined for the calling thread, by system calls:
+// no_new_privs set, a seccomp filter, no effective or permitted
+// capability.
+func selfConfined() bool {
+	nnp, err := unix.PrctlRetInt(unix.PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0)
+	if err != nil || nnp != 1 {
+		return false
 	}
-	return desc, true, nil
+	mode, err := unix.PrctlRetInt(unix.PR_GET_SECCOMP, 0, 0, 0, 0)
+	if err != nil || mode != 2 {
+		return false
+	}
+	eff, prm, err := selfCaps()
+	return err == nil && eff == 0 && prm == 0
+}
+
+// selfCaps returns the calling thread's effective and permitted
+// capability sets.
+func selfCaps() (eff, prm uint64, err error) {
+	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
+	var data [2]unix.CapUserData
+	if err := unix.Capget(&hdr, &data[0]); err != nil {
+		return 0, 0, err
+	}
+	eff = uint64(data[0].Effective) | uint64(data[1].Effective)<<32
+	prm = uint64(data[0].Permitted) | uint64(data[1].Permitted)<<32
+	return eff, prm, nil
 }
 
 // command builds the process that confines itself per spec on backend.
@@ -322,23 +352,16 @@ func closeStrayFDs(first int) {
 // haveCapSysAdmin reports whether this process may create a mount
 // namespace by itself.
 func haveCapSysAdmin() bool {
-	st, err := SelfStatus()
-	return err == nil && st.CapEff&(1<<unix.CAP_SYS_ADMIN) != 0
+	eff, _, err := selfCaps()
+	return err == nil && eff&(1<<unix.CAP_SYS_ADMIN) != 0
 }
 
-// rootReadOnly reports whether the mount at / (the topmost one) is
-// read-only for this process.
+// rootReadOnly reports whether the mount at this process's root is
+// read-only for it (statfs reports the mount's read-only flag).
 func rootReadOnly() bool {
-	b, err := os.ReadFile("/proc/self/mountinfo")
-	if err != nil {
+	var st unix.Statfs_t
+	if err := unix.Statfs("/", &st); err != nil {
 		return false
 	}
-	ro := false
-	for _, line := range strings.Split(string(b), "\n") {
-		f := strings.Fields(line)
-		if len(f) >= 6 && f[4] == "/" {
-			ro = strings.Contains(","+f[5]+",", ",ro,")
-		}
-	}
-	return ro
+	return st.Flags&unix.ST_RDONLY != 0
 }
