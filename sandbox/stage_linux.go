@@ -316,6 +316,10 @@ func osProbeChecks(spec stageSpec) []Check {
 		Detail: fmt.Sprintf("NoNewPrivs=%v Seccomp=%d CapEff=%x CapBnd=%x", st.NoNewPrivs, st.Seccomp, st.CapEff, st.CapBnd)})
 	err = unix.Unshare(unix.CLONE_NEWNS)
 	out = append(out, Check{Name: "unshare fails", OK: err != nil, Detail: errString(err)})
+	// What a confined interpreter checks at its start (Inherited) must
+	// see this sandbox.
+	out = append(out, Check{Name: "confinement seen by the interpreter's start-up check", OK: selfConfined() && rootReadOnly(),
+		Detail: fmt.Sprintf("selfConfined=%v rootReadOnly=%v", selfConfined(), rootReadOnly())})
 	return out
 }
 
