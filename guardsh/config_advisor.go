@@ -89,7 +89,8 @@ func (a AdvisorConfig) HostURL(env func(string) string) (*url.URL, error) {
 }
 
 // ParseOllamaHost parses an Ollama host as OLLAMA_HOST is written:
-// "http://host:port", "host:port", "host" (port 11434).
+// "http://host:port", "host:port", "host" (port 11434). https is refused:
+// the advisor's client speaks plain HTTP (wire.go in guardsh/advisor).
 func ParseOllamaHost(s string) (*url.URL, error) {
 	s = strings.TrimSpace(s)
 	bare := !strings.Contains(s, "://")
@@ -97,7 +98,10 @@ func ParseOllamaHost(s string) (*url.URL, error) {
 		s = "http://" + s
 	}
 	u, err := url.Parse(s)
-	if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") || u.User != nil {
+	if err == nil && u.Scheme == "https" {
+		return nil, fmt.Errorf("Ollama host %q: the advisor speaks plain http to a local server (reach a remote one through an SSH tunnel: ssh -L 11434:127.0.0.1:11434 HOST)", s)
+	}
+	if err != nil || u.Host == "" || u.Scheme != "http" || u.User != nil || u.RawQuery != "" {
 		return nil, fmt.Errorf("bad Ollama host %q (want http://HOST:PORT, e.g. %q)", strings.TrimPrefix(s, "http://"), DefaultOllamaHost)
 	}
 	if bare && u.Port() == "" {

@@ -137,7 +137,7 @@ func TestAdvisorConfigDefaults(t *testing.T) {
 	for in, want := range map[string]string{
 		"localhost":              "http://localhost:11434",
 		"127.0.0.1:8080":         "http://127.0.0.1:8080",
-		"https://ollama.example": "https://ollama.example",
+		"http://box/prefix":      "http://box/prefix",
 		"http://[::1]:11434":     "http://[::1]:11434",
 	} {
 		u, err := ParseOllamaHost(in)
@@ -145,7 +145,7 @@ func TestAdvisorConfigDefaults(t *testing.T) {
 			t.Errorf("ParseOllamaHost(%q) = %v, %v; want %s", in, u, err, want)
 		}
 	}
-	for _, in := range []string{"", "ftp://x", "http://", "http://user:pw@h:1"} {
+	for _, in := range []string{"", "ftp://x", "http://", "http://user:pw@h:1", "https://ollama.example", "http://h:1/?q=1"} {
 		if _, err := ParseOllamaHost(in); err == nil {
 			t.Errorf("ParseOllamaHost(%q) accepted", in)
 		}

@@ -19,8 +19,8 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"net/http"
 	"net/url"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -28,7 +28,6 @@ import (
 	"time"
 
 	"github.com/guardsh/guardsh/guardsh"
-	"github.com/ollama/ollama/api"
 )
 
 // Rating is the model's opinion of one command.
@@ -52,15 +51,11 @@ type Config struct {
 	Host      *url.URL      // the Ollama server
 	Timeout   time.Duration // per request; 0: guardsh.DefaultAdvisorTimeout
 	Threshold int           // refusing from this percentage; 0: guardsh.DefaultAdvisorThreshold
-	// HTTP is the client used (nil: a fresh one that ignores proxies: the
-	// server is local, and commands must not travel through a proxy).
-	HTTP *http.Client
 }
 
 // Advisor rates commands with one model; it is safe for concurrent use.
 type Advisor struct {
-	cfg    Config
-	client *api.Client
+	cfg Config
 
 	mu       sync.Mutex
 	cache    map[string]*entry
@@ -99,12 +94,7 @@ func New(cfg Config) (*Advisor, error) {
 	if cfg.Threshold <= 0 {
 		cfg.Threshold = guardsh.DefaultAdvisorThreshold
 	}
-	if cfg.HTTP == nil {
-		tr := http.DefaultTransport.(*http.Transport).Clone()
-		tr.Proxy = nil
-		cfg.HTTP = &http.Client{Transport: tr}
-	}
-	return &Advisor{cfg: cfg, client: api.NewClient(cfg.Host, cfg.HTTP), cache: map[string]*entry{}}, nil
+	return &Advisor{cfg: cfg, cache: map[string]*entry{}}, nil
 }
 
 // FromConfig returns the Advisor the configuration asks for, nil when it
@@ -191,7 +181,8 @@ func (a *Advisor) fill(key string, e *entry, c guardsh.Command) {
 		if a.cache[key] == e {
 			delete(a.cache, key) // a failure is not a rating: ask again next time
 		}
-		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		var te timeoutError
+		if errors.As(e.err, &te) {
 			a.coolOff, a.coolWhy = time.Now().Add(coolOffAfterTimeout), e.err.Error()
 		}
 	}
@@ -215,36 +206,20 @@ func Prompt(c guardsh.Command) string {
 }
 
 func (a *Advisor) ask(ctx context.Context, c guardsh.Command) (Rating, error) {
-	stream := false
-	req := &api.ChatRequest{
+	req := &chatRequest{
 		Model: a.cfg.Model,
-		Messages: []api.Message{
+		Messages: []chatMessage{
 			{Role: "system", Content: systemPrompt},
 			{Role: "user", Content: Prompt(c)},
 		},
-		Stream:  &stream,
 		Format:  schema,
 		Options: map[string]any{"temperature": 0, "num_predict": 200},
 	}
 	start := time.Now()
-	var resp api.ChatResponse
-	got := false
-	err := a.client.Chat(ctx, req, func(r api.ChatResponse) error {
-		if !got {
-			resp = r
-		} else {
-			resp.Message.Content += r.Message.Content
-			resp.Metrics = r.Metrics
-		}
-		got = true
-		return nil
-	})
+	resp, err := chat(ctx, a.cfg.Host, req)
 	latency := time.Since(start)
 	if err != nil {
 		return Rating{}, a.why(ctx, err)
-	}
-	if !got {
-		return Rating{}, fmt.Errorf("Ollama at %s sent an empty answer", a.cfg.Host)
 	}
 	pct, reason, err := parseAnswer(resp.Message.Content)
 	if err != nil {
@@ -258,37 +233,30 @@ func (a *Advisor) ask(ctx context.Context, c guardsh.Command) (Rating, error) {
 		EvalTokens: resp.EvalCount, Latency: latency}, nil
 }
 
+// timeoutError is a request that got no answer in time.
+type timeoutError string
+
+func (e timeoutError) Error() string { return string(e) }
+
 // why words a failed request for "advisor unavailable: <why>".
 func (a *Advisor) why(ctx context.Context, err error) error {
 	host := a.cfg.Host.String()
-	var se api.StatusError
+	var se *statusError
 	switch {
-	case errors.Is(ctx.Err(), context.DeadlineExceeded):
-		return fmt.Errorf("no answer from model %q at %s within %s (raise [advisor] timeout, or check the server: ollama ps)", a.cfg.Model, host, a.cfg.Timeout)
-	case errors.As(err, &se) && se.StatusCode == http.StatusNotFound && strings.Contains(se.ErrorMessage, "not found"):
+	case errors.Is(ctx.Err(), context.DeadlineExceeded) || errors.Is(err, os.ErrDeadlineExceeded):
+		return timeoutError(fmt.Sprintf("no answer from model %q at %s within %s (raise [advisor] timeout, or check the server: ollama ps)", a.cfg.Model, host, a.cfg.Timeout))
+	case errors.As(err, &se) && se.Code == 404 && strings.Contains(se.Msg, "not found"):
 		return fmt.Errorf("model %q not found at %s (pull it: ollama pull %s)", a.cfg.Model, host, a.cfg.Model)
 	case errors.As(err, &se):
-		msg := se.ErrorMessage
-		if msg == "" {
-			msg = se.Status
-		}
-		return fmt.Errorf("Ollama at %s answered %d: %s", host, se.StatusCode, clip(msg, 200))
+		return fmt.Errorf("Ollama at %s answered %d: %s", host, se.Code, clip(se.Msg, 200))
 	case errors.Is(err, syscall.ECONNREFUSED):
 		return fmt.Errorf("no Ollama server at %s (connection refused; start it: ollama serve)", host)
 	}
 	var ne net.Error
 	if errors.As(err, &ne) || errors.Is(err, syscall.EPERM) || errors.Is(err, syscall.EACCES) {
-		return fmt.Errorf("cannot reach Ollama at %s: %v", host, unwrapURL(err))
+		return fmt.Errorf("cannot reach Ollama at %s: %v", host, err)
 	}
-	return fmt.Errorf("Ollama at %s: %v", host, clip(unwrapURL(err).Error(), 200))
-}
-
-func unwrapURL(err error) error {
-	var ue *url.Error
-	if errors.As(err, &ue) {
-		return ue.Err
-	}
-	return err
+	return fmt.Errorf("Ollama at %s: %v", host, clip(err.Error(), 200))
 }
 
 // parseAnswer checks the model's answer: the JSON object asked for, with
