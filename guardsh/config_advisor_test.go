@@ -135,10 +135,10 @@ func TestAdvisorConfigDefaults(t *testing.T) {
 		t.Errorf("defaults = %d, %v", a.Limit(), a.Wait())
 	}
 	for in, want := range map[string]string{
-		"localhost":              "http://localhost:11434",
-		"127.0.0.1:8080":         "http://127.0.0.1:8080",
-		"http://box/prefix":      "http://box/prefix",
-		"http://[::1]:11434":     "http://[::1]:11434",
+		"localhost":          "http://localhost:11434",
+		"127.0.0.1:8080":     "http://127.0.0.1:8080",
+		"http://box/prefix":  "http://box/prefix",
+		"http://[::1]:11434": "http://[::1]:11434",
 	} {
 		u, err := ParseOllamaHost(in)
 		if err != nil || u.String() != want {
