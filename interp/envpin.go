@@ -85,7 +85,11 @@ func (g *Runner) strictEnv(list []string, dirs []string) []string {
 		if !g.policy.StrictEnvAllowed(k) {
 			if sv, ok := g.cfg.pin.start[k]; !ok || sv != v {
 				if _, seen := strictEnvWarned.LoadOrStore(k, true); !seen && g.cfg.Stderr != nil {
-					fmt.Fprintf(g.cfg.Stderr, "guardsh: strict: %s keeps its value from the session start for the programs this script runs (a human may allow it: [strict] env = [%q])\n", k, k)
+					what := "is not passed to"
+					if ok {
+						what = "keeps its value from the session start for"
+					}
+					fmt.Fprintf(g.cfg.Stderr, "guardsh: strict: %s %s the programs this script runs (a human may allow it: [strict] env = [%q])\n", k, what, k)
 				}
 				if ok {
 					out = append(out, k+"="+sv)
