@@ -153,7 +153,10 @@ func TestStrictEnvPin(t *testing.T) {
 			t.Errorf("%s=%q reached the program", k, v)
 		}
 	}
-	if !strings.Contains(errb, "guardsh: strict: GIT_EXTERNAL_DIFF keeps its value from the session start") {
+	if !strings.Contains(errb, "guardsh: strict: GIT_EXTERNAL_DIFF is not passed to the programs") {
+		t.Errorf("no note about the dropped variable: %s", errb)
+	}
+	if !strings.Contains(errb, "guardsh: strict: PAGER keeps its value from the session start") {
 		t.Errorf("no note about the reset variable: %s", errb)
 	}
 }
