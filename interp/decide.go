@@ -80,7 +80,8 @@ func (g *Runner) decide(ctx context.Context, c guardsh.Command) guardsh.Verdict 
 // Rules and Session slices (a configured rule or session approval that can
 // match the name turns the shortcut off). Rules and Session are replaced
 // or appended to, never edited in place (gatekeep appends under sessionMu),
-// so their length and first element's address identify them.
+// so their length and first element's address identify them. Should
+// PureVerdict come to depend on more of the Policy, pureKey must hold it.
 type pureCache struct {
 	v atomic.Pointer[pureSnap]
 }
