@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/guardsh/guardsh/guardsh"
@@ -79,19 +80,44 @@ func RatingAudit(r advisor.Rating) *guardsh.AdvisorAudit {
 
 // AdviseThrough is the confined interpreter's Advisor: the privileged side
 // rates the command (the interpreter has no network) with its own advisor
-// and cache; threshold is the session's.
+// and cache; threshold is the session's. The ratings it got are also kept
+// here, so that a repeated command costs no exchange with the privileged
+// side.
 func AdviseThrough(c *sandbox.Client, threshold int) Advisor {
-	return brokerAdvisor{c: c, threshold: threshold}
+	return &brokerAdvisor{c: c, threshold: threshold, seen: map[string]advisor.Rating{}}
 }
 
 type brokerAdvisor struct {
 	c         *sandbox.Client
 	threshold int
+	mu        sync.Mutex
+	seen      map[string]advisor.Rating
 }
 
-func (b brokerAdvisor) Threshold() int { return b.threshold }
+func (b *brokerAdvisor) Threshold() int { return b.threshold }
 
-func (b brokerAdvisor) Rate(ctx context.Context, c guardsh.Command) (advisor.Rating, error) {
+func (b *brokerAdvisor) Rate(ctx context.Context, c guardsh.Command) (advisor.Rating, error) {
+	key := advisor.Key(c)
+	b.mu.Lock()
+	r, ok := b.seen[key]
+	b.mu.Unlock()
+	if ok {
+		r.Cached = true
+		return r, nil
+	}
+	r, err := b.rate(ctx, c)
+	if err == nil {
+		b.mu.Lock()
+		if len(b.seen) >= 10000 {
+			clear(b.seen)
+		}
+		b.seen[key] = r
+		b.mu.Unlock()
+	}
+	return r, err
+}
+
+func (b *brokerAdvisor) rate(ctx context.Context, c guardsh.Command) (advisor.Rating, error) {
 	a, err := b.c.Advise(ctx, c.Args, c.Dir)
 	switch {
 	case ctx.Err() != nil:

@@ -56,7 +56,7 @@ func TestAdvisorThroughBroker(t *testing.T) {
 		t.Fatalf("marker %v, stderr %q", s.exists("marker"), s.stderr.String())
 	}
 	if srv.Hits() != 2 || adv.Requests() != 2 {
-		t.Errorf("%d server hits, %d requests: the broker's cache should answer the second truncate", srv.Hits(), adv.Requests())
+		t.Errorf("%d server hits, %d requests: a cache should answer the second truncate", srv.Hits(), adv.Requests())
 	}
 	var cached bool
 	for _, rec := range s.records(t) {
@@ -110,4 +110,41 @@ func TestAdvisorThroughBrokerUnavailable(t *testing.T) {
 	if _, err := u.Rate(context.Background(), guardsh.Command{Args: []string{"ls"}}); err == nil || err.Error() != "nested" || u.Threshold() != 70 {
 		t.Errorf("UnavailableAdvisor: %v", err)
 	}
+}
+
+// BenchmarkAdviseThroughBroker is a confined interpreter's cost for a
+// rating the privileged side has cached: "exchange" is one socketpair
+// round trip to the broker, "repeat" a command the interpreter was given a
+// rating for already.
+func BenchmarkAdviseThroughBroker(b *testing.B) {
+	srv := advisortest.New(b, func([]string, *api.ChatRequest) advisortest.Reply { return advisortest.Rating(5, "x") })
+	u, _ := url.Parse(srv.URL)
+	adv, _ := advisor.New(advisor.Config{Model: "m", Host: u})
+	br, clientEnd, err := sandbox.NewBroker("none", sandbox.Config{}, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	br.Advise = BrokerAdvise(adv, "/p", "/h")
+	go br.Serve()
+	c := sandbox.NewClient(clientEnd)
+	defer c.Close()
+	a := AdviseThrough(c, 70)
+	cmd := guardsh.Command{Args: []string{"ls", "-la"}, Dir: "/p"}
+	if _, err := a.Rate(context.Background(), cmd); err != nil {
+		b.Fatal(err)
+	}
+	b.Run("exchange", func(b *testing.B) {
+		for b.Loop() {
+			if r, err := c.Advise(context.Background(), cmd.Args, cmd.Dir); err != nil || !r.Cached {
+				b.Fatal(r, err)
+			}
+		}
+	})
+	b.Run("repeat", func(b *testing.B) {
+		for b.Loop() {
+			if r, err := a.Rate(context.Background(), cmd); err != nil || !r.Cached {
+				b.Fatal(r, err)
+			}
+		}
+	})
 }

@@ -292,9 +292,9 @@ func BenchmarkRate(b *testing.B) {
 	srv := advisortest.New(b, func([]string, *api.ChatRequest) advisortest.Reply {
 		return advisortest.Rating(5, "lists files")
 	})
-	a := newAdvisor(b, srv.URL, 5*time.Second)
 	ctx := context.Background()
 	b.Run("uncached", func(b *testing.B) {
+		a := newAdvisor(b, srv.URL, 5*time.Second) // a fresh cache each run
 		i := 0
 		for b.Loop() {
 			i++
@@ -304,6 +304,7 @@ func BenchmarkRate(b *testing.B) {
 		}
 	})
 	b.Run("cached", func(b *testing.B) {
+		a := newAdvisor(b, srv.URL, 5*time.Second)
 		c := cmd("/p", "ls", "-la")
 		a.Rate(ctx, c)
 		for b.Loop() {
