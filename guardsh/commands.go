@@ -190,6 +190,8 @@ func (cx *cmdCtx) guardshEnv(assign string) {
 func laxer(a, b Mode) bool {
 	rank := func(m Mode) int {
 		switch m {
+		case ModeStrict:
+			return -1
 		case ModePlan:
 			return 0
 		case ModeAuto:

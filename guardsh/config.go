@@ -22,7 +22,7 @@ import (
 // configuration.
 //
 //	# ~/.config/guardsh/config.toml
-//	mode = "auto"                          # default | plan | auto | bypass
+//	mode = "auto"                          # default | plan | auto | bypass | strict
 //	trusted_projects = ["~/src/guardsh"]   # their .guardsh.toml may also allow
 //
 //	[[rule]]
