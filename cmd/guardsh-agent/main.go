@@ -172,6 +172,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 	// local decides the file tools' accesses, and runs the commands too
 	// when the sandbox is off.
 	policy := gcfg.Policy(md)
+	agentAdvisor = newAgentAdvisor(gcfg, getenv) // advisor.go
 	// The path jail guards the local runner's own file access (redirections,
 	// source, globs) when commands run without the sandboxed session.
 	jfs, err := interp.NewJailFS(root)
@@ -190,6 +191,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 		Sandbox: off,
 		Gate:    gate,
 		Audit:   audit,
+		Advisor: agentAdvisor,
 	})
 	if err != nil {
 		fmt.Fprintf(stderr, "guardsh-agent: %v\n", err)

@@ -103,6 +103,7 @@ func startShell(root string, md guardsh.Mode, policy *guardsh.Policy, local *int
 			respW.Close()
 			return nil, nil, err
 		}
+		broker.Advise = agentBrokerAdvise(root, home) // advisor.go
 		go broker.Serve()
 		// sandbox.Start runs this binary again with os.Args: make them the
 		// session's.
@@ -306,6 +307,7 @@ func sessionMain(args []string) int {
 	}
 	if cl := sandbox.ClientFromEnv(); cl != nil {
 		cfg.Escalate = escalateThrough(cl)
+		cfg.Advisor = sessionAdvisor(gcfg, cl) // advisor.go
 	}
 	r, err := interp.New(cfg)
 	if err != nil {
