@@ -37,7 +37,7 @@ func agentRun(t *testing.T, config string, turns []string, args ...string) (out,
 		return os.Getenv(k)
 	}
 	var o, e bytes.Buffer
-	args = append(args, "--workdir", dir, "--mode", "bypass", "task")
+	args = append(append([]string{"--mode", "bypass"}, args...), "--workdir", dir, "task")
 	code := run(context.Background(), args, &o, &e, getenv)
 	if code == 2 && strings.Contains(e.String(), "no sandbox backend") {
 		t.Skipf("no sandbox here: %s", e.String())
@@ -125,4 +125,48 @@ func TestAgentShellTimeoutKillsAll(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestAgentEscalatedTimeout: a command the privileged side runs for the
+// session (escalated: a rule grants it the network) is stopped by
+// run_shell's time limit too, not left to run to its end.
+func TestAgentEscalatedTimeout(t *testing.T) {
+	if _, err := os.Stat("/usr/bin/python3"); err != nil {
+		t.Skip("/usr/bin/python3 needed")
+	}
+	t.Setenv("PATH", "/usr/bin:/bin") // not a version manager's shims
+	const marker = "time.sleep(1007.129)"
+	config := "[[rule]]\nid = \"user.slow-net\"\ndecision = \"allow\"\nprefix = [\"python3\", \"-c\"]\nnetwork = true\n"
+	start := time.Now()
+	out, errs, audit := agentRun(t, config, []string{shellTurn(`python3 -c 'import time; `+marker+`'; echo after`, 1)}, "--mode", "default")
+	if !strings.Contains(audit, `"escalated":true`) {
+		t.Skipf("python3 was not escalated:\n%s\n%s\n%s", out, errs, audit)
+	}
+	if d := time.Since(start); d > 20*time.Second || !strings.Contains(out, "exit 124 in ") || strings.Contains(out, "\nafter\n") {
+		t.Errorf("the escalated command was not stopped at the time limit (%v):\n%s\n%s", d, out, errs)
+	}
+	if p := procsWith(marker); len(p) > 0 {
+		t.Errorf("still running: %v", p)
+		for _, pid := range p {
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
+	}
+}
+
+// procsWith lists the live processes whose command line contains s.
+func procsWith(s string) []int {
+	var pids []int
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid == os.Getpid() {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		st, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err == nil && strings.Contains(string(b), s) && !strings.Contains(string(b), "GUARDSH_AGENT") && !bytes.Contains(st, []byte(") Z ")) {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
 }

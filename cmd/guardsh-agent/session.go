@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -82,6 +83,7 @@ func startShell(root string, md guardsh.Mode, policy *guardsh.Policy, local *int
 	}
 	// spawn starts one session process; a session that dies (a command
 	// killed it) is replaced by the next one on the next command.
+	var sessionPid atomic.Int64
 	spawn := func() (*agentloop.RemoteShell, func(), error) {
 		reqR, reqW, err := os.Pipe()
 		if err != nil {
@@ -120,6 +122,7 @@ func startShell(root string, md guardsh.Mode, policy *guardsh.Policy, local *int
 			respR.Close()
 			return nil, nil, fmt.Errorf("cannot start the sandboxed shell session: %v", err)
 		}
+		sessionPid.Store(int64(s.Cmd.Process.Pid))
 		exited := make(chan struct{})
 		go func() { s.Cmd.Wait(); close(exited) }()
 		stop := func() {
@@ -144,7 +147,8 @@ func startShell(root string, md guardsh.Mode, policy *guardsh.Policy, local *int
 		os.RemoveAll(tmp)
 		return nil, err
 	}
-	sh := &restartingShell{cur: rs, stop: stop, spawn: spawn, access: local.DecideAccess}
+	sh := &restartingShell{cur: rs, stop: stop, spawn: spawn, access: local.DecideAccess,
+		session: func() int { return int(sessionPid.Load()) }}
 	warnCreated := c.ProtectedMissing()
 	return &shellSession{shell: sh, desc: rs.Sandbox, close: func() {
 		sh.stop()
@@ -165,6 +169,8 @@ type restartingShell struct {
 	stop   func()
 	spawn  func() (*agentloop.RemoteShell, func(), error)
 	access func(ctx context.Context, a guardsh.Access, tool, diff string) guardsh.Verdict
+	// session is the running session process's pid.
+	session func() int
 }
 
 func (r *restartingShell) RunCommand(ctx context.Context, src string, stdout, stderr io.Writer) int {
@@ -178,6 +184,27 @@ func (r *restartingShell) RunCommand(ctx context.Context, src string, stdout, st
 		r.cur, r.stop = rs, stop
 		fmt.Fprintln(stderr, "guardsh-agent: the previous shell session had ended (a command ended it); this is a new one in the project root: earlier cd and variables are gone")
 	}
+	// A command escalated to this process (the broker runs it here, not
+	// in the session's process groups) is stopped with the command when
+	// the time limit passes or the run is cancelled: SIGTERM, then SIGKILL
+	// a second later, until the session answers.
+	done := make(chan struct{})
+	defer close(done)
+	stopKill := context.AfterFunc(ctx, func() {
+		for start := time.Now(); ; {
+			sig := syscall.SIGTERM
+			if time.Since(start) > time.Second {
+				sig = syscall.SIGKILL
+			}
+			killEscalated(r.session(), sig)
+			select {
+			case <-done:
+				return
+			case <-time.After(200 * time.Millisecond):
+			}
+		}
+	})
+	defer stopKill()
 	return r.cur.RunCommand(ctx, src, stdout, stderr)
 }
 
