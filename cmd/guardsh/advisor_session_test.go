@@ -8,8 +8,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/guardsh/guardsh/guardsh/advisor/advisortest"
 	"github.com/guardsh/guardsh/sandbox"
@@ -114,4 +117,75 @@ func advisorRun(t *testing.T, f *fixture, args ...string) (stdout, stderr string
 		t.Fatal(err)
 	}
 	return o.String(), e.String(), code
+}
+
+// TestAdvisorCtrlC: a Ctrl-C (SIGINT to the process group, as a terminal
+// sends it) while the model is rating a command: the command does not run,
+// the rest of the script neither, and guardsh ends with 130 without
+// waiting for the model; sandboxed (the privileged side is asking) and
+// not.
+func TestAdvisorCtrlC(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds guardsh")
+	}
+	if os.Geteuid() != 0 {
+		t.Skip("sandboxed sessions are tested as root (CI runs as root); skipping as non-root")
+	}
+	if sandbox.LandlockABI() < 2 {
+		t.Skip("no Landlock (ABI < 2)")
+	}
+	hold := make(chan struct{})
+	defer close(hold)
+	srv := advisortest.New(t, func(argv []string, _ *api.ChatRequest) advisortest.Reply {
+		r := advisortest.Rating(0, "harmless")
+		r.Hold = hold // the model never answers in time
+		return r
+	})
+	f := newFixture(t)
+	p := filepath.Join(f.home, ".config", "guardsh", "config.toml")
+	os.MkdirAll(filepath.Dir(p), 0o755)
+	os.WriteFile(p, []byte("[advisor]\nenabled = true\nmodel = \"tiny:1b\"\nhost = \""+srv.URL+"\"\ntimeout = \"60s\"\n"), 0o644)
+	for i, args := range [][]string{{"-c"}, {"--no-sandbox", "-c"}} {
+		marker := filepath.Join(f.project, "marker"+strconv.Itoa(i))
+		cmd := exec.Command(f.bin, append(args, "touch "+marker+"; touch "+marker+".after")...)
+		cmd.Dir = f.project
+		cmd.Env = f.env(sandbox.BackendLandlock)
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		var e bytes.Buffer
+		cmd.Stderr = &e
+		before := srv.Hits()
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
+		deadline := time.Now().Add(10 * time.Second)
+		for srv.Hits() == before && time.Now().Before(deadline) {
+			time.Sleep(5 * time.Millisecond)
+		}
+		if srv.Hits() == before {
+			syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+			t.Fatalf("%q: the model was never asked; stderr %q", args, e.String())
+		}
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGINT)
+		var err error
+		select {
+		case err = <-done:
+		case <-time.After(10 * time.Second):
+			syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+			t.Fatalf("%q: guardsh still waits for the model after Ctrl-C", args)
+		}
+		code := 0
+		if ee, ok := err.(*exec.ExitError); ok {
+			code = ee.ExitCode()
+		}
+		for _, m := range []string{marker, marker + ".after"} {
+			if _, err := os.Stat(m); err == nil {
+				t.Errorf("%q: %s exists: a command ran after Ctrl-C", args, filepath.Base(m))
+			}
+		}
+		if code != 130 {
+			t.Errorf("%q: exit status %d, want 130; stderr %q", args, code, e.String())
+		}
+	}
 }
