@@ -5,6 +5,7 @@ import (
 	"context"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -47,7 +48,7 @@ func agentRun(t *testing.T, config string, turns []string, args ...string) (out,
 }
 
 func shellTurn(cmd string, timeout int) string {
-	q := strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(cmd)
+	q := strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`).Replace(cmd)
 	if timeout > 0 {
 		return `[{"function":{"name":"run_shell","arguments":{"command":"` + q + `","timeout_s":` + strconv.Itoa(timeout) + `}}}]`
 	}
@@ -169,4 +170,36 @@ func procsWith(s string) []int {
 		}
 	}
 	return pids
+}
+
+// TestAgentProcEnviron: the agent process keeps its whole environment (it
+// started with it: /proc/<agent>/environ holds the secrets). From the
+// sandboxed session no command can read it, nor any other process's;
+// without the sandbox one can (the control, README Limits).
+func TestAgentProcEnviron(t *testing.T) {
+	const probe = `for f in /proc/[0-9]*/environ; do if grep -aq gh_PROCV4LU[E] "$f" 2>/dev/null; then echo "LEAK $f"; fi; done; echo "[$GH_TOKEN] scanned"`
+	for _, noSandbox := range []bool{false, true} {
+		dir, _ := setup(t)
+		srv := httptest.NewServer(&fakeChat{turns: []string{shellTurn(probe, 0)}})
+		args := []string{"--host", srv.URL, "--workdir", dir, "--mode", "bypass", "scan"}
+		if noSandbox {
+			args = append([]string{"--no-sandbox"}, args...)
+		}
+		cmd := exec.Command(os.Args[0])
+		cmd.Env = append(os.Environ(), "GH_TOKEN=gh_PROCV4LUE", "GUARDSH_AGENT_TEST_MAIN=1", "GUARDSH_AGENT_TEST_ARGS="+strings.Join(args, "\x1f"))
+		out, err := cmd.CombinedOutput()
+		srv.Close()
+		if strings.Contains(string(out), "no sandbox backend") {
+			t.Skipf("no sandbox here: %s", out)
+		}
+		if err != nil || !strings.Contains(string(out), "[] scanned") {
+			t.Fatalf("noSandbox=%v: %v\n%s", noSandbox, err, out)
+		}
+		if leak := strings.Contains(string(out), "LEAK /proc/"); leak != noSandbox {
+			t.Errorf("noSandbox=%v: a command read the secret from /proc: %v (want %v)\n%s", noSandbox, leak, noSandbox, out)
+		}
+		if testing.Verbose() {
+			t.Logf("noSandbox=%v: %s", noSandbox, out)
+		}
+	}
 }
