@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/BurntSushi/toml"
 )
@@ -19,6 +20,11 @@ import (
 //	num_ctx = 16384
 //	max_steps = 40
 //	test_cmd = "make check"      # instead of detecting one
+//
+// What the agent shares with guardsh is configured in guardsh's own
+// config.toml: the rules, the mode, and [env], the secret-free environment
+// of the model's commands (on by default for the agent: scrub_secrets,
+// keep, scrub).
 type FileConfig struct {
 	Model    string `toml:"model"`
 	Host     string `toml:"host"`
@@ -51,7 +57,11 @@ func LoadFileConfig(getenv func(string) string) (*FileConfig, error) {
 		return nil, fmt.Errorf("%s: %v", p, err)
 	}
 	if und := md.Undecoded(); len(und) > 0 {
-		return nil, fmt.Errorf("%s: unknown key %q (known: model, host, num_ctx, max_steps, test_cmd)", p, und[0].String())
+		k := und[0].String()
+		if k == "env" || strings.HasPrefix(k, "env.") || k == "scrub_secrets" || k == "keep" || k == "scrub" {
+			return nil, fmt.Errorf("%s: unknown key %q: the secret-free environment is configured in [env] of guardsh's config.toml (shared with guardsh), not in agent.toml", p, k)
+		}
+		return nil, fmt.Errorf("%s: unknown key %q (known: model, host, num_ctx, max_steps, test_cmd)", p, k)
 	}
 	c.Path = p
 	return c, nil
