@@ -143,7 +143,9 @@ func runAdvise(args []string) int {
 
 // latencyText is one latency, or the median, minimum and maximum of several.
 func latencyText(lat []time.Duration) string {
-	ms := func(d time.Duration) string { return strconv.FormatFloat(float64(d.Microseconds())/1000, 'f', 1, 64) + " ms" }
+	ms := func(d time.Duration) string {
+		return strconv.FormatFloat(float64(d.Microseconds())/1000, 'f', 1, 64) + " ms"
+	}
 	if len(lat) == 1 {
 		return ms(lat[0])
 	}
