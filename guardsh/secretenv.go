@@ -5,6 +5,7 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // Secret-free environments (issue 9, part 3). Agents inherit the user's
@@ -80,9 +81,10 @@ func (e *EnvConfig) ScrubOn(def bool) bool {
 // pure function; whether to call it is the caller's (ScrubOn).
 func (e *EnvConfig) Scrub(env []string) (kept, removed []string) {
 	kept = make([]string, 0, len(env))
+	m := e.matcher()
 	for _, kv := range env {
 		name, value, _ := strings.Cut(kv, "=")
-		if e.Why(name, value) == "" {
+		if m.why(name, value) == "" {
 			kept = append(kept, kv)
 			continue
 		}
@@ -96,27 +98,41 @@ func (e *EnvConfig) Scrub(env []string) (kept, removed []string) {
 // Why returns the pattern that removes variable name with value, or "" if
 // it is kept.
 func (e *EnvConfig) Why(name, value string) string {
+	return e.matcher().why(name, value)
+}
+
+// envMatcher is an EnvConfig's patterns, compiled.
+type envMatcher struct {
+	keep, extra []glob
+	extraSrc    []string
+}
+
+func (e *EnvConfig) matcher() *envMatcher {
+	m := &envMatcher{}
+	if e != nil {
+		m.keep, m.extra, m.extraSrc = compileGlobs(e.Keep), compileGlobs(e.Extra), e.Extra
+	}
+	return m
+}
+
+func (m *envMatcher) why(name, value string) string {
 	if name == "" || neverScrubbed(name) {
 		return ""
 	}
 	lower := strings.ToLower(name)
-	if e != nil {
-		for _, p := range e.Keep {
-			if globFold(p, lower) {
-				return ""
-			}
+	for _, g := range m.keep {
+		if g.match(lower) {
+			return ""
 		}
 	}
-	for _, p := range DefaultSecretPatterns {
-		if globFold(p, lower) {
-			return p
+	for i, g := range defaultGlobs() {
+		if g.match(lower) {
+			return DefaultSecretPatterns[i]
 		}
 	}
-	if e != nil {
-		for _, p := range e.Extra {
-			if globFold(p, lower) {
-				return p
-			}
+	for i, g := range m.extra {
+		if g.match(lower) {
+			return m.extraSrc[i]
 		}
 	}
 	if strings.Contains(value, "://") && urlPasswordRE().MatchString(value) {
@@ -127,10 +143,57 @@ func (e *EnvConfig) Why(name, value string) string {
 
 // globFold matches a name already lower-cased against pattern p,
 // ignoring case.
-func globFold(p, lower string) bool {
-	ok, _ := path.Match(strings.ToLower(p), lower)
-	return ok
+func globFold(p, lower string) bool { return compileGlob(p).match(lower) }
+
+// glob is a compiled name pattern: words and * are matched without
+// path.Match (scrubbing runs at every session start); patterns with ? or
+// [...] fall back to it.
+type glob struct {
+	parts []string // lower-cased, split on *; nil: use pattern
+	pat   string   // lower-cased pattern, for path.Match
 }
+
+func compileGlob(p string) glob {
+	lp := strings.ToLower(p)
+	if strings.ContainsAny(p, "?[") {
+		return glob{pat: lp}
+	}
+	return glob{parts: strings.Split(lp, "*"), pat: lp}
+}
+
+func (g glob) match(lower string) bool {
+	if g.parts == nil {
+		ok, _ := path.Match(g.pat, lower)
+		return ok
+	}
+	if len(g.parts) == 1 {
+		return lower == g.pat
+	}
+	first, last := g.parts[0], g.parts[len(g.parts)-1]
+	if len(lower) < len(first)+len(last) || !strings.HasPrefix(lower, first) || !strings.HasSuffix(lower, last) {
+		return false
+	}
+	rest := lower[len(first) : len(lower)-len(last)]
+	for _, mid := range g.parts[1 : len(g.parts)-1] {
+		i := strings.Index(rest, mid)
+		if i < 0 {
+			return false
+		}
+		rest = rest[i+len(mid):]
+	}
+	return true
+}
+
+func compileGlobs(ps []string) []glob {
+	out := make([]glob, len(ps))
+	for i, p := range ps {
+		out[i] = compileGlob(p)
+	}
+	return out
+}
+
+// defaultGlobs are DefaultSecretPatterns compiled, on first use.
+var defaultGlobs = sync.OnceValue(func() []glob { return compileGlobs(DefaultSecretPatterns) })
 
 // checkEnvPattern reports what is wrong with a keep or scrub pattern, ""
 // when it is a valid glob over variable names.

@@ -2,6 +2,7 @@ package guardsh
 
 import (
 	"errors"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -206,5 +207,29 @@ func TestScrubSession(t *testing.T) {
 	}
 	if _, names := (&EnvConfig{}).ScrubSession([]string{"PATH=/bin"}); names == nil || len(names) != 0 {
 		t.Errorf("nothing removed: %#v", names)
+	}
+}
+
+// BenchmarkScrub is the start-up cost of scrubbing a typical environment
+// (60 variables).
+func BenchmarkScrub(b *testing.B) {
+	env := []string{"PATH=/usr/bin", "HOME=/h", "GH_TOKEN=x", "DATABASE_URL=postgres://a:b@c/d"}
+	for i := range 56 {
+		env = append(env, "SOME_ORDINARY_VARIABLE_"+strings.Repeat("X", i%7)+"="+strings.Repeat("v", 40))
+	}
+	e := &EnvConfig{Keep: []string{"NPM_*"}, Extra: []string{"ACME_*"}}
+	for b.Loop() {
+		e.Scrub(env)
+	}
+}
+
+func TestGlobFold(t *testing.T) {
+	for _, p := range []string{"*_TOKEN", "*PASSWORD*", "AWS_*", "OPENAI_API_KEY", "*", "**", "a*b*c", "*_TOKEN_*", "x*", "*x", "GH_[A-Z]*", "a?c", "*SECRET*"} {
+		for _, name := range []string{"gh_token", "a_token_b", "pgpassword", "aws_region", "openai_api_key", "abc", "axbyc", "ac", "abbc", "x", "", "secret", "my_secret_key", "_token", "gh_host", "token"} {
+			want, _ := path.Match(strings.ToLower(p), name)
+			if got := globFold(p, name); got != want {
+				t.Errorf("globFold(%q, %q) = %v, path.Match says %v", p, name, got, want)
+			}
+		}
 	}
 }
