@@ -174,6 +174,7 @@ func shell(inv *invocation) int {
 		Interactive: interactive,
 		Sandbox:     sandboxDesc,
 		Escalate:    sessionEscalate,
+		Env:         sessionEnv,       // nil: os.Environ(); scrubbed by scrubSessionEnv
 		Advisor:     sessionAdvisor(), // policy_setup.go
 	})
 	if err != nil {

@@ -13,16 +13,29 @@ import (
 
 // Secret-free environments (issue 9, part 3): with [env] scrub_secrets =
 // true or --scrub-env, the session's environment loses its secret-looking
-// variables before the interpreter starts: they are removed from this
-// process's environment, which the confined interpreter (session.go),
-// or the interpreter in this process without the sandbox, starts with, and
-// which escalated commands get through the interpreter's requests. The
-// names removed are in GUARDSH_ENV_SCRUBBED and in the env_scrubbed field
-// of the session's first audit record; nothing is printed.
+// variables before the interpreter starts: the confined interpreter
+// (session.go) and the interpreter in this process without the sandbox
+// (main.go) start with sessionEnv, and escalated commands get the
+// interpreter's environment. This process keeps its own (the privileged
+// side's advisor may need OLLAMA_*). The names removed are in
+// GUARDSH_ENV_SCRUBBED and in the env_scrubbed field of the session's first
+// audit record; nothing is printed.
 
-// envScrubbed are the names removed from this session's environment, nil
-// when scrubbing is off.
-var envScrubbed []string
+// sessionEnv is the environment the session's interpreter starts with when
+// scrubbing is on (nil: off, the process's own); envScrubbed the names
+// removed (nil when off).
+var (
+	sessionEnv  []string
+	envScrubbed []string
+)
+
+// sessionEnviron is the environment the session's interpreter starts with.
+func sessionEnviron() []string {
+	if sessionEnv != nil {
+		return slices.Clone(sessionEnv)
+	}
+	return os.Environ()
+}
 
 // scrubEnvFlag reports whether --scrub-env was given.
 func scrubEnvFlag(inv *invocation) bool {
@@ -30,8 +43,8 @@ func scrubEnvFlag(inv *invocation) bool {
 }
 
 // scrubSessionEnv applies the configuration's [env] section and
-// --scrub-env to this process's environment. Call it after buildPolicy
-// (which loads the configuration) and before the sandbox or the
+// --scrub-env: it sets sessionEnv and envScrubbed. Call it after
+// buildPolicy (which loads the configuration) and before the sandbox or the
 // interpreter starts. A guardsh started inside a scrubbing session (the
 // confined interpreter, a nested guardsh) scrubs too, whatever its own
 // flags, and inherits the list of names already removed.
@@ -46,14 +59,7 @@ func scrubSessionEnv(inv *invocation) {
 	if _, had := os.LookupEnv(guardsh.EnvScrubbedVar); !had && !scrubEnvFlag(inv) && !ec.ScrubOn(false) {
 		return
 	}
-	out, names := ec.ScrubSession(os.Environ())
-	for _, kv := range os.Environ() {
-		if name, _, _ := strings.Cut(kv, "="); !slices.ContainsFunc(out, func(o string) bool { return strings.HasPrefix(o, name+"=") }) {
-			os.Unsetenv(name)
-		}
-	}
-	os.Setenv(guardsh.EnvScrubbedVar, strings.Join(names, ","))
-	envScrubbed = names
+	sessionEnv, envScrubbed = ec.ScrubSession(os.Environ())
 }
 
 // doctorEnv is the secret-free environment part of guardsh --doctor: the

@@ -209,7 +209,7 @@ func sandboxSession(inv *invocation) (code int, done bool, describe string) {
 		defer tty.Close()
 	}
 	check := brokerCheck(policy, c.Project, home)
-	env := append(os.Environ(), "TMPDIR="+c.TmpDir)
+	env := append(sessionEnviron(), "TMPDIR="+c.TmpDir) // without secrets when scrubbing (scrubenv.go)
 	// Ctrl-C reaches the interpreter through the terminal's process group;
 	// the privileged side outlives it and forwards termination (Notify
 	// below, once the stage is starting: it costs ~0.2 ms, a thread).
