@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/guardsh/guardsh/guardsh"
+	"github.com/guardsh/guardsh/sandbox"
 )
 
 // Secret-free environments (issue 9, part 3): with [env] scrub_secrets =
@@ -50,7 +51,7 @@ func scrubEnvFlag(inv *invocation) bool {
 // flags, and inherits the list of names already removed.
 func scrubSessionEnv(inv *invocation) {
 	loadedConfig.Lock()
-	cfg := loadedConfig.cfg
+	cfg, home := loadedConfig.cfg, loadedConfig.home
 	loadedConfig.Unlock()
 	var ec *guardsh.EnvConfig
 	if cfg != nil {
@@ -60,6 +61,12 @@ func scrubSessionEnv(inv *invocation) {
 		return
 	}
 	sessionEnv, envScrubbed = ec.ScrubSession(os.Environ())
+	// A human starting an interactive session is told once (by the
+	// privileged side); -c and scripts print nothing: agents parse stderr.
+	if _, confined := os.LookupEnv(sandbox.EnvRun); inv.Interactive && !confined && len(envScrubbed) > 0 {
+		fmt.Fprintf(os.Stderr, "guardsh: secret-looking variables removed from this session: %s (keep one with [env] keep = [...] in %s)\n",
+			strings.Join(envScrubbed, ", "), guardsh.UserConfigPath(home, os.Getenv))
+	}
 }
 
 // doctorEnv is the secret-free environment part of guardsh --doctor: the
