@@ -6,6 +6,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/guardsh/guardsh/guardsh"
+	"github.com/guardsh/guardsh/sandbox"
 )
 
 // procScan prints "LEAK <file>" for every /proc/<pid>/environ readable
@@ -90,5 +93,17 @@ func TestScrubEnvEscalated(t *testing.T) {
 				t.Errorf("a value in the audit log")
 			}
 		})
+	}
+}
+
+// TestScrubKeepsSandboxHandOver: the variables the sandbox hands the
+// confined interpreter are never scrubbed, even by a pattern matching
+// everything.
+func TestScrubKeepsSandboxHandOver(t *testing.T) {
+	ec := &guardsh.EnvConfig{Extra: []string{"*"}}
+	for _, n := range []string{sandbox.EnvRun, sandbox.EnvBrokerFD, sandbox.EnvFiles, guardsh.EnvScrubbedVar, "GUARDSH_MODE", "GUARDSH_CONFIG", "PATH", "HOME", "TERM"} {
+		if why := ec.Why(n, "3"); why != "" {
+			t.Errorf("%s would be removed (%s)", n, why)
+		}
 	}
 }
