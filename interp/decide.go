@@ -103,13 +103,12 @@ type pureEntry struct {
 	ok bool
 }
 
-func (g *Runner) pureKey() pureKey {
+// pureKeyLocked is what the policy's verdicts depend on now; the caller
+// holds sessionMu.
+func (g *Runner) pureKeyLocked() pureKey {
 	p := g.policy
-	sessionMu.RLock()
-	k := pureKey{policy: p, mode: p.Mode, rules: first(p.Rules), nRules: len(p.Rules),
+	return pureKey{policy: p, mode: p.Mode, rules: first(p.Rules), nRules: len(p.Rules),
 		session: first(p.Session), nSess: len(p.Session)}
-	sessionMu.RUnlock()
-	return k
 }
 
 // pureVerdict is Policy.PureVerdict(name), cached. ok is false also when a
@@ -117,22 +116,27 @@ func (g *Runner) pureKey() pureKey {
 // give it rights), and for names mvdan does not run as builtins (they may
 // reach the exec handler, which writes their exit records).
 func (g *Runner) pureVerdict(name string) (guardsh.Verdict, bool) {
-	k := g.pureKey()
+	if !interp.IsBuiltin(name) {
+		return guardsh.Verdict{}, false // and the cache holds builtins' names only: a few dozen
+	}
+	sessionMu.RLock()
+	k := g.pureKeyLocked()
+	sessionMu.RUnlock()
 	snap := g.pure.v.Load()
 	if snap != nil && snap.key == k {
 		if e, hit := snap.names[name]; hit {
 			return e.v, e.ok
 		}
 	}
+	// The entry and its key from the same moment.
 	var e pureEntry
-	if interp.IsBuiltin(name) {
-		sessionMu.RLock()
-		e.v, e.ok = g.policy.PureVerdict(name)
-		if e.ok && (hasRuleID(g.policy.Rules, e.v.Rule) || hasRuleID(g.policy.Session, e.v.Rule)) {
-			e.ok = false
-		}
-		sessionMu.RUnlock()
+	sessionMu.RLock()
+	k = g.pureKeyLocked()
+	e.v, e.ok = g.policy.PureVerdict(name)
+	if e.ok && (hasRuleID(g.policy.Rules, e.v.Rule) || hasRuleID(g.policy.Session, e.v.Rule)) {
+		e.ok = false
 	}
+	sessionMu.RUnlock()
 	next := &pureSnap{key: k, names: map[string]pureEntry{name: e}}
 	if snap != nil && snap.key == k {
 		for n, old := range snap.names {
