@@ -916,6 +916,7 @@ func (ck *checker) command(s *syntax.Stmt, in source) {
 	case *syntax.DeclClause:
 		ck.assigns(x.Args, true)
 		ck.guardshAssigns(s, x, x.Args)
+		ck.strictExports(s, x)
 	case *syntax.TimeClause:
 		ck.stmt(x.Stmt, in)
 	case *syntax.CoprocClause:

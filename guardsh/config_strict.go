@@ -18,6 +18,7 @@ import (
 //	name = "grep"                        # or "git status": a command plus subcommand words
 //	flags = ["-n", "-i", "-r", "-l"]     # flags without a value, short and long
 //	value_flags = ["-e", "--max-count"]  # flags that take a value; any other is refused
+//	path_flags = ["-o", "--output"]      # flags whose value is a path inside the project
 //	paths = true                         # positional arguments are paths inside the project (default)
 //	max_args = 2                         # at most this many positional arguments (default: any)
 //
@@ -35,6 +36,7 @@ type fileStrictCommand struct {
 	Name       string   `toml:"name"`
 	Flags      []string `toml:"flags"`
 	ValueFlags []string `toml:"value_flags"`
+	PathFlags  []string `toml:"path_flags"`
 	Paths      *bool    `toml:"paths"`
 	MaxArgs    *int     `toml:"max_args"`
 }
@@ -106,18 +108,20 @@ func (c *Config) applyStrict(file, src string, f *fileStrict, home string, proje
 		for _, list := range []struct {
 			key   string
 			flags []string
-		}{{"flags", fc.Flags}, {"value_flags", fc.ValueFlags}} {
+		}{{"flags", fc.Flags}, {"value_flags", fc.ValueFlags}, {"path_flags", fc.PathFlags}} {
 			for _, fl := range list.flags {
 				switch {
 				case len(fl) < 2 || fl[0] != '-' || fl == "--" || strings.ContainsAny(fl, "= \t"):
 					return bad(list.key, "%q is not a flag (write \"-n\" or \"--count\", without a value)", fl)
+				case seen[fl] == "value_flags" && list.key == "path_flags":
+					// a path flag is a value flag: listing it in both is fine
 				case seen[fl] != "":
 					return bad(list.key, "%q is listed twice (in %s and %s)", fl, seen[fl], list.key)
 				}
 				seen[fl] = list.key
 			}
 		}
-		e := StrictEntry{Words: words, Flags: fc.Flags, ValueFlags: fc.ValueFlags, Paths: true, MaxArgs: -1}
+		e := StrictEntry{Words: words, Flags: fc.Flags, ValueFlags: fc.ValueFlags, PathFlags: fc.PathFlags, Paths: true, MaxArgs: -1}
 		if fc.Paths != nil {
 			e.Paths = *fc.Paths
 		}

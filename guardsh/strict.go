@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+
+	"mvdan.cc/sh/v3/syntax"
 )
 
 // The strict profile (--mode strict): for unattended runs on untrusted
@@ -32,6 +34,7 @@ const (
 	idStrictDynamic  = "strict.dynamic"
 	idStrictInput    = "strict.input"
 	idStrictEnv      = "strict.env"
+	idStrictArg      = "strict.argument"
 )
 
 // strictAskNote ends the reason of an ask that strict mode turned into a
@@ -51,6 +54,11 @@ type StrictEntry struct {
 	// ValueFlags take a value, as the next word or joined ("-e X", "-eX",
 	// "--max-count=5", "-count=1"). Any flag not listed is refused.
 	ValueFlags []string `json:"value_flags,omitempty"`
+	// PathFlags take a value that names a file or directory (go test
+	// -coverprofile, sort -o): the value, in every form ("-o F", "-oF",
+	// "--output=F", "-coverprofile=F"), must resolve inside the project
+	// as a path argument does. They need not be listed in ValueFlags.
+	PathFlags []string `json:"path_flags,omitempty"`
 	// Paths says that every positional argument is a path that must
 	// resolve inside the project. Without it only positional arguments
 	// that look like paths (absolute, ~, ./, ../ or with a .. component)
@@ -237,6 +245,9 @@ func (p *Policy) strictCheck(c *Command, args []string, fromInput bool) (Verdict
 			return v, true
 		}
 		name = path.Base(name)
+		// the checks below know the program by its name (unwrap sees
+		// env in /usr/bin/env sh x.sh)
+		args = append([]string{name}, args[1:]...)
 	}
 	if strictBuiltins[name] {
 		return p.strictBuiltin(c, name, args)
@@ -330,9 +341,26 @@ func strictEntryCheck(c *Command, e *StrictEntry, args []string) (Verdict, bool)
 		}
 		return strictRefusal(id, reason, hint), true
 	}
+	// what the entry's command-specific checks look at (strictArgs)
+	var used, pos []string
+	// value checks the value v of flag f: a path flag's must lie inside
+	// the project
+	value := func(f, v string) (Verdict, bool) {
+		used = append(used, f)
+		if !e.isPathFlag(f) {
+			return Verdict{}, false
+		}
+		if vv, bad := strictPathArg(c, v); bad {
+			vv.Reason = strings.Join(e.Words, " ") + " " + f + ": " + vv.Reason
+			vv.Hint = form + "; " + vv.Hint
+			return vv, true
+		}
+		return Verdict{}, false
+	}
 	for i := 0; i < len(rest); i++ {
 		a := rest[i]
 		if endOpts || a == "-" || !strings.HasPrefix(a, "-") {
+			pos = append(pos, a)
 			nPos++
 			if e.MaxArgs >= 0 && nPos > e.MaxArgs {
 				return refuse(idStrictFlag, fmt.Sprintf("%s takes at most %d arguments", strings.Join(e.Words, " "), e.MaxArgs), "", false)
@@ -361,12 +389,18 @@ func strictEntryCheck(c *Command, e *StrictEntry, args []string) (Verdict, bool)
 				if hasVal {
 					return refuse(idStrictValue, fmt.Sprintf("%s %s is listed without a value but was given one (%s)", cmd, name, a), name, true)
 				}
+				used = append(used, name)
 			case e.hasValueFlag(name):
+				_, v, _ := strings.Cut(a, "=")
 				if !hasVal {
 					if i+1 >= len(rest) {
 						return refuse(idStrictValue, fmt.Sprintf("%s %s needs a value", cmd, name), "", false)
 					}
 					i++
+					v = rest[i]
+				}
+				if vv, bad := value(name, v); bad {
+					return vv, true
 				}
 			case hasVal:
 				return refuse(idStrictValue, fmt.Sprintf("%s: the flag %s takes a value (%s) and is not listed: a value flag changes what its argument means", cmd, name, a), name, true)
@@ -378,6 +412,7 @@ func strictEntryCheck(c *Command, e *StrictEntry, args []string) (Verdict, bool)
 		// A single dash: a listed word as a whole (-name, -count=1), else
 		// bundled short flags letter by letter.
 		if e.hasFlag(a) || e.hasFlag("-#") && allDigits(a[1:]) {
+			used = append(used, a)
 			continue
 		}
 		if e.hasValueFlag(a) {
@@ -385,9 +420,15 @@ func strictEntryCheck(c *Command, e *StrictEntry, args []string) (Verdict, bool)
 				return refuse(idStrictValue, fmt.Sprintf("%s %s needs a value", cmd, a), "", false)
 			}
 			i++
+			if vv, bad := value(a, rest[i]); bad {
+				return vv, true
+			}
 			continue
 		}
 		if k := strings.IndexByte(a, '='); k > 1 && e.hasValueFlag(a[:k]) {
+			if vv, bad := value(a[:k], a[k+1:]); bad {
+				return vv, true
+			}
 			continue
 		}
 		if e.singleDashWords() {
@@ -401,14 +442,20 @@ func strictEntryCheck(c *Command, e *StrictEntry, args []string) (Verdict, bool)
 		for k := 1; k < len(a); k++ {
 			f := "-" + a[k:k+1]
 			if e.hasFlag(f) {
+				used = append(used, f)
 				continue
 			}
 			if e.hasValueFlag(f) {
+				v := a[k+1:]
 				if k+1 == len(a) {
 					if i+1 >= len(rest) {
 						return refuse(idStrictValue, fmt.Sprintf("%s %s needs a value", cmd, f), "", false)
 					}
 					i++
+					v = rest[i]
+				}
+				if vv, bad := value(f, v); bad {
+					return vv, true
 				}
 				break
 			}
@@ -420,6 +467,12 @@ func strictEntryCheck(c *Command, e *StrictEntry, args []string) (Verdict, bool)
 				return refuse(idStrictValue, fmt.Sprintf("%s: the flag %s%s is not listed; what follows it may be its value, which changes what the argument means", cmd, f, in), f, true)
 			}
 			return refuse(idStrictFlag, fmt.Sprintf("%s: the flag %s%s is not listed (a flag that is not listed may take a value and change what the next argument means)", cmd, f, in), f, false)
+		}
+	}
+	if check := strictArgChecks[e.Words[0]]; check != nil {
+		if v, bad := check(c, used, pos); bad {
+			v.Hint = form + "; " + v.Hint
+			return v, true
 		}
 	}
 	return Verdict{}, false
@@ -817,7 +870,7 @@ func shQuote(s string) string {
 // singleDashWords reports whether the entry names flags like -name or
 // -run: its single-dash words are whole flags, not bundled letters.
 func (e *StrictEntry) singleDashWords() bool {
-	for _, l := range [2][]string{e.Flags, e.ValueFlags} {
+	for _, l := range [3][]string{e.Flags, e.ValueFlags, e.PathFlags} {
 		for _, f := range l {
 			if len(f) > 2 && f[0] == '-' && f[1] != '-' {
 				return true
@@ -827,8 +880,11 @@ func (e *StrictEntry) singleDashWords() bool {
 	return false
 }
 
-func (e *StrictEntry) hasFlag(f string) bool      { return slices.Contains(e.Flags, f) }
-func (e *StrictEntry) hasValueFlag(f string) bool { return slices.Contains(e.ValueFlags, f) }
+func (e *StrictEntry) hasFlag(f string) bool { return slices.Contains(e.Flags, f) }
+func (e *StrictEntry) hasValueFlag(f string) bool {
+	return slices.Contains(e.ValueFlags, f) || slices.Contains(e.PathFlags, f)
+}
+func (e *StrictEntry) isPathFlag(f string) bool { return slices.Contains(e.PathFlags, f) }
 
 // form shows the entry's allowed form: "grep [-n -i] [-e VALUE] PATHS...".
 func (e *StrictEntry) form() string {
@@ -853,12 +909,21 @@ func (e *StrictEntry) form() string {
 	case len(e.Flags) > 0:
 		b.WriteString(" [" + strings.Join(e.Flags, " ") + "]")
 	}
-	if len(e.ValueFlags) > 3 {
-		b.WriteString(" [" + strings.Join(e.ValueFlags, "|") + " VALUE]")
+	var vals []string
+	for _, f := range e.ValueFlags {
+		if !e.isPathFlag(f) {
+			vals = append(vals, f)
+		}
+	}
+	if len(vals) > 3 {
+		b.WriteString(" [" + strings.Join(vals, "|") + " VALUE]")
 	} else {
-		for _, f := range e.ValueFlags {
+		for _, f := range vals {
 			b.WriteString(" [" + f + " VALUE]")
 		}
+	}
+	for _, f := range e.PathFlags {
+		b.WriteString(" [" + f + " PATH]")
 	}
 	arg := "ARGS"
 	if e.Paths {
@@ -902,4 +967,41 @@ func entrySnippet(words []string, flag string, value bool) string {
 
 func allDigits(s string) bool {
 	return s != "" && strings.Trim(s, "0123456789") == ""
+}
+
+// strictExports notes, in the checker, what the runner does with export
+// and declare -x of a variable strict mode does not let scripts set: the
+// script may set it, but the programs it runs get the variable's value
+// from the session start (or none). The verdict stays allow, as at run
+// time; the note (rule strict.env) says so before the script runs.
+func (ck *checker) strictExports(s *syntax.Stmt, x *syntax.DeclClause) {
+	if ck.p.Mode != ModeStrict {
+		return
+	}
+	exported := x.Variant != nil && x.Variant.Value == "export"
+	var names []string
+	for _, a := range x.Args {
+		if a.Name == nil {
+			if a.Value == nil {
+				continue
+			}
+			if w := a.Value.Lit(); strings.HasPrefix(w, "-") && strings.Contains(w, "x") {
+				exported = true
+			}
+			continue
+		}
+		if n := a.Name.Value; !ck.p.StrictEnvAllowed(n) && !slices.Contains(names, n) {
+			names = append(names, n)
+		}
+	}
+	if !exported || len(names) == 0 {
+		return
+	}
+	pos := s.Pos()
+	list := strings.Join(names, ", ")
+	ck.record(CommandVerdict{Source: ck.text(x), Args: append([]string{x.Variant.Value}, names...), Line: pos.Line(), Col: pos.Col(), Verdict: Verdict{
+		Decision: Allow, Rule: idStrictEnv,
+		Reason: fmt.Sprintf("strict mode: %s is not passed to the programs this script runs, which get its value from the session start (or none): variables like LD_PRELOAD, GIT_*, PAGER, HOME or GOFLAGS make programs run other code", list),
+		Hint:   fmt.Sprintf("the shell itself sees the value; if programs need it, a human adds it to the user config: [strict] env = [%q]", names[0]),
+	}})
 }

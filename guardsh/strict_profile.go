@@ -12,12 +12,15 @@ import (
 // tree or follow every symlink in it (find -L, grep -R, diff -r), that
 // take optional values (--color=WHEN, git status -u), that read a list of
 // files (sha256sum -c), that run or delete things (find -exec/-delete),
-// that write (sort -o, go build -o), and go's -exec/-toolexec. Shells and
+// that write (sort -o, go build -o), and go's -exec/-toolexec. What the
+// listed commands can still do beyond their paths is checked in
+// strict_args.go (jq modules, date setting the clock, diff of directories). Shells and
 // the wrappers command/env/nice/timeout/nohup/time are handled apart (see
 // strictCheck).
 
 // strictDefs are the lines of the built-in profile: "words | flags |
-// value flags", flags separated by spaces. Words ending in "!" take no
+// value flags", flags separated by spaces; a value flag written FLAG=PATH
+// takes a path, which must lie inside the project (StrictEntry.PathFlags). Words ending in "!" take no
 // positional arguments; words ending in "?ARGS" take positional arguments
 // that are not paths.
 var strictDefs = []string{
@@ -33,7 +36,7 @@ var strictDefs = []string{
 	"uniq | -c -d -u -i --count --repeated --unique --ignore-case | -f -s -w",
 	"cut | -s --complement --only-delimited | -d -f -c -b --delimiter --fields --characters --bytes",
 	"tr?ARGS | -d -s -c -C --delete --squeeze-repeats --complement |",
-	"diff | -u -N -q -w -b -B -i -a -s --unified --new-file --brief --ignore-all-space --ignore-space-change --ignore-blank-lines --ignore-case --text | -U",
+	"diff | -u -N -q -w -b -B -i -a -s --no-dereference --unified --new-file --brief --ignore-all-space --ignore-space-change --ignore-blank-lines --ignore-case --text | -U",
 	"cmp | -s -l -b --silent --quiet --verbose |",
 	"comm | -1 -2 -3 |",
 	"stat | -L -t --dereference --terse | -c --format --printf",
@@ -42,7 +45,7 @@ var strictDefs = []string{
 	"nl | | -b -w -s",
 	"basename | -a -z --multiple --zero | -s --suffix",
 	"dirname | -z --zero |",
-	"realpath | -e -m -s -q --canonicalize-existing --canonicalize-missing --no-symlinks --quiet | --relative-to",
+	"realpath | -e -m -s -q --canonicalize-existing --canonicalize-missing --no-symlinks --quiet | --relative-to=PATH",
 	"readlink | -f -e -m -n --canonicalize --canonicalize-existing |",
 	"md5sum | -b -t |",
 	"sha1sum | -b -t |",
@@ -63,7 +66,7 @@ var strictDefs = []string{
 	"git ls-files | -c -m -o -d -s -z --cached --modified --others --deleted --stage --exclude-standard --full-name | -x --exclude",
 	"git blame | -l -s -w -e -n -f -p --porcelain --line-porcelain --show-email --show-name --show-number | -L",
 	"git describe | --tags --always --long --all | --match --exclude",
-	"go test | -v -short -race -cover -failfast -json -count=1 -benchmem | -run -skip -count -timeout -bench -benchtime -cpu -p -parallel -tags -coverprofile -covermode -shuffle -fuzz -fuzztime",
+	"go test | -v -short -race -cover -failfast -json -count=1 -benchmem | -run -skip -count -timeout -bench -benchtime -cpu -p -parallel -tags -coverprofile=PATH -covermode -shuffle -fuzz -fuzztime",
 	"go build | -v -race -trimpath | -tags -p",
 	"go vet | -v -json | -tags",
 	"go list | -m -json -deps -test -e | -f -tags",
@@ -93,7 +96,13 @@ var defaultProfile = sync.OnceValue(func() map[string][]StrictEntry {
 		e.Words = strings.Fields(words)
 		e.Flags = strings.Fields(parts[1])
 		if len(parts) > 2 {
-			e.ValueFlags = strings.Fields(parts[2])
+			for _, f := range strings.Fields(parts[2]) {
+				if p, ok := strings.CutSuffix(f, "=PATH"); ok {
+					e.PathFlags = append(e.PathFlags, p)
+					continue
+				}
+				e.ValueFlags = append(e.ValueFlags, f)
+			}
 		}
 		m[e.Words[0]] = append(m[e.Words[0]], e)
 	}

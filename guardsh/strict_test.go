@@ -460,3 +460,190 @@ func BenchmarkStrictClassify(b *testing.B) {
 		})
 	}
 }
+
+// TestStrictBeyondPaths: what a listed command can do beyond its path
+// arguments. jq's import/include read files the path check never sees,
+// date with an operand sets the clock, diff of directories follows the
+// symlinks in them, value flags name files (-coverprofile=/x, -o/x),
+// grep -R, diff -r and md5sum -c follow links or read file lists.
+func TestStrictBeyondPaths(t *testing.T) {
+	root := t.TempDir()
+	proj, outside, home := filepath.Join(root, "proj"), filepath.Join(root, "outside"), filepath.Join(root, "home")
+	for _, d := range []string{proj, outside, home, filepath.Join(proj, "s1"), filepath.Join(proj, "s2"), filepath.Join(proj, "sub")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for name, body := range map[string]string{"app.js": "x\n", "s2/f": "other\n", "outside/data.json": `[{"k":"SECRET"}]`, "outside/secret.txt": "SECRET\n"} {
+		dir := proj
+		if strings.HasPrefix(name, "outside/") {
+			dir = root
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for link, target := range map[string]string{"linked": outside, "s1/f": filepath.Join(outside, "secret.txt")} {
+		if err := os.Symlink(target, filepath.Join(proj, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfgFile := filepath.Join(home, "config.toml")
+	const conf = `
+[[strict.command]]
+name = "sort"
+flags = ["-n"]
+path_flags = ["-o", "--output"]
+
+[[strict.command]]
+name = "jq"
+flags = ["-n"]
+value_flags = ["-f", "-L", "--from-file"]
+
+[[strict.command]]
+name = "go test"
+value_flags = ["-run"]
+path_flags = ["-coverprofile", "-o"]
+`
+	if err := os.WriteFile(cfgFile, []byte(conf), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := LoadConfig(home, proj, func(k string) string {
+		if k == "GUARDSH_CONFIG" {
+			return cfgFile
+		}
+		return ""
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	configured := cfg.Policy(ModeStrict)
+	builtin := NewPolicy(ModeStrict)
+	env := CheckEnv{Dir: proj, Project: proj, Home: home}
+	tests := []struct {
+		src  string
+		conf bool
+		rule string // "" means allowed
+		msg  string
+	}{
+		// S5: jq modules
+		{src: `jq -n 'import "../outside/data" as $d; $d'`, rule: idStrictArg, msg: "import"},
+		{src: `jq -nc 'import "linked/data" as $d; $d'`, rule: idStrictArg},
+		{src: `jq -n 'include "x"; 1'`, rule: idStrictArg, msg: "include"},
+		{src: `jq -n 'include"x"; 1'`, rule: idStrictArg},
+		{src: "jq -n 'import # c\n \"x\" as $d; $d'", rule: idStrictArg},
+		{src: `jq -n '"x" | modulemeta'`, rule: idStrictArg},
+		{src: `jq -n '"\(import "x" as $d; $d)"'`, rule: idStrictArg},
+		{src: `bash -c "jq -n 'import \"../outside/data\" as \$d; \$d'"`, rule: idStrictArg},
+		{src: `jq '.import, .include' app.js`},
+		{src: `jq -n '{"import": 1, "include": "x"} | .import'`},
+		{src: `jq -r '"import \"x\""' app.js`},
+		{src: `jq -n -f prog.jq`, conf: true, rule: idStrictArg, msg: "-f"},
+		{src: `jq -n -L linked '1'`, conf: true, rule: idStrictArg, msg: "-L"},
+		{src: `jq -n --from-file=prog.jq`, conf: true, rule: idStrictArg},
+		{src: `jq -n 1`, conf: true},
+		// date with an operand sets the clock
+		{src: "date 010100002030", rule: idStrictArg, msg: "clock"},
+		{src: "date -u -- 0101", rule: idStrictArg},
+		{src: "date +%s; date -u -d yesterday +%F; date"},
+		// diff of directories follows the symlinks in them
+		{src: "diff s1 s2", rule: idStrictArg, msg: "--no-dereference"},
+		{src: "diff -u app.js s1", rule: idStrictArg},
+		{src: "diff --no-dereference s1 s2; diff -u --no-dereference app.js s2"},
+		{src: "diff -u app.js s2/f"},
+		// S1, S2, S6: left out of the profile
+		{src: "grep -R SECRET .", rule: idStrictFlag, msg: "-R"},
+		{src: "grep -rR SECRET .", rule: idStrictFlag},
+		{src: "grep --dereference-recursive SECRET .", rule: idStrictFlag},
+		{src: "diff -r s1 s2", rule: idStrictFlag},
+		{src: "diff -rN s1 s2", rule: idStrictFlag},
+		{src: "diff --recursive --no-dereference s1 s2", rule: idStrictFlag},
+		{src: "md5sum -c l", rule: idStrictFlag},
+		{src: "sha256sum --check l", rule: idStrictFlag},
+		{src: "sha1sum -bc l", rule: idStrictFlag},
+		// S4: value flags that name files
+		{src: "go test -coverprofile=/tmp/x/cover.out ./...", rule: idStrictPath, msg: "-coverprofile"},
+		{src: "go test -coverprofile /tmp/x ./...", rule: idStrictPath},
+		{src: "go test -coverprofile=linked/c.out ./...", rule: idStrictPath},
+		{src: "go test -coverprofile=cover.out ./... && go test -coverprofile sub/c.out ./..."},
+		{src: "go test -o /tmp/x.test ./...", conf: true, rule: idStrictPath},
+		{src: "go test -o=../x.test ./...", conf: true, rule: idStrictPath},
+		{src: "go test -o x.test -run X ./...", conf: true},
+		{src: "realpath --relative-to=/etc app.js", rule: idStrictPath},
+		{src: "realpath --relative-to ../outside app.js", rule: idStrictPath},
+		{src: "realpath --relative-to=sub app.js"},
+		{src: "sort -o /tmp/x app.js", conf: true, rule: idStrictPath},
+		{src: "sort -o/tmp/x app.js", conf: true, rule: idStrictPath},
+		{src: "sort -no../x app.js", conf: true, rule: idStrictPath},
+		{src: "sort -no linked/x app.js", conf: true, rule: idStrictPath},
+		{src: "sort --output=/tmp/x app.js", conf: true, rule: idStrictPath},
+		{src: "sort --output /tmp/x app.js", conf: true, rule: idStrictPath},
+		{src: "sort -no out app.js; sort --output=sub/out -n app.js; sort -oout app.js", conf: true},
+		{src: "git --git-dir=/tmp/x status", rule: idStrictUnlisted},
+		{src: "git --work-tree /tmp status", rule: idStrictUnlisted},
+		// env named by its path: the same checks, the right reason
+		{src: "/usr/bin/env sh x.sh"},
+		{src: "/usr/bin/env", rule: idStrictUnlisted, msg: "prints the whole environment"},
+		{src: "/usr/bin/env LD_PRELOAD=./x.so ls", rule: idStrictEnv},
+		{src: "/usr/bin/env -S 'grep -f x' app.js", rule: idStrictFlag},
+	}
+	for _, tt := range tests {
+		p := builtin
+		if tt.conf {
+			p = configured
+		}
+		sv, _ := p.CheckScript(tt.src, env)
+		if tt.rule == "" {
+			if sv.Decision != Allow {
+				t.Errorf("%q (conf %v): %s, want allow", tt.src, tt.conf, sv.Message())
+			}
+			continue
+		}
+		msg := sv.Message()
+		if sv.Decision != Deny || !mentions(sv, tt.rule) {
+			t.Errorf("%q (conf %v): %s, want deny [%s]", tt.src, tt.conf, msg, tt.rule)
+		} else if tt.msg != "" && !strings.Contains(msg, tt.msg) {
+			t.Errorf("%q (conf %v): %s\nwant it to contain %q", tt.src, tt.conf, msg, tt.msg)
+		}
+	}
+}
+
+// TestStrictCheckExport: the checker notes, as the runner does, that an
+// exported variable strict mode does not let scripts set is not what the
+// programs get.
+func TestStrictCheckExport(t *testing.T) {
+	proj, home := strictTestProject(t)
+	env := CheckEnv{Dir: proj, Project: proj, Home: home}
+	for _, src := range []string{"export FOO=1; ls", "declare -x FOO=1; ls", "export LANG=C FOO=1; ls", "declare -rx FOO=1; ls"} {
+		sv, err := NewPolicy(ModeStrict).CheckScript(src, env)
+		if err != nil {
+			t.Fatal(err)
+		}
+		found := false
+		for _, cv := range sv.Commands {
+			if cv.Rule == idStrictEnv && strings.Contains(cv.Reason, "FOO") {
+				found = true
+				if strings.Contains(cv.Reason, "LANG") {
+					t.Errorf("%q: LANG flagged: %s", src, cv.Reason)
+				}
+			}
+		}
+		if !found || sv.Decision != Allow {
+			t.Errorf("%q: %s %+v, want allow with a [%s] note on FOO", src, sv.Decision, sv.Commands, idStrictEnv)
+		}
+	}
+	for _, src := range []string{"export LANG=C; ls", "FOO=1; ls", "declare FOO=1; ls", "local FOO=1"} {
+		sv, _ := NewPolicy(ModeStrict).CheckScript(src, env)
+		for _, cv := range sv.Commands {
+			if cv.Rule == idStrictEnv {
+				t.Errorf("%q: flagged %s", src, cv.Reason)
+			}
+		}
+	}
+	sv, _ := NewPolicy(ModeAuto).CheckScript("export FOO=1; ls", env)
+	for _, cv := range sv.Commands {
+		if cv.Rule == idStrictEnv {
+			t.Errorf("auto mode: flagged %s", cv.Reason)
+		}
+	}
+}
