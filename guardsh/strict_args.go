@@ -140,7 +140,7 @@ func strictDiff(c *Command, used, pos []string) (Verdict, bool) {
 		}
 		r := resolveUnder(c, strictJoin(c, a))
 		if fi, err := os.Stat(r); err == nil && fi.IsDir() {
-			return strictRefusal(idStrictArg, "diff "+a+": "+a+" is a directory, and diff follows the symlinks in it, which may lead out of the project",
+			return strictRefusal(idStrictArg, "diff: "+a+" is a directory, and diff follows the symlinks in it, which may lead out of the project",
 				"compare the links themselves: diff --no-dereference "+strings.Join(pos, " ")), true
 		}
 	}
