@@ -145,6 +145,7 @@ func buildCatalogue() map[string]BuiltinRule {
 		idStrictWord:            {Decision: Deny, Reason: "strict mode: one word holds what were plainly meant as several arguments", Hint: "pass arguments as separate words, e.g. grep -n 'foo$' app.js"},
 		idStrictDynamic:         {Decision: Deny, Reason: "strict mode: a word is only known at run time", Hint: "write it literally; at run time the expanded command is decided again"},
 		idStrictInput:           {Decision: Deny, Reason: "strict mode: arguments read from standard input (xargs, parallel) cannot be checked", Hint: "pass the arguments literally"},
+		idStrictArg:             {Decision: Deny, Reason: "strict mode: an argument makes a listed command read files no argument names or change the machine (jq import/include, date MMDDhhmm, diff of a directory following its symlinks)", Hint: "pass the files as arguments (jq -s '.[0] * .[1]' a.json b.json), print with date +FORMAT, diff --no-dereference for directories"},
 		idStrictEnv:             {Decision: Deny, Reason: "strict mode: a variable that makes programs run other code (LD_PRELOAD, GIT_*, PAGER, HOME ...) is set for a program", Hint: "run the command without it, or ask the human to add it to [strict] env"},
 		"sys.system-write":      {Decision: Ask, Reason: "changes system state (users, packages, kernel modules, firewall)", Hint: "a human must approve this"},
 		"container.destructive": {Decision: Ask, Reason: "removes containers, images or volumes", Hint: "a human must approve this"},

@@ -400,6 +400,7 @@ func init() {
 		catTest{id: idStrictWord, mode: ModeStrict, match: []string{`grep "-n x" y`}, notMatch: []string{`grep -n "x y" z`}},
 		catTest{id: idStrictDynamic, mode: ModeStrict, match: []string{`grep "$1" y`}, notMatch: []string{`grep x y`}},
 		catTest{id: idStrictInput, mode: ModeStrict, match: []string{`xargs grep x`}, notMatch: []string{`grep x y`}},
+		catTest{id: idStrictArg, mode: ModeStrict, match: []string{`jq -n 'import "x" as $d; $d'`, "date 0101"}, notMatch: []string{"jq .import x.json", "date +%s"}},
 		catTest{id: idStrictEnv, mode: ModeStrict, match: []string{`env LD_PRELOAD=x ls`, "set -a"}, notMatch: []string{`env LANG=C ls`}},
 	)
 }
@@ -420,7 +421,7 @@ func TestStrictProfileMarkdown(t *testing.T) {
 		t.Skip("set GUARDSH_STRICT_MD to write the strict profile table")
 	}
 	var b strings.Builder
-	b.WriteString("| command | flags | flags with a value | positional arguments |\n|---|---|---|---|\n")
+	b.WriteString("| command | flags | flags with a value | flags with a path inside the project | positional arguments |\n|---|---|---|---|---|\n")
 	code := func(l []string) string {
 		if len(l) == 0 {
 			return ""
@@ -435,7 +436,7 @@ func TestStrictProfileMarkdown(t *testing.T) {
 		case !e.Paths:
 			args = "any (path-like ones inside the project)"
 		}
-		b.WriteString("| `" + strings.Join(e.Words, " ") + "` | " + code(e.Flags) + " | " + code(e.ValueFlags) + " | " + args + " |\n")
+		b.WriteString("| `" + strings.Join(e.Words, " ") + "` | " + code(e.Flags) + " | " + code(e.ValueFlags) + " | " + code(e.PathFlags) + " | " + args + " |\n")
 	}
 	if err := os.WriteFile(out, []byte(b.String()), 0o644); err != nil {
 		t.Fatal(err)
