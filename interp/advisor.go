@@ -23,9 +23,9 @@ import (
 // Advisor rates commands (Config.Advisor): *advisor.Advisor in-process,
 // AdviseThrough in a confined interpreter.
 type Advisor interface {
-	// Rate returns the likelihood that c irreversibly destroys data, or
+	// Ask returns the likelihood that q irreversibly destroys data, or
 	// an error whose text says why there is no rating.
-	Rate(ctx context.Context, c guardsh.Command) (advisor.Rating, error)
+	Ask(ctx context.Context, q advisor.Request) (advisor.Rating, error)
 	// Threshold is the percentage from which a command is refused.
 	Threshold() int
 }
@@ -44,7 +44,11 @@ func (g *Runner) advise(ctx context.Context, c guardsh.Command, v guardsh.Verdic
 	if c.Function || lazyAudit(c, v, guardsh.Allow) {
 		return v, nil
 	}
-	r, err := g.cfg.Advisor.Rate(ctx, c)
+	q := advisor.Request{Command: c, Writes: writes(v)}
+	if hc, ok := handlerCtx(ctx); ok {
+		q.Statement = g.stmts.call(hc.Pos, c.Args[0])
+	}
+	r, err := g.cfg.Advisor.Ask(ctx, q)
 	if ctx.Err() != nil {
 		// Ctrl-C while the advisor thinks: the command does not run.
 		return guardsh.Verdict{Decision: guardsh.Deny, Rule: RuleAdvisorInterrupted,
@@ -71,10 +75,26 @@ func (g *Runner) advise(ctx context.Context, c guardsh.Command, v guardsh.Verdic
 	return v, a
 }
 
-// RatingAudit is the audit record's part for a rating.
+// writes reports whether a command the policy allowed with v writes or
+// deletes, or may: everything but a read-only command without written
+// paths. The cool-off after a timeout never skips those.
+func writes(v guardsh.Verdict) bool {
+	return v.Rule != ruleReadOnly || len(v.Effects.Writes) > 0
+}
+
+// ruleReadOnly is the policy's rule for commands that only read.
+const ruleReadOnly = "read.only"
+
+// RatingAudit is the audit record's part for a rating. A rating of a
+// shortened command (advisor.MaxCommandText) says so in front of the
+// model's reason.
 func RatingAudit(r advisor.Rating) *guardsh.AdvisorAudit {
 	p := r.Percent
-	return &guardsh.AdvisorAudit{Percent: &p, Reason: r.Reason, Model: r.Model, PromptTokens: r.PromptTokens,
+	reason := r.Reason
+	if r.Shortened {
+		reason = fmt.Sprintf("[command longer than %d bytes: the model saw it shortened in the middle] %s", advisor.MaxCommandText, reason)
+	}
+	return &guardsh.AdvisorAudit{Percent: &p, Reason: reason, Model: r.Model, PromptTokens: r.PromptTokens,
 		EvalTokens: r.EvalTokens, LatencyMS: float64(r.Latency.Microseconds()) / 1000, Cached: r.Cached}
 }
 
@@ -96,7 +116,7 @@ type brokerAdvisor struct {
 
 func (b *brokerAdvisor) Threshold() int { return b.threshold }
 
-func (b *brokerAdvisor) Rate(ctx context.Context, c guardsh.Command) (advisor.Rating, error) {
+func (b *brokerAdvisor) Ask(ctx context.Context, c advisor.Request) (advisor.Rating, error) {
 	key := advisor.Key(c)
 	b.mu.Lock()
 	r, ok := b.seen[key]
@@ -117,8 +137,9 @@ func (b *brokerAdvisor) Rate(ctx context.Context, c guardsh.Command) (advisor.Ra
 	return r, err
 }
 
-func (b *brokerAdvisor) rate(ctx context.Context, c guardsh.Command) (advisor.Rating, error) {
-	a, err := b.c.Advise(ctx, c.Args, c.Dir)
+func (b *brokerAdvisor) rate(ctx context.Context, c advisor.Request) (advisor.Rating, error) {
+	a, err := b.c.Advise(ctx, sandbox.AdviseRequest{Args: c.Args, Dir: c.Dir, Statement: c.Statement,
+		Truncates: c.Truncates, TruncSize: c.TruncSize, ReadOnly: !c.Writes})
 	switch {
 	case ctx.Err() != nil:
 		return advisor.Rating{}, ctx.Err()
@@ -128,27 +149,35 @@ func (b *brokerAdvisor) rate(ctx context.Context, c guardsh.Command) (advisor.Ra
 		return advisor.Rating{}, errors.New(a.Err)
 	}
 	return advisor.Rating{Percent: a.Percent, Reason: a.Reason, Model: a.Model, PromptTokens: a.PromptTokens,
-		EvalTokens: a.EvalTokens, Latency: time.Duration(a.LatencyMS * float64(time.Millisecond)), Cached: a.Cached}, nil
+		EvalTokens: a.EvalTokens, Latency: time.Duration(a.LatencyMS * float64(time.Millisecond)), Cached: a.Cached,
+		Shortened: a.Shortened}, nil
 }
 
 // BrokerAdvise answers the advise requests of a confined interpreter
 // (sandbox.Broker.Advise) with the privileged side's own advisor a (nil:
-// none configured). project and home complete the command.
-func BrokerAdvise(a Advisor, project, home string) func(args []string, dir string) sandbox.Advice {
-	return func(args []string, dir string) sandbox.Advice {
+// none configured). project and home complete the command. What the
+// interpreter sends (statement, truncated file, read-only) is its word:
+// see sandbox.AdviseRequest for why that is safe.
+func BrokerAdvise(a Advisor, project, home string) sandbox.AdviseFunc {
+	return func(q sandbox.AdviseRequest) sandbox.Advice {
 		if a == nil {
 			return sandbox.Advice{Err: "the privileged side has no advisor configured"}
 		}
-		if !filepath.IsAbs(dir) {
-			return sandbox.Advice{Err: fmt.Sprintf("bad working directory %q", dir)}
+		if !filepath.IsAbs(q.Dir) {
+			return sandbox.Advice{Err: fmt.Sprintf("bad working directory %q", q.Dir)}
 		}
-		c := guardsh.Command{Args: args, Dir: filepath.Clean(dir), Project: project, Home: home, Via: "broker"}
-		r, err := a.Rate(context.Background(), c)
+		if q.Truncates != "" && !filepath.IsAbs(q.Truncates) {
+			return sandbox.Advice{Err: fmt.Sprintf("bad truncated file %q", q.Truncates)}
+		}
+		c := advisor.Request{Command: guardsh.Command{Args: q.Args, Dir: filepath.Clean(q.Dir), Project: project, Home: home, Via: "broker"},
+			Statement: q.Statement, Truncates: q.Truncates, TruncSize: q.TruncSize, Writes: !q.ReadOnly}
+		r, err := a.Ask(context.Background(), c)
 		if err != nil {
 			return sandbox.Advice{Err: err.Error()}
 		}
 		return sandbox.Advice{Percent: r.Percent, Reason: r.Reason, Model: r.Model, PromptTokens: r.PromptTokens,
-			EvalTokens: r.EvalTokens, LatencyMS: float64(r.Latency.Microseconds()) / 1000, Cached: r.Cached}
+			EvalTokens: r.EvalTokens, LatencyMS: float64(r.Latency.Microseconds()) / 1000, Cached: r.Cached,
+			Shortened: r.Shortened}
 	}
 }
 
@@ -166,6 +195,6 @@ type unavailable struct {
 
 func (u unavailable) Threshold() int { return u.threshold }
 
-func (u unavailable) Rate(context.Context, guardsh.Command) (advisor.Rating, error) {
+func (u unavailable) Ask(context.Context, advisor.Request) (advisor.Rating, error) {
 	return advisor.Rating{}, errors.New(u.why)
 }

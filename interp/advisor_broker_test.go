@@ -100,14 +100,14 @@ func TestAdvisorThroughBrokerUnavailable(t *testing.T) {
 		t.Errorf("stderr = %q", s.stderr.String())
 	}
 	f := BrokerAdvise(nil, "/p", "/h")
-	if a := f([]string{"ls"}, "/p"); a.Err != "the privileged side has no advisor configured" {
+	if a := f(sandbox.AdviseRequest{Args: []string{"ls"}, Dir: "/p"}); a.Err != "the privileged side has no advisor configured" {
 		t.Errorf("nil advisor: %+v", a)
 	}
-	if a := f([]string{"ls"}, "rel"); a.Err == "" {
+	if a := f(sandbox.AdviseRequest{Args: []string{"ls"}, Dir: "rel"}); a.Err == "" {
 		t.Errorf("relative dir accepted")
 	}
 	u := UnavailableAdvisor("nested", 70)
-	if _, err := u.Rate(context.Background(), guardsh.Command{Args: []string{"ls"}}); err == nil || err.Error() != "nested" || u.Threshold() != 70 {
+	if _, err := u.Ask(context.Background(), advisor.Request{Command: guardsh.Command{Args: []string{"ls"}}}); err == nil || err.Error() != "nested" || u.Threshold() != 70 {
 		t.Errorf("UnavailableAdvisor: %v", err)
 	}
 }
@@ -129,20 +129,20 @@ func BenchmarkAdviseThroughBroker(b *testing.B) {
 	c := sandbox.NewClient(clientEnd)
 	defer c.Close()
 	a := AdviseThrough(c, 70)
-	cmd := guardsh.Command{Args: []string{"ls", "-la"}, Dir: "/p"}
-	if _, err := a.Rate(context.Background(), cmd); err != nil {
+	cmd := advisor.Request{Command: guardsh.Command{Args: []string{"ls", "-la"}, Dir: "/p"}}
+	if _, err := a.Ask(context.Background(), cmd); err != nil {
 		b.Fatal(err)
 	}
 	b.Run("exchange", func(b *testing.B) {
 		for b.Loop() {
-			if r, err := c.Advise(context.Background(), cmd.Args, cmd.Dir); err != nil || !r.Cached {
+			if r, err := c.Advise(context.Background(), sandbox.AdviseRequest{Args: cmd.Args, Dir: cmd.Dir}); err != nil || !r.Cached {
 				b.Fatal(r, err)
 			}
 		}
 	})
 	b.Run("repeat", func(b *testing.B) {
 		for b.Loop() {
-			if r, err := a.Rate(context.Background(), cmd); err != nil || !r.Cached {
+			if r, err := a.Ask(context.Background(), cmd); err != nil || !r.Cached {
 				b.Fatal(r, err)
 			}
 		}

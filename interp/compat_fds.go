@@ -183,6 +183,13 @@ func (g *Runner) fdBuiltin(ctx context.Context, hc interp.HandlerContext, args [
 	if !filepath.IsAbs(path) {
 		path = filepath.Join(hc.Dir, path)
 	}
+	if flag&os.O_TRUNC != 0 && g.cfg.Advisor != nil {
+		// truncating an existing file: the advisor rates it (advisor_source.go)
+		if err := g.adviseTruncate(ctx, word); err != nil {
+			fmt.Fprintln(hc.Stderr, err)
+			return 1
+		}
+	}
 	var f *os.File
 	if fsys := g.cfg.FS; fsys != nil {
 		rwc, err := fsys.Open(ctx, path, flag, 0o666)

@@ -16,6 +16,7 @@ import (
 //     kill %N and wait know it; $! itself reads the real PID.
 func (g *Runner) rewrite(f *syntax.File) bool {
 	g.sh.globs.note(f)
+	g.noteStatements(f) // for the advisor, when on (advisor_source.go)
 	changed := false
 	lastpipe := setsLastpipe(f)
 	syntax.Walk(f, func(n syntax.Node) bool {

@@ -109,6 +109,9 @@ type Runner struct {
 	lastLine atomic.Int64
 	// pure caches the policy's verdicts of pure builtins (decide.go).
 	pure pureCache
+	// stmts are the statements as written, for the advisor
+	// (advisor_source.go); empty when it is off.
+	stmts stmtSources
 }
 
 // deniedCmd replaces the argv of a refused command. It contains a NUL byte,
@@ -210,6 +213,13 @@ func (g *Runner) openHandler(open interp.OpenHandlerFunc) interp.OpenHandlerFunc
 				}
 			}
 			return nil, &os.PathError{Op: fmt.Sprintf("%s: line %s:", g.name, line), Path: n, Err: errors.New("Bad file descriptor")}
+		}
+		if flag&os.O_TRUNC != 0 && g.cfg.Advisor != nil {
+			// a redirection that may truncate an existing file: the
+			// advisor rates it (advisor_source.go)
+			if err := g.adviseTruncate(ctx, path); err != nil {
+				return nil, err
+			}
 		}
 		f, err := open(ctx, path, flag, perm)
 		var pe *os.PathError

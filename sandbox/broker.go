@@ -26,14 +26,44 @@ import (
 // stderr attached as SCM_RIGHTS.
 type Request struct {
 	// Kind is "" to run the command, KindAdvise to ask the privileged
-	// side's advisor for a rating of it (Args and Dir only, no files).
+	// side's advisor for a rating of it (no files; Args and Dir, and the
+	// AdviseRequest fields below).
 	Kind    string   `json:"kind,omitempty"`
 	Args    []string `json:"args"`
 	Dir     string   `json:"dir"`
 	Env     []string `json:"env"`
 	Network bool     `json:"network,omitempty"`
 	Writes  []string `json:"writes,omitempty"`
+
+	// For KindAdvise (AdviseRequest).
+	Statement string `json:"statement,omitempty"`
+	Truncates string `json:"truncates,omitempty"`
+	TruncSize int64  `json:"trunc_size,omitempty"`
+	ReadOnly  bool   `json:"read_only,omitempty"`
 }
+
+// AdviseRequest is what a confined interpreter asks the privileged side's
+// advisor about (advisor.Request): a command's argv and directory, the
+// statement it belongs to as written, or a file a redirection is about to
+// truncate.
+//
+// All of it is the interpreter's word, and the privileged side takes it
+// as such: the advisor can only turn an allow into a refusal, and the
+// interpreter enforces that refusal itself. An interpreter that lies here
+// (another statement, ReadOnly for a write, so that the cool-off after a
+// timeout skips it) gains nothing it could not get by not asking at all;
+// what confines it is the sandbox, which the advisor never widens.
+type AdviseRequest struct {
+	Args      []string
+	Dir       string
+	Statement string // the pipeline or list as written; "" unknown
+	Truncates string // an existing file a redirection truncates (absolute)
+	TruncSize int64  // its size in bytes
+	ReadOnly  bool   // the policy found the command read-only (the cool-off may skip it)
+}
+
+// AdviseFunc answers an advise request on the privileged side.
+type AdviseFunc func(AdviseRequest) Advice
 
 // Response is the broker's answer: the command's exit status, or why it
 // did not run (Status 126 then).
@@ -58,6 +88,7 @@ type Advice struct {
 	EvalTokens   int     `json:"eval_tokens,omitempty"`
 	LatencyMS    float64 `json:"latency_ms,omitempty"`
 	Cached       bool    `json:"cached,omitempty"`
+	Shortened    bool    `json:"shortened,omitempty"` // the model saw the command shortened (advisor.MaxCommandText)
 	Err          string  `json:"error,omitempty"`
 }
 
@@ -75,7 +106,7 @@ type Broker struct {
 	// the interpreter) when the request is refused.
 	Check func(Request) (Rights, error)
 	// Advise answers KindAdvise requests; nil: "no advisor" answers.
-	Advise func(args []string, dir string) Advice
+	Advise AdviseFunc
 	conn   *os.File
 }
 
@@ -117,11 +148,12 @@ func (b *Broker) Serve() error {
 }
 
 func (b *Broker) handle(req Request, files []*os.File) Response {
-	if req.Kind == KindAdvise && len(req.Args) > 0 && len(files) == 0 {
+	if req.Kind == KindAdvise && (len(req.Args) > 0 || req.Truncates != "") && len(files) == 0 {
 		if b.Advise == nil {
 			return Response{Status: 126, Advice: &Advice{Err: "the privileged side has no advisor configured"}}
 		}
-		a := b.Advise(req.Args, req.Dir)
+		a := b.Advise(AdviseRequest{Args: req.Args, Dir: req.Dir, Statement: req.Statement,
+			Truncates: req.Truncates, TruncSize: req.TruncSize, ReadOnly: req.ReadOnly})
 		return Response{Advice: &a}
 	}
 	if req.Kind != "" || len(req.Args) == 0 || len(files) != 3 {
@@ -264,11 +296,11 @@ func (c *Client) Run(req Request, stdin, stdout, stderr *os.File) (Response, err
 	return resp, nil
 }
 
-// Advise asks the privileged side's advisor to rate the command args run
-// in dir. When ctx ends first it returns ctx's error at once; the exchange
-// finishes in the background (its answer discarded), so the channel stays
-// in step for the next request.
-func (c *Client) Advise(ctx context.Context, args []string, dir string) (Advice, error) {
+// Advise asks the privileged side's advisor to rate q. When ctx ends first
+// it returns ctx's error at once; the exchange finishes in the background
+// (its answer discarded), so the channel stays in step for the next
+// request.
+func (c *Client) Advise(ctx context.Context, q AdviseRequest) (Advice, error) {
 	if err := ctx.Err(); err != nil {
 		return Advice{}, err
 	}
@@ -280,7 +312,9 @@ func (c *Client) Advise(ctx context.Context, args []string, dir string) (Advice,
 	go func() {
 		c.mu.Lock()
 		defer c.mu.Unlock()
-		if err := sendMsg(c.conn, Request{Kind: KindAdvise, Args: args, Dir: dir}, nil); err != nil {
+		req := Request{Kind: KindAdvise, Args: q.Args, Dir: q.Dir, Statement: q.Statement,
+			Truncates: q.Truncates, TruncSize: q.TruncSize, ReadOnly: q.ReadOnly}
+		if err := sendMsg(c.conn, req, nil); err != nil {
 			ch <- result{err: err}
 			return
 		}

@@ -25,7 +25,8 @@ func TestBrokerAdvise(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b.Advise = func(args []string, dir string) Advice {
+	b.Advise = func(q AdviseRequest) Advice {
+		args, dir := q.Args, q.Dir
 		calls.Add(1)
 		if args[0] == "slow" {
 			<-release
@@ -36,7 +37,7 @@ func TestBrokerAdvise(t *testing.T) {
 	go func() { done <- b.Serve() }()
 	c := NewClient(clientEnd)
 
-	a, err := c.Advise(context.Background(), []string{"rm", "-rf", "x"}, "/p")
+	a, err := c.Advise(context.Background(), AdviseRequest{Args: []string{"rm", "-rf", "x"}, Dir: "/p"})
 	if err != nil || a.Percent != 2 || a.Reason != "rm -rf x in /p" || a.Model != "m" || a.LatencyMS != 1.5 {
 		t.Fatalf("Advise = %+v, %v", a, err)
 	}
@@ -48,14 +49,14 @@ func TestBrokerAdvise(t *testing.T) {
 		}
 		cancel()
 	}()
-	if _, err := c.Advise(ctx, []string{"slow"}, "/p"); !errors.Is(err, context.Canceled) {
+	if _, err := c.Advise(ctx, AdviseRequest{Args: []string{"slow"}, Dir: "/p"}); !errors.Is(err, context.Canceled) {
 		t.Fatalf("cancelled Advise: %v", err)
 	}
-	if _, err := c.Advise(ctx, []string{"never-sent"}, "/p"); !errors.Is(err, context.Canceled) {
+	if _, err := c.Advise(ctx, AdviseRequest{Args: []string{"never-sent"}, Dir: "/p"}); !errors.Is(err, context.Canceled) {
 		t.Fatalf("Advise with a cancelled ctx: %v", err)
 	}
 	close(release)
-	a, err = c.Advise(context.Background(), []string{"dd", "of=/dev/sda"}, "/q")
+	a, err = c.Advise(context.Background(), AdviseRequest{Args: []string{"dd", "of=/dev/sda"}, Dir: "/q"})
 	if err != nil || a.Reason != "dd of=/dev/sda in /q" {
 		t.Fatalf("after a cancelled request: %+v, %v (channel out of step)", a, err)
 	}
@@ -85,11 +86,11 @@ func TestBrokerAdviseRefusals(t *testing.T) {
 	go b.Serve()
 	c := NewClient(clientEnd)
 	defer c.Close()
-	a, err := c.Advise(context.Background(), []string{"ls"}, "/")
+	a, err := c.Advise(context.Background(), AdviseRequest{Args: []string{"ls"}, Dir: "/"})
 	if err != nil || a.Err != "the privileged side has no advisor configured" {
 		t.Fatalf("no Advise: %+v, %v", a, err)
 	}
-	if _, err := c.Advise(context.Background(), nil, "/"); err == nil || !strings.Contains(err.Error(), "malformed") {
+	if _, err := c.Advise(context.Background(), AdviseRequest{Args: nil, Dir: "/"}); err == nil || !strings.Contains(err.Error(), "malformed") {
 		t.Fatalf("empty argv: %v", err)
 	}
 	// An unknown kind is not a run request.

@@ -34,7 +34,7 @@ func newAgentAdvisor(cfg *guardsh.Config, getenv func(string) string) interp.Adv
 }
 
 // agentBrokerAdvise answers the sandboxed session's advise requests.
-func agentBrokerAdvise(project, home string) func(args []string, dir string) sandbox.Advice {
+func agentBrokerAdvise(project, home string) sandbox.AdviseFunc {
 	if agentAdvisor == nil {
 		return nil
 	}

@@ -21,6 +21,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -48,6 +49,7 @@ type hookOptions struct {
 	mode    string // --mode; "" leaves it to hookMode
 	rewrite bool   // --rewrite: run allowed commands under guardsh
 	exe     string // guardsh binary named in rewritten commands
+	note    string // added to an allow's reason (the advisor's, hook_advisor.go)
 }
 
 const hookUsage = "usage: guardsh --hook claude|codex|gemini [--mode MODE] [--rewrite]"
@@ -93,6 +95,8 @@ func hookMain(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv f
 	if err != nil {
 		return hookFail(opts.agent, stdout, stderr, err.Error())
 	}
+	hookAdvise(context.Background(), opts, ev, &d, getenv, stderr) // hook_advisor.go
+	opts.note = d.note
 	hookAudit(opts, ev, d, getenv)
 	out := hookAnswer(opts, ev, d.v, d.mode)
 	if _, err := stdout.Write(out); err != nil {
@@ -307,6 +311,8 @@ type hookDecision struct {
 	mode          guardsh.Mode
 	cfg           *guardsh.Config
 	home, project string
+	advised       *guardsh.AdvisorAudit // the advisor's rating, or why none (hook_advisor.go)
+	note          string                // the advisor's word for an allow's reason
 }
 
 // hookVerdict is the static checker's verdict on the event's command, with
@@ -361,7 +367,7 @@ func hookAudit(opts hookOptions, ev hookEvent, d hookDecision, getenv func(strin
 	interp.NewAuditLog(f, session).Decide(&guardsh.AuditRecord{
 		Cwd: ev.Dir, Project: d.project, Argv: []string{ev.Command}, Via: "hook:" + opts.agent,
 		Mode: d.mode, Decision: v.Decision.String(), Rule: v.Rule, Reason: v.Reason,
-		Effects: v.Effects, Sandbox: runs,
+		Effects: v.Effects, Sandbox: runs, Advisor: d.advised,
 	})
 }
 
@@ -422,6 +428,9 @@ func hookAnswer(opts hookOptions, ev hookEvent, v guardsh.Verdict, mode guardsh.
 	reason := v.Message() // rule ID, reason and hint
 	if v.Decision == guardsh.Allow {
 		reason = fmt.Sprintf("guardsh: allowed [%s] (mode %s)", v.Rule, mode)
+		if opts.note != "" {
+			reason += "; " + opts.note
+		}
 	}
 	var ans any
 	switch opts.agent {

@@ -125,7 +125,7 @@ var sessionAdviseClient *sandbox.Client
 
 // privilegedAdvise answers the confined interpreter's advise requests on
 // the privileged side (sandbox.Broker.Advise; session.go sets it).
-var privilegedAdvise func(args []string, dir string) sandbox.Advice
+var privilegedAdvise sandbox.AdviseFunc
 
 // sessionAdvisor is the session's advisor (interp.Config.Advisor), nil when
 // the configuration leaves it off. A confined interpreter asks the
@@ -151,7 +151,7 @@ func sessionAdvisor() interp.Advisor {
 
 // brokerAdvise is the privileged side's answer to advise requests, with
 // its own advisor and cache; nil when its configuration leaves it off.
-func brokerAdvise(cfg *guardsh.Config, project, home string) func(args []string, dir string) sandbox.Advice {
+func brokerAdvise(cfg *guardsh.Config, project, home string) sandbox.AdviseFunc {
 	if cfg == nil || !cfg.Advisor.Enabled {
 		return nil
 	}

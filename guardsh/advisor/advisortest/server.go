@@ -105,6 +105,17 @@ func ArgvOf(req *api.ChatRequest) []string {
 	return nil
 }
 
+// UserText is the advisor's user message: the command, its statement as
+// written, what it truncates, where it runs.
+func UserText(req *api.ChatRequest) string {
+	for _, m := range req.Messages {
+		if m.Role == "user" {
+			return m.Content
+		}
+	}
+	return ""
+}
+
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	if r.URL.Path != "/api/chat" || r.Method != http.MethodPost {
 		w.Header().Set("Content-Type", "text/plain")
