@@ -3,6 +3,7 @@ package guardsh
 import (
 	"fmt"
 	"path"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -19,31 +20,117 @@ import (
 
 // DefaultSecretPatterns are the name patterns removed when scrubbing is on.
 // The first eight are issue 9's list; the rest cover other common ways
-// credentials are named. None of them matches PATH, HOME, TERM or
-// SSH_AUTH_SOCK (a socket path, not a secret; the sandbox already keeps
-// commands from connecting to it, and escalated git/ssh commands need it).
+// credentials are named. None of them matches PATH, HOME, TERM, the desktop
+// session's variables (DBUS_SESSION_BUS_ADDRESS, XDG_SESSION_*,
+// DESKTOP_SESSION, SESSION_MANAGER) or the variables that hold a path to
+// a file rather than a secret (SSH_AUTH_SOCK, KUBECONFIG, NETRC,
+// PGPASSFILE, GIT_ASKPASS, XAUTHORITY): removing them breaks tools and
+// hides nothing, since the file stays readable (deny reading it with a
+// rule). secretValue looks at the values.
 var DefaultSecretPatterns = []string{
 	"*_TOKEN", "*_SECRET", "*_KEY", "*PASSWORD*", "AWS_*", "GH_*", "OPENAI_API_KEY", "ANTHROPIC_API_KEY",
-	"*_TOKEN_*",          // GH_TOKEN_FILE, SLACK_TOKEN_PROD
-	"*SECRET*",           // SECRET_KEY_BASE, CLIENT_SECRET_ID
-	"*_API_KEY*",         // GOOGLE_API_KEY_ID
-	"*_APIKEY*",          // DD_APIKEY
-	"*_PASSWD", "*_PASS", // SMTP_PASSWD, DB_PASS
-	"*_PWD",               // MYSQL_PWD (not PWD, OLDPWD: no underscore before PWD)
-	"*PASSPHRASE*",        // GPG_PASSPHRASE
-	"*CREDENTIALS*",       // GOOGLE_APPLICATION_CREDENTIALS (a path: it says where the key file is)
-	"*_PRIVATE_KEY*",      // JWT_PRIVATE_KEY_PATH
-	"*_ACCESS_KEY*",       // MINIO_ACCESS_KEY_ID
-	"*_AUTH",              // NPM_CONFIG__AUTH
+	"*TOKEN",            // TOKEN, NPM_CONFIG__AUTHTOKEN, npm_config_//registry.npmjs.org/:_authToken
+	"*_TOKEN_*",         // GH_TOKEN_FILE, SLACK_TOKEN_PROD
+	"*SECRET*",          // SECRET_KEY_BASE, CLIENT_SECRET_ID
+	"*_API_KEY*",        // GOOGLE_API_KEY_ID
+	"*APIKEY*",          // APIKEY, DD_APIKEY
+	"*PASSWD", "*_PASS", // SMTP_PASSWD, PASSWD, DB_PASS
+	"PASS", "PGPASS",
+	"*_PWD",          // MYSQL_PWD (not PWD, OLDPWD: no underscore before PWD)
+	"*PASSPHRASE*",   // GPG_PASSPHRASE
+	"*CREDENTIAL*",   // GOOGLE_APPLICATION_CREDENTIALS (a path: it says where the key file is)
+	"*CREDS",         // CREDS, DB_CREDS
+	"*_PRIVATE_KEY*", // JWT_PRIVATE_KEY_PATH
+	"*_ACCESS_KEY*",  // MINIO_ACCESS_KEY_ID
+	"*_AUTH", "AUTH", // NPM_CONFIG__AUTH, npm_config_//host/:_auth
+	"*AUTH_HEADER*",   // AUTH_HEADER
+	"*AUTHORIZATION*", // HTTP_AUTHORIZATION
+	"*_AUTH_CONFIG",   // DOCKER_AUTH_CONFIG (registry passwords, base64)
+	"*BEARER*",        // BEARER
+	"*COOKIE*",        // COOKIE, SESSION_COOKIE
+	"*_PAT",           // GITHUB_PAT (a personal access token)
+	"*JWT", "*_JWT_*", // JWT, CI_JOB_JWT, CI_JOB_JWT_V2 (not JWT_ALGORITHM)
+	"*_SK",         // STRIPE_SK (a secret key)
+	"*_DSN", "DSN", // SENTRY_DSN (the key is the URL's user), DATABASE_DSN
+	"BW_SESSION",          // Bitwarden's unlocked vault
+	"OP_SESSION_*",        // 1Password's unlocked vault
 	"*CONNECTION_STRING*", // AZURE_STORAGE_CONNECTION_STRING
 	"*WEBHOOK*",           // SLACK_WEBHOOK_URL (the URL is the credential)
 }
 
-// urlPasswordPattern is the name under which the value rule is reported.
-const urlPasswordPattern = "(value: URL with a password)"
+// valueRule is one shape of secret value, removed whatever the variable's
+// name: a URL carrying credentials, or a token whose prefix says what it is.
+type valueRule struct {
+	what    string   // reported by Why as "(value: what)"
+	markers []string // the value is examined only when it holds one of them
+	re      func() *regexp.Regexp
+	// check, when set, must also accept the match's last group.
+	check func(string) bool
+}
 
-// urlPasswordRE finds a URL with a password in its user info.
-var urlPasswordRE = lazyRE(`[A-Za-z][A-Za-z0-9+.-]*://[^/@\s:]*:[^/@\s]+@`)
+// notWord is what may precede a token for it to be one: the start of the
+// value or a character that cannot be part of it.
+const notWord = `(?:^|[^A-Za-z0-9_-])`
+
+// valueRules are the shapes of secret values. Markers are case-sensitive
+// substrings, cheap to look for in every value; the regexp confirms a
+// marker's hit (so that "task-runner-..." is not an OpenAI key, nor
+// "Basic authentication" a credential).
+var valueRules = []valueRule{
+	{what: "URL with a password", markers: []string{"://"},
+		re: lazyRE(`[A-Za-z][A-Za-z0-9+.-]*://[^/@\s:]*:[^/@\s]+@`)},
+	// https://TOKEN@github.com/..., a Sentry DSN: over http(s) a user
+	// without a password is a token; ssh://git@host is a user name, kept
+	// unless it is token-long.
+	{what: "URL with a token as its user", markers: []string{"://"},
+		re: lazyRE(`(?i)(?:\b(?:https?|wss?)://[^/@\s:?#]+@|[A-Za-z][A-Za-z0-9+.-]*://[A-Za-z0-9_-]{20,}@)`)},
+	{what: "GitHub token", markers: []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"},
+		re: lazyRE(notWord + `(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,})`)},
+	{what: "GitLab token", markers: []string{"glpat-"}, re: lazyRE(notWord + `glpat-[A-Za-z0-9_-]{20,}`)},
+	{what: "Slack token", markers: []string{"xox"}, re: lazyRE(notWord + `xox[abprse]-[A-Za-z0-9-]{10,}`)},
+	{what: "API secret key (sk-...)", markers: []string{"sk-"}, re: lazyRE(notWord + `sk-[A-Za-z0-9_-]{20,}`)},
+	{what: "Stripe key", markers: []string{"k_live_", "k_test_"}, re: lazyRE(notWord + `[rs]k_(?:live|test)_[A-Za-z0-9]{16,}`)},
+	{what: "AWS access key id", markers: []string{"AKIA", "ASIA"}, re: lazyRE(`(?:^|[^A-Z0-9])(?:AKIA|ASIA)[A-Z0-9]{16}(?:[^A-Z0-9]|$)`)},
+	{what: "Authorization header", markers: []string{"uthorization", "UTHORIZATION"}, re: lazyRE(`(?i)authorization:\s*(?:[A-Za-z]+\s+)?\S{6,}`)},
+	// The whole value is one credential after the scheme, with a digit
+	// or a symbol in it: "Basic authentication" is prose.
+	{what: "Bearer/Basic credentials", markers: []string{"earer", "EARER", "asic", "ASIC"},
+		re:    lazyRE(`(?i)^\s*['"]?(?:bearer|basic)\s+([A-Za-z0-9._~+/-]{12,}=*)['"]?\s*$`),
+		check: func(tok string) bool { return strings.ContainsAny(tok, "0123456789+/=._~-") }},
+	{what: "JWT", markers: []string{"eyJ"}, re: lazyRE(`eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}`)},
+	{what: "npm token", markers: []string{"npm_"}, re: lazyRE(notWord + `npm_[A-Za-z0-9]{36}`)},
+	{what: "Hugging Face token", markers: []string{"hf_"}, re: lazyRE(notWord + `hf_[A-Za-z0-9]{30,}`)},
+	{what: "Google API key", markers: []string{"AIza"}, re: lazyRE(notWord + `AIza[0-9A-Za-z_-]{35}`)},
+	{what: "PyPI token", markers: []string{"pypi-"}, re: lazyRE(notWord + `pypi-AgE[A-Za-z0-9_-]{20,}`)},
+	{what: "private key", markers: []string{"PRIVATE KEY"}, re: lazyRE(`-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----`)},
+}
+
+// secretValue returns why value v is a secret whatever its variable's
+// name ("(value: GitHub token)"), "" when it does not look like one.
+func secretValue(v string) string {
+	if len(v) < 8 {
+		return ""
+	}
+	for i := range valueRules {
+		r := &valueRules[i]
+		hit := false
+		for _, m := range r.markers {
+			if strings.Contains(v, m) {
+				hit = true
+				break
+			}
+		}
+		if !hit {
+			continue
+		}
+		m := r.re().FindStringSubmatch(v)
+		if m == nil || r.check != nil && !r.check(m[len(m)-1]) {
+			continue
+		}
+		return "(value: " + r.what + ")"
+	}
+	return ""
+}
 
 // neverScrubbed reports whether the session needs name whatever the
 // patterns say: the search path, the home directory, the terminal type,
@@ -135,10 +222,7 @@ func (m *envMatcher) why(name, value string) string {
 			return m.extraSrc[i]
 		}
 	}
-	if strings.Contains(value, "://") && urlPasswordRE().MatchString(value) {
-		return urlPasswordPattern
-	}
-	return ""
+	return secretValue(value)
 }
 
 // globFold matches a name already lower-cased against pattern p,

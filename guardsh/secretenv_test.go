@@ -22,9 +22,9 @@ func TestScrub(t *testing.T) {
 		"PGPASSWORD=p", "MY_PASSWORD_FILE=/f", "DB_PASSWD=p", "SMTP_PASS=p", "MYSQL_PWD=p", "SECRET_KEY_BASE=s",
 		"GOOGLE_API_KEY_ID=g", "GOOGLE_APPLICATION_CREDENTIALS=/k.json", "JWT_PRIVATE_KEY_PATH=/k", "MINIO_ACCESS_KEY_ID=m",
 		"GPG_PASSPHRASE=x", "NPM_CONFIG__AUTH=x", "AZURE_STORAGE_CONNECTION_STRING=x", "SLACK_WEBHOOK_URL=https://hooks/x",
-		"GH_TOKEN_FILE=/t", "DATABASE_URL=postgres://app:hunter2@db:5432/app", "REDIS_URL=redis://:pw@localhost:6379",
+		"GH_TOKEN_FILE=/t", "SENTRY_DSN=https://key@sentry.io/1", "DATABASE_URL=postgres://app:hunter2@db:5432/app", "REDIS_URL=redis://:pw@localhost:6379",
 	}
-	harmlessURLs := []string{"HTTP_PROXY=http://proxy:3128", "REPO=https://github.com/a/b", "SENTRY_DSN=https://key@sentry.io/1"}
+	harmlessURLs := []string{"HTTP_PROXY=http://proxy:3128", "REPO=https://github.com/a/b", "ORIGIN=ssh://git@github.com/a/b.git"}
 	env := slices.Concat(base, secrets, harmlessURLs)
 	names := func(list []string) []string {
 		var out []string

@@ -96,7 +96,7 @@ func doctorEnv(w io.Writer) {
 	if v, ok := os.LookupEnv(guardsh.EnvScrubbedVar); ok {
 		fmt.Fprintf(w, "  this session is scrubbed already; removed: %s\n", cmp.Or(strings.ReplaceAll(v, ",", ", "), "nothing"))
 	}
-	fmt.Fprintf(w, "  patterns: %s, and URLs with a password in any value\n", strings.Join(guardsh.DefaultSecretPatterns, " "))
+	fmt.Fprintf(w, "  patterns: %s; and values shaped like a secret whatever the name (URLs with credentials, ghp_/glpat-/xox?-/sk-/AKIA... tokens, Bearer/Basic credentials, JWTs, private keys)\n", strings.Join(guardsh.DefaultSecretPatterns, " "))
 	if len(ec.Extra) > 0 {
 		fmt.Fprintf(w, "  scrub (configured): %s\n", strings.Join(ec.Extra, " "))
 	}
