@@ -355,6 +355,12 @@ func strictEntryCheck(c *Command, e *StrictEntry, args []string) (Verdict, bool)
 			vv.Hint = form + "; " + vv.Hint
 			return vv, true
 		}
+		// a path flag may name a file the command writes (-coverprofile,
+		// -o): never one of the protected files
+		if r := resolveUnder(c, strictJoin(c, v)); strictPathEnv(c).protectedWrite(r) {
+			return strictRefusal(idWriteProtected, fmt.Sprintf("%s %s %s: .git/config, .git/hooks and guardsh's own files are changed by the human only", strings.Join(e.Words, " "), f, v),
+				"name a file elsewhere in the project"), true
+		}
 		return Verdict{}, false
 	}
 	for i := 0; i < len(rest); i++ {
@@ -470,7 +476,7 @@ func strictEntryCheck(c *Command, e *StrictEntry, args []string) (Verdict, bool)
 		}
 	}
 	if check := strictArgChecks[e.Words[0]]; check != nil {
-		if v, bad := check(c, used, pos); bad {
+		if v, bad := check(c, e, used, pos); bad {
 			v.Hint = form + "; " + v.Hint
 			return v, true
 		}
@@ -693,6 +699,11 @@ func strictCwd(c *Command) (Verdict, bool) {
 	}
 	return strictRefusal(idStrictPath, fmt.Sprintf("the working directory %s is outside the project %s", c.Dir, c.Project),
 		"cd back into the project first"), true
+}
+
+// strictPathEnv is the pathEnv of c, for the protected-file checks.
+func strictPathEnv(c *Command) *pathEnv {
+	return &pathEnv{dir: c.Dir, project: strictProject(c), home: cleanAbs(c.Home)}
 }
 
 // strictProject is the project root with its symlinks resolved, cached:

@@ -17,12 +17,13 @@ import (
 
 // strictArgCheck judges the flags used and the positional arguments of an
 // argv the entry accepted.
-type strictArgCheck func(c *Command, used, pos []string) (Verdict, bool)
+type strictArgCheck func(c *Command, e *StrictEntry, used, pos []string) (Verdict, bool)
 
 var strictArgChecks = map[string]strictArgCheck{
 	"jq":   strictJq,
 	"date": strictDate,
 	"diff": strictDiff,
+	"go":   strictGo,
 }
 
 // jq: import "PATH" and include "PATH" read PATH.jq or PATH.json relative
@@ -35,7 +36,7 @@ var (
 	reJqMeta   = regexp.MustCompile(`(^|[^A-Za-z0-9_$.])(modulemeta)([^A-Za-z0-9_]|$)`)
 )
 
-func strictJq(c *Command, used, pos []string) (Verdict, bool) {
+func strictJq(c *Command, _ *StrictEntry, used, pos []string) (Verdict, bool) {
 	for _, f := range used {
 		switch f {
 		case "-f", "--from-file":
@@ -116,7 +117,7 @@ func jqCode(prog string) string {
 
 // date: an operand that is not +FORMAT sets the system clock (date MMDDhhmm),
 // which guardsh runs as whoever started it, possibly root.
-func strictDate(c *Command, used, pos []string) (Verdict, bool) {
+func strictDate(c *Command, _ *StrictEntry, used, pos []string) (Verdict, bool) {
 	for _, a := range pos {
 		if !strings.HasPrefix(a, "+") {
 			return strictRefusal(idStrictArg, "date "+a+" sets the system clock (only +FORMAT prints)",
@@ -130,7 +131,7 @@ func strictDate(c *Command, used, pos []string) (Verdict, bool) {
 // it by name and dereferences the symlinks among them, which may point out
 // of the project (diff s1 s2 prints s1/link's target's content); the path
 // check sees only s1. --no-dereference compares the links themselves.
-func strictDiff(c *Command, used, pos []string) (Verdict, bool) {
+func strictDiff(c *Command, _ *StrictEntry, used, pos []string) (Verdict, bool) {
 	if slices.Contains(used, "--no-dereference") {
 		return Verdict{}, false
 	}
@@ -143,6 +144,26 @@ func strictDiff(c *Command, used, pos []string) (Verdict, bool) {
 			return strictRefusal(idStrictArg, "diff: "+a+" is a directory, and diff follows the symlinks in it, which may lead out of the project",
 				"compare the links themselves: diff --no-dereference "+strings.Join(pos, " ")), true
 		}
+	}
+	return Verdict{}, false
+}
+
+// go build writes the binary into the working directory, named after the
+// package: run in .git/hooks, go build ../../cmd/pre-commit would install
+// a hook that a human's next git commit runs. (-o, if a human lists it as
+// a path flag, is checked like any path flag's value.)
+func strictGo(c *Command, e *StrictEntry, used, pos []string) (Verdict, bool) {
+	if len(e.Words) < 2 || e.Words[1] != "build" || slices.Contains(used, "-o") {
+		return Verdict{}, false
+	}
+	dir := c.Dir
+	if dir == "" {
+		dir = c.Project
+	}
+	r := resolveUnder(c, dir)
+	if strings.Contains(r+"/", "/.git/") {
+		return strictRefusal(idWriteProtected, "go build writes its binary into the working directory "+dir+", inside .git, whose files (hooks, config) run code later",
+			"run go build from the project directory"), true
 	}
 	return Verdict{}, false
 }

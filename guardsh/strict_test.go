@@ -470,7 +470,7 @@ func BenchmarkStrictClassify(b *testing.B) {
 func TestStrictBeyondPaths(t *testing.T) {
 	root := t.TempDir()
 	proj, outside, home := filepath.Join(root, "proj"), filepath.Join(root, "outside"), filepath.Join(root, "home")
-	for _, d := range []string{proj, outside, home, filepath.Join(proj, "s1"), filepath.Join(proj, "s2"), filepath.Join(proj, "sub")} {
+	for _, d := range []string{proj, outside, home, filepath.Join(proj, "s1"), filepath.Join(proj, "s2"), filepath.Join(proj, "sub"), filepath.Join(proj, ".git/hooks")} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -580,6 +580,12 @@ path_flags = ["-coverprofile", "-o"]
 		{src: "sort --output=/tmp/x app.js", conf: true, rule: idStrictPath},
 		{src: "sort --output /tmp/x app.js", conf: true, rule: idStrictPath},
 		{src: "sort -no out app.js; sort --output=sub/out -n app.js; sort -oout app.js", conf: true},
+		{src: "go test -coverprofile=.git/config ./...", rule: idWriteProtected},
+		{src: "go test -o .git/hooks/pre-commit ./...", conf: true, rule: idWriteProtected},
+		{src: "sort -o.git/config app.js", conf: true, rule: idWriteProtected},
+		{src: "cd .git/hooks && go build ../../cmd/pre-commit", rule: idWriteProtected},
+		{src: "cd .git && go build ../cmd/config", rule: idWriteProtected},
+		{src: "cd sub && go build ../cmd/x", rule: ""},
 		{src: "git --git-dir=/tmp/x status", rule: idStrictUnlisted},
 		{src: "git --work-tree /tmp status", rule: idStrictUnlisted},
 		// env named by its path: the same checks, the right reason
