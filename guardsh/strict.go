@@ -996,12 +996,19 @@ func (ck *checker) strictExports(s *syntax.Stmt, x *syntax.DeclClause) {
 			if a.Value == nil {
 				continue
 			}
-			if w := a.Value.Lit(); strings.HasPrefix(w, "-") && strings.Contains(w, "x") {
+			w := a.Value.Lit()
+			switch {
+			case strings.HasPrefix(w, "-") && strings.Contains(w, "x"):
 				exported = true
+			case strings.HasPrefix(w, "-") && strings.Contains(w, "n") || strings.HasPrefix(w, "+") && strings.Contains(w, "x"):
+				return // export -n, declare +x: no longer exported
 			}
 			continue
 		}
-		if n := a.Name.Value; !ck.p.StrictEnvAllowed(n) && !slices.Contains(names, n) {
+		// a variable the script did not set (export HOME) keeps its
+		// value from the session start: nothing changes for programs
+		n := a.Name.Value
+		if _, set := ck.vars[n]; set && !ck.p.StrictEnvAllowed(n) && !slices.Contains(names, n) {
 			names = append(names, n)
 		}
 	}

@@ -621,7 +621,7 @@ path_flags = ["-coverprofile", "-o"]
 func TestStrictCheckExport(t *testing.T) {
 	proj, home := strictTestProject(t)
 	env := CheckEnv{Dir: proj, Project: proj, Home: home}
-	for _, src := range []string{"export FOO=1; ls", "declare -x FOO=1; ls", "export LANG=C FOO=1; ls", "declare -rx FOO=1; ls"} {
+	for _, src := range []string{"export FOO=1; ls", "declare -x FOO=1; ls", "export LANG=C FOO=1; ls", "declare -rx FOO=1; ls", "FOO=1; export FOO; ls"} {
 		sv, err := NewPolicy(ModeStrict).CheckScript(src, env)
 		if err != nil {
 			t.Fatal(err)
@@ -639,7 +639,7 @@ func TestStrictCheckExport(t *testing.T) {
 			t.Errorf("%q: %s %+v, want allow with a [%s] note on FOO", src, sv.Decision, sv.Commands, idStrictEnv)
 		}
 	}
-	for _, src := range []string{"export LANG=C; ls", "FOO=1; ls", "declare FOO=1; ls", "local FOO=1"} {
+	for _, src := range []string{"export LANG=C; ls", "FOO=1; ls", "declare FOO=1; ls", "local FOO=1", "export HOME; ls", "FOO=1; export -n FOO; ls"} {
 		sv, _ := NewPolicy(ModeStrict).CheckScript(src, env)
 		for _, cv := range sv.Commands {
 			if cv.Rule == idStrictEnv {
