@@ -5,6 +5,8 @@ package interp
 import (
 	"context"
 	"net/url"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -147,4 +149,30 @@ func BenchmarkAdviseThroughBroker(b *testing.B) {
 			}
 		}
 	})
+}
+
+// Through the broker, as in a confined interpreter: the privileged side's
+// model sees the statement as written (a DROP piped into a CLI) and the
+// redirection that truncates an existing file, and refuses both.
+func TestAdvisorThroughBrokerContext(t *testing.T) {
+	srv := advisortest.New(t, func(_ []string, req *api.ChatRequest) advisortest.Reply {
+		p := advisortest.UserText(req)
+		if strings.Contains(p, "DROP") || strings.HasPrefix(p, "shell redirection: truncates existing file") {
+			return advisortest.Rating(100, "destroys data")
+		}
+		return advisortest.Rating(0, "harmless")
+	})
+	s, _ := brokerSession(t, srv.URL)
+	s.run(context.Background(), "echo 'DROP TABLE users;' | sqlite3 app.db; : > data.db; echo 'SELECT 1;' | cat")
+	errs := s.stderr.String()
+	if !strings.Contains(errs, "guardsh: refused [advisor.destructive]: the advisor rated this command 100%") ||
+		!strings.Contains(errs, "guardsh: refused [advisor.destructive]: the advisor rated this redirection 100%") {
+		t.Errorf("stderr = %q", errs)
+	}
+	if !s.exists("data.db") || s.stdout.String() != "SELECT 1;\n" {
+		t.Errorf("data.db %v, stdout %q", s.exists("data.db"), s.stdout.String())
+	}
+	if b, _ := os.ReadFile(filepath.Join(s.dir, "data.db")); string(b) != "precious" {
+		t.Errorf("data.db = %q", b)
+	}
 }

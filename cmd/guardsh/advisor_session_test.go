@@ -189,3 +189,45 @@ func TestAdvisorCtrlC(t *testing.T) {
 		}
 	}
 }
+
+// TestAdvisorSandboxedContext: in a Landlock session the privileged side's
+// model sees what the argv does not show: a redirection truncating an
+// existing file (attack A1) and the statement as written (a DROP piped into
+// a database CLI). Both are refused; the file is intact.
+func TestAdvisorSandboxedContext(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds guardsh")
+	}
+	if os.Geteuid() != 0 {
+		t.Skip("sandboxed sessions are tested as root (CI runs as root); skipping as non-root")
+	}
+	if sandbox.LandlockABI() < 2 {
+		t.Skip("no Landlock (ABI < 2)")
+	}
+	srv := advisortest.New(t, func(_ []string, req *api.ChatRequest) advisortest.Reply {
+		p := advisortest.UserText(req)
+		if strings.Contains(p, "DROP") || strings.HasPrefix(p, "shell redirection: truncates existing file") {
+			return advisortest.Rating(100, "destroys data")
+		}
+		return advisortest.Rating(0, "harmless")
+	})
+	f := newFixture(t)
+	p := filepath.Join(f.home, ".config", "guardsh", "config.toml")
+	os.MkdirAll(filepath.Dir(p), 0o755)
+	os.WriteFile(p, []byte("[advisor]\nenabled = true\nmodel = \"tiny:1b\"\nhost = \""+srv.URL+"\"\ntimeout = \"5s\"\n"), 0o644)
+	data := filepath.Join(f.project, "data.db")
+	os.WriteFile(data, []byte("precious"), 0o644)
+	stdout, stderr, _ := f.run(t, sandbox.BackendLandlock, ": > data.db; exec 3>data.db; echo 'DROP TABLE users;' | sqlite3 app.db; echo 'tmp' > $TMPDIR/x; : > $TMPDIR/x; echo done")
+	if got, _ := os.ReadFile(data); string(got) != "precious" {
+		t.Fatalf("data.db = %q (stderr %q)", got, stderr)
+	}
+	if n := strings.Count(stderr, "guardsh: refused [advisor.destructive]: the advisor rated this redirection 100%"); n != 2 {
+		t.Errorf("%d redirections refused, want 2: stderr %q", n, stderr)
+	}
+	if !strings.Contains(stderr, "guardsh: refused [advisor.destructive]: the advisor rated this command 100%") {
+		t.Errorf("the DROP pipeline was not refused: stderr %q", stderr)
+	}
+	if stdout != "done\n" {
+		t.Errorf("stdout %q", stdout)
+	}
+}
