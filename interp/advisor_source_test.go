@@ -2,6 +2,7 @@ package interp
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -13,6 +14,7 @@ import (
 	"github.com/guardsh/guardsh/guardsh"
 	"github.com/guardsh/guardsh/guardsh/advisor/advisortest"
 	"github.com/ollama/ollama/api"
+	"mvdan.cc/sh/v3/syntax"
 )
 
 // promptLog records the advisor's user messages of a fake server.
@@ -206,5 +208,23 @@ func TestAdvisorCoolOffDoesNotSkipWrites(t *testing.T) {
 	}
 	if !strings.Contains(errs, "guardsh: refused [advisor.destructive]: the advisor rated this command 100%") {
 		t.Errorf("stderr = %q: rm not refused", errs)
+	}
+}
+
+// BenchmarkNoteStatements is the advisor's parse-time cost (the advisor on):
+// recording the statements as written of a 100-line script.
+func BenchmarkNoteStatements(b *testing.B) {
+	var src strings.Builder
+	for i := range 100 {
+		fmt.Fprintf(&src, "cd dir%d && grep -n 'x' file%d.go | sort > out%d.txt\n", i, i, i)
+	}
+	f, err := syntax.NewParser().Parse(strings.NewReader(src.String()), "")
+	if err != nil {
+		b.Fatal(err)
+	}
+	g := &Runner{cfg: Config{Advisor: UnavailableAdvisor("x", 70)}}
+	for b.Loop() {
+		g.stmts = stmtSources{}
+		g.noteStatements(f)
 	}
 }
