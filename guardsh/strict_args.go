@@ -1,7 +1,10 @@
 package guardsh
 
 import (
+	"errors"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -20,10 +23,11 @@ import (
 type strictArgCheck func(c *Command, e *StrictEntry, used, pos []string) (Verdict, bool)
 
 var strictArgChecks = map[string]strictArgCheck{
-	"jq":   strictJq,
-	"date": strictDate,
-	"diff": strictDiff,
-	"go":   strictGo,
+	"jq":    strictJq,
+	"date":  strictDate,
+	"diff":  strictDiff,
+	"go":    strictGo,
+	"gofmt": strictGofmt,
 }
 
 // jq: import "PATH" and include "PATH" read PATH.jq or PATH.json relative
@@ -164,6 +168,50 @@ func strictGo(c *Command, e *StrictEntry, used, pos []string) (Verdict, bool) {
 	if strings.Contains(r+"/", "/.git/") {
 		return strictRefusal(idWriteProtected, "go build writes its binary into the working directory "+dir+", inside .git, whose files (hooks, config) run code later",
 			"run go build from the project directory"), true
+	}
+	return Verdict{}, false
+}
+
+// gofmt walks its directory arguments and, unlike grep -r or find, reads
+// every *.go entry it meets, symlinks included: gofmt -d . prints the
+// content of proj/leak.go -> ../other/secret.go as a diff. A directory
+// argument is refused when a symlinked .go file in it leads out of the
+// project (or the tree is too big to look through).
+func strictGofmt(c *Command, _ *StrictEntry, _, pos []string) (Verdict, bool) {
+	// (without arguments gofmt reads standard input)
+	proj := strictProject(c)
+	for _, a := range pos {
+		root := resolveUnder(c, strictJoin(c, a))
+		if fi, err := os.Stat(root); err != nil || !fi.IsDir() {
+			continue
+		}
+		n := 0
+		var bad string
+		errTooBig := errors.New("too big")
+		err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return nil
+			}
+			if n++; n > 200000 {
+				return errTooBig
+			}
+			if d.Type()&fs.ModeSymlink == 0 || !strings.HasSuffix(d.Name(), ".go") || strings.HasPrefix(d.Name(), ".") {
+				return nil
+			}
+			if r := ResolveLinks(p); r == "" || !within(r, proj) {
+				bad = p
+				return fs.SkipAll
+			}
+			return nil
+		})
+		switch {
+		case bad != "":
+			return strictRefusal(idStrictArg, "gofmt "+a+" would read "+bad+", a symlink that leads out of the project (gofmt follows symlinked .go files in the directories it walks)",
+				"name the files: gofmt -l sub/a.go sub/b.go"), true
+		case errors.Is(err, errTooBig):
+			return strictRefusal(idStrictArg, "gofmt "+a+": the directory is too big to check for symlinks leading out of the project",
+				"name the files or a smaller directory"), true
+		}
 	}
 	return Verdict{}, false
 }

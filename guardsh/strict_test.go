@@ -484,7 +484,7 @@ func TestStrictBeyondPaths(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	for link, target := range map[string]string{"linked": outside, "s1/f": filepath.Join(outside, "secret.txt")} {
+	for link, target := range map[string]string{"linked": outside, "s1/f": filepath.Join(outside, "secret.txt"), "s1/leak.go": filepath.Join(outside, "s.go"), "sub/in.go": "../app.js"} {
 		if err := os.Symlink(target, filepath.Join(proj, link)); err != nil {
 			t.Fatal(err)
 		}
@@ -552,6 +552,10 @@ path_flags = ["-coverprofile", "-o"]
 		{src: "diff -u app.js s1", rule: idStrictArg},
 		{src: "diff --no-dereference s1 s2; diff -u --no-dereference app.js s2"},
 		{src: "diff -u app.js s2/f"},
+		// gofmt reads the symlinked .go files of the directories it walks
+		{src: "gofmt -l .", rule: idStrictArg, msg: "leak.go"},
+		{src: "gofmt -d s1", rule: idStrictArg},
+		{src: "gofmt -l sub s2; gofmt -l app.js"},
 		// S1, S2, S6: left out of the profile
 		{src: "grep -R SECRET .", rule: idStrictFlag, msg: "-R"},
 		{src: "grep -rR SECRET .", rule: idStrictFlag},
