@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -125,3 +126,31 @@ func BenchmarkNote(b *testing.B) {
 type discardFlusher struct{}
 
 func (discardFlusher) Write(p []byte) (int, error) { return len(p), nil }
+
+// TestNotePureFlushGuarantees: a pure builtin's record waits in the buffer
+// like Note's, and is written before the next Decide record, or by the
+// lazy flush.
+func TestNotePureFlushGuarantees(t *testing.T) {
+	var buf bytes.Buffer
+	var mu sync.Mutex
+	w := writerFn(func(p []byte) (int, error) { mu.Lock(); defer mu.Unlock(); return buf.Write(p) })
+	read := func() string { mu.Lock(); defer mu.Unlock(); return buf.String() }
+	a := NewAuditLog(w, "s")
+	a.notePure("/p", "/p", []string{"["}, guardsh.ModeAuto, "shell.builtin", "r", "")
+	if read() != "" {
+		t.Fatal("pure record written at once")
+	}
+	a.Decide(&guardsh.AuditRecord{Argv: []string{"rm", "x"}})
+	got := read()
+	if i, j := strings.Index(got, `"argv":["["]`), strings.Index(got, `"argv":["rm","x"]`); i < 0 || j < i {
+		t.Fatalf("records out of order or missing:\n%s", got)
+	}
+	a.notePure("/p", "/p", []string{"true"}, guardsh.ModeAuto, "shell.builtin", "r", "")
+	deadline := time.Now().Add(5 * time.Second)
+	for !strings.Contains(read(), `"argv":["true"]`) {
+		if time.Now().After(deadline) {
+			t.Fatal("pure record never flushed")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
