@@ -1,0 +1,63 @@
+package interp
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestStrictBeyondPathsAtRunTime: the real runner refuses what a listed
+// command would read beyond its path arguments, also when the argument
+// is only known after expansion (the checker's strict.dynamic does not
+// apply there): jq's import of a data file outside the project, diff of a
+// directory holding a symlink out of it, a path flag's value outside.
+func TestStrictBeyondPathsAtRunTime(t *testing.T) {
+	for _, prog := range []string{"jq", "diff", "realpath"} {
+		if _, err := exec.LookPath(prog); err != nil {
+			t.Skip("needs " + prog)
+		}
+	}
+	root := t.TempDir()
+	proj, outside, home := filepath.Join(root, "proj"), filepath.Join(root, "outside"), filepath.Join(root, "home")
+	for _, d := range []string{filepath.Join(proj, "s1"), filepath.Join(proj, "s2"), outside, home} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for name, body := range map[string]string{
+		filepath.Join(outside, "data.json"):  `[{"k":"TOPSECRET"}]`,
+		filepath.Join(outside, "secret.txt"): "TOPSECRET\n",
+		filepath.Join(proj, "s2", "f"):       "other\n",
+		filepath.Join(proj, "app.js"):        "x\n",
+	} {
+		if err := os.WriteFile(name, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink(filepath.Join(outside, "secret.txt"), filepath.Join(proj, "s1", "f")); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct{ src, rule string }{
+		{`jq -nc 'import "../outside/data" as $d; $d'`, "strict.argument"},
+		{`P='import "../outside/data" as $d; $d'; jq -nc "$P"`, "strict.argument"},
+		{`diff s1 s2`, "strict.argument"},
+		{`d=s1; diff $d s2`, "strict.argument"},
+		{`X=` + outside + `; realpath --relative-to=$X app.js`, "strict.path"},
+	}
+	for _, tt := range tests {
+		out, errb, st := strictRun(t, proj, home, tt.src)
+		if strings.Contains(out+errb, "TOPSECRET") || strings.Contains(out, "../outside") {
+			t.Errorf("%q leaked: %s %s", tt.src, out, errb)
+		}
+		if st == 0 || !strings.Contains(errb, "["+tt.rule+"]") {
+			t.Errorf("%q: status %d, stderr %q, want a [%s] refusal", tt.src, st, errb, tt.rule)
+		}
+	}
+	// the legitimate forms run
+	out, errb, st := strictRun(t, proj, home, `diff --no-dereference s1 s2; jq -r '.import // "none"' app.js 2>/dev/null; realpath --relative-to=s2 app.js`)
+	if strings.Contains(out+errb, "TOPSECRET") || !strings.Contains(out, "symbolic link") || !strings.Contains(out, "../app.js") {
+		t.Errorf("legitimate forms: status %d, stdout %q, stderr %q", st, out, errb)
+	}
+}
