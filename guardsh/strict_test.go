@@ -323,6 +323,8 @@ func TestStrictConfig(t *testing.T) {
 		{"[[strict.command]]\nname = \"grep\"\nflags = [\"n\"]\n", `:3:1: strict.command 1 (grep): "n" is not a flag`},
 		{"[[strict.command]]\nname = \"grep\"\nvalue_flags = [\"--file=x\"]\n", `:3:1: strict.command 1 (grep): "--file=x" is not a flag`},
 		{"[[strict.command]]\nname = \"grep\"\nflags = [\"-e\"]\nvalue_flags = [\"-e\"]\n", `:4:1: strict.command 1 (grep): "-e" is listed twice`},
+		{"[[strict.command]]\nname = \"sort\"\npath_flags = [\"o\"]\n", `:3:1: strict.command 1 (sort): "o" is not a flag`},
+		{"[[strict.command]]\nname = \"sort\"\nflags = [\"-o\"]\npath_flags = [\"-o\"]\n", `:4:1: strict.command 1 (sort): "-o" is listed twice`},
 		{"[[strict.command]]\nname = \"./bin/grep\"\n", `:2:1: strict.command 1 (./bin/grep): "./bin/grep": name a command by its plain name`},
 		{"[[strict.command]]\nname = \"ls\"\n\n[[strict.command]]\nname = \"cat\"\nmax_args = -1\n", `:6:1: strict.command 2 (cat): max_args must be 0 or more`},
 		{"[strict]\nprogram_dirs = [\"bin\"]\n", `:2:1: strict.program_dirs: "bin" is not an absolute path`},
@@ -335,6 +337,10 @@ func TestStrictConfig(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("config %q: error %v, want %q", tt.src, err, tt.want)
 		}
+	}
+	// a path flag may also be listed as a value flag
+	if _, err := load("[[strict.command]]\nname = \"sort\"\nvalue_flags = [\"-o\"]\npath_flags = [\"-o\"]\n", ""); err != nil {
+		t.Errorf("path flag also in value_flags: %v", err)
 	}
 	// defaults = false leaves only the configured entries
 	cfg, err := load("[strict]\ndefaults = false\nprogram_dirs = [\"/opt/tools/bin\"]\nenv = [\"MY_*\"]\n[[strict.command]]\nname = \"go test\"\nflags = [\"-v\"]\npaths = false\nmax_args = 1\n", "")
