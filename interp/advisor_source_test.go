@@ -228,3 +228,34 @@ func BenchmarkNoteStatements(b *testing.B) {
 		g.noteStatements(f)
 	}
 }
+
+// Ctrl-C while the model rates a truncating redirection: the file is not
+// opened (so not truncated), and the script stops.
+func TestAdvisorTruncationCancelled(t *testing.T) {
+	hold := make(chan struct{})
+	defer close(hold)
+	srv := advisortest.New(t, func([]string, *api.ChatRequest) advisortest.Reply { return advisortest.Reply{Hold: hold} })
+	s := newAdvisedSession(t, guardsh.ModeAuto, srv.URL, 10*time.Second, nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		for srv.Hits() < 1 {
+			time.Sleep(2 * time.Millisecond)
+		}
+		cancel()
+	}()
+	start := time.Now()
+	s.run(ctx, ": > data.db; echo after")
+	if got, _ := os.ReadFile(filepath.Join(s.dir, "data.db")); string(got) != "precious" {
+		t.Errorf("data.db = %q", got)
+	}
+	if strings.Contains(s.stdout.String(), "after") || time.Since(start) > 5*time.Second {
+		t.Errorf("stdout %q after %v: the script went on or waited for the model", s.stdout.String(), time.Since(start))
+	}
+	var found bool
+	for _, r := range s.records(t) {
+		found = found || (r.Via == "redirect" && r.Rule == RuleAdvisorInterrupted)
+	}
+	if !found {
+		t.Errorf("no advisor.interrupted record in:\n%s", s.audit.String())
+	}
+}
