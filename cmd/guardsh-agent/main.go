@@ -143,6 +143,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 	var scrubbed []string // nil: off
 	if scrubOn {
 		env, scrubbed = gcfg.Env.ScrubSession(env)
+		// The agent keeps its variables (os.Getenv), but the copy the
+		// kernel shows in /proc/<pid>/environ loses the secrets: without
+		// the sandbox the commands run in this process and could read it.
+		if _, err := interp.ClearInitialEnviron(func(n, v string) bool { return gcfg.Env.Why(n, v) != "" }); err != nil {
+			fmt.Fprintf(stderr, "guardsh-agent: warning: the secrets are still in /proc/%d/environ: %v\n", os.Getpid(), err)
+		}
 	} else {
 		fmt.Fprintln(stderr, "guardsh-agent: warning: secret scrubbing is off: the model's commands get your whole environment, tokens included")
 	}

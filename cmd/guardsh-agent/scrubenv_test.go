@@ -173,9 +173,11 @@ func procsWith(s string) []int {
 }
 
 // TestAgentProcEnviron: the agent process keeps its whole environment (it
-// started with it: /proc/<agent>/environ holds the secrets). From the
-// sandboxed session no command can read it, nor any other process's;
-// without the sandbox one can (the control, README Limits).
+// started with it), but blanks the secrets in the copy the kernel shows
+// in /proc/<agent>/environ. From the sandboxed session no command can
+// read any other process's environ anyway; without the sandbox the
+// commands run in the agent's own process (/proc/$$/environ is the
+// agent's), and still find nothing (attacks-D E1).
 func TestAgentProcEnviron(t *testing.T) {
 	const probe = `for f in /proc/[0-9]*/environ; do if grep -aq gh_PROCV4LU[E] "$f" 2>/dev/null; then echo "LEAK $f"; fi; done; echo "[$GH_TOKEN] scanned"`
 	for _, noSandbox := range []bool{false, true} {
@@ -195,8 +197,8 @@ func TestAgentProcEnviron(t *testing.T) {
 		if err != nil || !strings.Contains(string(out), "[] scanned") {
 			t.Fatalf("noSandbox=%v: %v\n%s", noSandbox, err, out)
 		}
-		if leak := strings.Contains(string(out), "LEAK /proc/"); leak != noSandbox {
-			t.Errorf("noSandbox=%v: a command read the secret from /proc: %v (want %v)\n%s", noSandbox, leak, noSandbox, out)
+		if strings.Contains(string(out), "LEAK /proc/") {
+			t.Errorf("noSandbox=%v: a command read the secret from /proc:\n%s", noSandbox, out)
 		}
 		if testing.Verbose() {
 			t.Logf("noSandbox=%v: %s", noSandbox, out)

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/guardsh/guardsh/guardsh"
+	"github.com/guardsh/guardsh/interp"
 	"github.com/guardsh/guardsh/sandbox"
 )
 
@@ -18,7 +19,8 @@ import (
 // (session.go) and the interpreter in this process without the sandbox
 // (main.go) start with sessionEnv, and escalated commands get the
 // interpreter's environment. This process keeps its own (the privileged
-// side's advisor may need OLLAMA_*). The names removed are in
+// side's advisor may need OLLAMA_*) in the Go runtime's copy (os.Getenv);
+// the copy the kernel shows in /proc/<pid>/environ is blanked. The names removed are in
 // GUARDSH_ENV_SCRUBBED and in the env_scrubbed field of the session's first
 // audit record; nothing is printed.
 
@@ -61,9 +63,20 @@ func scrubSessionEnv(inv *invocation) {
 		return
 	}
 	sessionEnv, envScrubbed = ec.ScrubSession(os.Environ())
+	_, confined := os.LookupEnv(sandbox.EnvRun)
+	if !confined {
+		// Without the sandbox the interpreter is this process: blank the
+		// secrets in the environment it was started with too, which
+		// /proc/$$/environ shows (with the sandbox, a confined command
+		// cannot read it; blanking costs nothing and closes it twice).
+		// The confined interpreter was started without them.
+		if _, err := interp.ClearInitialEnviron(func(n, v string) bool { return ec.Why(n, v) != "" }); err != nil {
+			fmt.Fprintf(os.Stderr, "guardsh: warning: the secrets are still in /proc/%d/environ: %v\n", os.Getpid(), err)
+		}
+	}
 	// A human starting an interactive session is told once (by the
 	// privileged side); -c and scripts print nothing: agents parse stderr.
-	if _, confined := os.LookupEnv(sandbox.EnvRun); inv.Interactive && !confined && len(envScrubbed) > 0 {
+	if inv.Interactive && !confined && len(envScrubbed) > 0 {
 		fmt.Fprintf(os.Stderr, "guardsh: secret-looking variables removed from this session: %s (keep one with [env] keep = [...] in %s)\n",
 			strings.Join(envScrubbed, ", "), guardsh.UserConfigPath(home, os.Getenv))
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -60,12 +61,34 @@ func TestScrubEnvProcEnviron(t *testing.T) {
 			}
 		})
 	}
-	t.Run("control without the sandbox", func(t *testing.T) {
+	// Without the sandbox the interpreter is guardsh's own process: its
+	// /proc/<pid>/environ (the environment the kernel keeps as the process
+	// started) must not show the secrets either (attacks-D E1).
+	t.Run("without the sandbox", func(t *testing.T) {
 		f := newFixture(t)
 		writeScrubConfig(t, f, "")
-		stdout, _, _ := f.run(t, "off", procScan, secretEnv...)
-		if !strings.Contains(stdout, "LEAK") || !strings.Contains(stdout, "\n0\nkept\n") {
-			t.Errorf("without the sandbox the variables are gone but guardsh's own /proc environ still holds them (documented); got:\n%s", stdout)
+		stdout, stderr, code := f.run(t, "off", procScan+`
+tr '\0' '\n' </proc/$$/environ | grep -c '^HOME='; ps eww -p $$ 2>/dev/null | grep -c "=gh_[S]CRUBV4LUE"; true`, secretEnv...)
+		if code != 0 || strings.Contains(stdout, "LEAK") || !strings.Contains(stdout, "\n0\nkept\n") {
+			t.Errorf("exit %d: a secret is readable in guardsh's own /proc environ without the sandbox:\n%s%s", code, stdout, stderr)
+		}
+		if !strings.HasSuffix(stdout, "\n1\n0\n") {
+			t.Errorf("/proc/$$/environ lost what it keeps (HOME) or ps shows a value:\n%s", stdout)
+		}
+	})
+	// The documented limit: a parent that was started with the secret (the
+	// agent that runs guardsh) shows it in its own /proc/<pid>/environ.
+	t.Run("without the sandbox, the parent's environ (Limits)", func(t *testing.T) {
+		f := newFixture(t)
+		writeScrubConfig(t, f, "")
+		cmd := exec.Command("sh", "-c", `"$0" -c "$1"; exit $?`, f.bin, procScan)
+		cmd.Dir, cmd.Env = f.project, f.env("off", secretEnv...)
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := strings.Count(string(out), "LEAK"); n != 1 || !strings.Contains(string(out), "PPID environ readable") {
+			t.Errorf("want exactly one leak, the parent sh's:\n%s", out)
 		}
 	})
 }
