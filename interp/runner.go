@@ -292,12 +292,10 @@ func (g *Runner) prelude() error {
 	if err != nil {
 		return err
 	}
-	for _, st := range f.Stmts {
-		if err := g.r.Run(context.Background(), st); err != nil {
-			return err
-		}
-	}
-	return nil
+	// One Run for all of them: each Run ends by copying every variable
+	// (the whole environment) into mvdan's Runner.Vars. A block, not the
+	// File: running a File implies an exit (EXIT trap).
+	return g.r.Run(context.Background(), &syntax.Stmt{Cmd: &syntax.Block{Stmts: f.Stmts}})
 }
 
 // Name returns $0 of the shell, the prefix of its error messages.
