@@ -24,6 +24,7 @@ type AuditLog struct {
 	mu      sync.Mutex
 	f       *os.File // nil when writing to a plain io.Writer
 	w       *bufio.Writer
+	async   *auditAsync // under w: full buffers of Note records written in the background
 	session string
 	next    uint64
 	err     error // first write error, reported once
@@ -80,7 +81,9 @@ func NewAuditLog(w io.Writer, session string) *AuditLog {
 	}
 	// 64 KiB: a loop of builtins writes its buffered records in a quarter
 	// of the write calls 16 KiB takes (about 10 ms less per 100,000).
-	a := &AuditLog{w: bufio.NewWriterSize(w, 64<<10), session: session}
+	a := &AuditLog{session: session}
+	a.async = newAuditAsync(w)
+	a.w = bufio.NewWriterSize(a.async, 64<<10)
 	if f, ok := w.(*os.File); ok {
 		a.f = f
 	}
@@ -222,7 +225,13 @@ const lazyFlush = 200 * time.Millisecond
 
 func (a *AuditLog) flushLocked() {
 	a.dirty = false
-	if err := a.w.Flush(); err != nil && a.err == nil {
+	// In sync mode: what the background writer holds first, then the rest.
+	err := a.async.setSync(true)
+	if ferr := a.w.Flush(); err == nil {
+		err = ferr
+	}
+	a.async.setSync(false)
+	if err != nil && a.err == nil {
 		a.err = fmt.Errorf("audit log: %w", err)
 	}
 }
