@@ -187,6 +187,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}()
 	res := &Result{RunID: id, RunDir: store.Dir}
 	err = a.loop(ctx, res)
+	a.reap() // nothing the commands started changes the project after this (reap.go)
 	// Final checkpoint, even after Ctrl-C: the context may be gone.
 	a.checkpoint("final checkpoint")
 	for p := range a.changed {

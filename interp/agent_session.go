@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"time"
 
@@ -36,8 +37,27 @@ func (g *Runner) RunCommand(ctx context.Context, src string, stdout, stderr io.W
 	// when it times out or is cancelled, all of them go, background jobs
 	// and orphaned grandchildren included (cmdgroup.go).
 	cg := g.sh.beginCmdGroups()
+	// A program that left the groups (setsid, a daemon) is still this
+	// process's descendant when it is a subreaper (reap_linux.go): what
+	// appeared during the call goes too (not what an earlier call's
+	// background job forks: it stays with its parent), and the orphans it
+	// adopted are waited for.
+	var before map[ProcKey]bool
+	if subreaper.Load() {
+		before = Descendants(os.Getpid())
+	}
 	killed := make(chan struct{})
-	stop := context.AfterFunc(ctx, func() { cg.kill(time.Second); close(killed) })
+	stop := context.AfterFunc(ctx, func() {
+		cg.kill(time.Second)
+		if before != nil {
+			gone := KillDescendants(os.Getpid(), before, nil, time.Second)
+			cg.mu.Lock()
+			started := cg.started
+			cg.mu.Unlock()
+			reapAdopted(gone, started)
+		}
+		close(killed)
+	})
 	defer func() {
 		if !stop() {
 			<-killed // stopped: return once the groups are gone

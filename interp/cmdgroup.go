@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os/exec"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -20,11 +21,16 @@ import (
 
 // cmdGroups are the process groups of one RunCommand call.
 type cmdGroups struct {
-	mu     sync.Mutex
-	cur    int   // the group the next program joins; 0: it leads a new one
-	pgids  []int // every group made for the call
-	killed bool  // the call was stopped: nothing more starts in it
+	mu      sync.Mutex
+	cur     int          // the group the next program joins; 0: it leads a new one
+	pgids   []int        // every group made for the call
+	started map[int]bool // every process started for the call (its waiter is exec.go's)
+	killed  bool         // the call was stopped: nothing more starts in it
 }
+
+// subreaper is set once BecomeSubreaper made this process a child
+// subreaper (reap_linux.go): a command's orphans stay its descendants.
+var subreaper atomic.Bool
 
 // errStopped refuses a program that would start after its call was
 // stopped.
@@ -68,6 +74,10 @@ func (s *shared) startCmd(cmd *exec.Cmd) (*exec.Cmd, error) {
 		cmd.SysProcAttr = &attr
 		err := cmd.Start()
 		if err == nil {
+			if cg.started == nil {
+				cg.started = map[int]bool{}
+			}
+			cg.started[cmd.Process.Pid] = true
 			if cg.cur == 0 {
 				cg.cur = cmd.Process.Pid
 				cg.pgids = append(cg.pgids, cg.cur)

@@ -97,6 +97,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 		return 2
 	}
 	task := strings.Join(fs.Args(), " ")
+	// Orphans of the model's commands are adopted by this process (and by
+	// the sandboxed session), not init: the run stops them at its end.
+	if err := interp.BecomeSubreaper(); err != nil {
+		fmt.Fprintf(stderr, "guardsh-agent: warning: cannot adopt orphaned processes (%v): a command that leaves its process group may outlive the run\n", err)
+	}
 	fc, err := agentloop.LoadFileConfig(getenv)
 	if err != nil {
 		fmt.Fprintf(stderr, "guardsh-agent: %v\n", err)

@@ -21,6 +21,7 @@ import (
 func agentRun(t *testing.T, config string, turns []string, args ...string) (out, errs, audit string) {
 	t.Helper()
 	dir, env := setup(t)
+	lastAgentDir = dir
 	if config != "" {
 		p := filepath.Join(env("XDG_CONFIG_HOME"), "guardsh", "config.toml")
 		os.MkdirAll(filepath.Dir(p), 0o755)
@@ -46,6 +47,9 @@ func agentRun(t *testing.T, config string, turns []string, args ...string) (out,
 	a, _ := os.ReadFile(filepath.Join(os.Getenv("XDG_STATE_HOME"), "guardsh", "audit.jsonl"))
 	return o.String(), e.String(), string(a)
 }
+
+// lastAgentDir is the project of agentRun's last run.
+var lastAgentDir string
 
 func shellTurn(cmd string, timeout int) string {
 	q := strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`).Replace(cmd)
@@ -202,6 +206,51 @@ func TestAgentProcEnviron(t *testing.T) {
 		}
 		if testing.Verbose() {
 			t.Logf("noSandbox=%v: %s", noSandbox, out)
+		}
+	}
+}
+
+// TestAgentSetsidSurvivor (attacks-D E3): a program that leaves run_shell's
+// process groups (setsid) and whose parent exits is stopped, sandboxed or
+// not: when the call that started it times out (at once, before the result
+// comes back), and when the run ends (before the final checkpoint, diff and
+// verification): nothing the model started outlives the agent, and
+// nothing writes to the project after the run reported.
+func TestAgentSetsidSurvivor(t *testing.T) {
+	const survivor = `setsid sh -c 'sleep 4.0371; echo survived > survived.txt' >/dev/null 2>&1 & echo started`
+	const inTimeout = `setsid sh -c 'sleep 4.0372; echo survived > timedout.txt' >/dev/null 2>&1 & sleep 10; echo not-killed`
+	const check = `sleep 0.3; for p in /proc/[0-9]*/cmdline; do if tr '\0' ' ' <"$p" 2>/dev/null | grep -q '^sleep 4.037[2]'; then echo "ALIVE $p"; fi; done; echo checked`
+	for _, noSandbox := range []bool{false, true} {
+		var args []string
+		if noSandbox {
+			args = []string{"--no-sandbox"}
+		}
+		start := time.Now()
+		out, errs, _ := agentRun(t, "", []string{shellTurn(survivor, 0), shellTurn(inTimeout, 1), shellTurn(check, 0)}, args...)
+		dir := lastAgentDir
+		if testing.Verbose() {
+			t.Logf("noSandbox=%v:\n%s\n%s", noSandbox, out, errs)
+		}
+		if !strings.Contains(out, "started") || !strings.Contains(out, "exit 124 in 1") || !strings.Contains(out, "checked") {
+			t.Fatalf("noSandbox=%v: unexpected run:\n%s\n%s", noSandbox, out, errs)
+		}
+		if strings.Contains(out, "ALIVE") {
+			t.Errorf("noSandbox=%v: the setsid'd process of the timed-out call still runs after the result came back:\n%s", noSandbox, out)
+		}
+		t.Logf("run took %v", time.Since(start))
+		alive := append(procsWith("sleep 4.0371"), procsWith("sleep 4.0372")...)
+		if len(alive) > 0 {
+			t.Errorf("noSandbox=%v: processes outlive the run: %v", noSandbox, alive)
+			for _, p := range alive {
+				defer syscall.Kill(p, syscall.SIGKILL)
+			}
+		}
+		// Wait past the sleep: nothing appears in the project.
+		time.Sleep(time.Until(start.Add(5 * time.Second)))
+		for _, f := range []string{"survived.txt", "timedout.txt"} {
+			if fi, err := os.Stat(filepath.Join(dir, f)); err == nil {
+				t.Errorf("noSandbox=%v: %s written after the run (%v after the start)", noSandbox, f, fi.ModTime().Sub(start))
+			}
 		}
 	}
 }

@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -52,7 +51,9 @@ type shellSession struct {
 func startShell(root string, md guardsh.Mode, policy *guardsh.Policy, local *interp.Runner, env []string, noSandbox bool, audit *os.File, stderr io.Writer) (*shellSession, error) {
 	if why, off := sandboxOff(noSandbox); off {
 		fmt.Fprintf(stderr, "guardsh-agent: warning: sandbox %s: the agent's commands run without OS confinement\n", why)
-		return &shellSession{shell: local, desc: why, close: func() {}}, nil
+		return &shellSession{shell: localShell{local}, desc: why, close: func() {
+			interp.KillDescendants(os.Getpid(), nil, nil, time.Second)
+		}}, nil
 	}
 	tmp, err := os.MkdirTemp("", "guardsh-agent-")
 	if err != nil {
@@ -83,7 +84,6 @@ func startShell(root string, md guardsh.Mode, policy *guardsh.Policy, local *int
 	}
 	// spawn starts one session process; a session that dies (a command
 	// killed it) is replaced by the next one on the next command.
-	var sessionPid atomic.Int64
 	spawn := func() (*agentloop.RemoteShell, func(), error) {
 		reqR, reqW, err := os.Pipe()
 		if err != nil {
@@ -122,7 +122,6 @@ func startShell(root string, md guardsh.Mode, policy *guardsh.Policy, local *int
 			respR.Close()
 			return nil, nil, fmt.Errorf("cannot start the sandboxed shell session: %v", err)
 		}
-		sessionPid.Store(int64(s.Cmd.Process.Pid))
 		exited := make(chan struct{})
 		go func() { s.Cmd.Wait(); close(exited) }()
 		stop := func() {
@@ -148,10 +147,13 @@ func startShell(root string, md guardsh.Mode, policy *guardsh.Policy, local *int
 		return nil, err
 	}
 	sh := &restartingShell{cur: rs, stop: stop, spawn: spawn, access: local.DecideAccess,
-		session: func() int { return int(sessionPid.Load()) }}
+		infra: interp.Descendants(os.Getpid())}
 	warnCreated := c.ProtectedMissing()
 	return &shellSession{shell: sh, desc: rs.Sandbox, close: func() {
 		sh.stop()
+		// Whatever is left (the session's adopted orphans came here when
+		// it ended: this process is a subreaper too) goes with the agent.
+		interp.KillDescendants(os.Getpid(), nil, nil, time.Second)
 		os.RemoveAll(tmp)
 		for _, p := range warnCreated {
 			if _, err := os.Lstat(p); err == nil {
@@ -169,8 +171,10 @@ type restartingShell struct {
 	stop   func()
 	spawn  func() (*agentloop.RemoteShell, func(), error)
 	access func(ctx context.Context, a guardsh.Access, tool, diff string) guardsh.Verdict
-	// session is the running session process's pid.
-	session func() int
+	// infra are this process's descendants right after the session
+	// started: the session and the sandbox's processes around it, which
+	// Reap leaves alone.
+	infra map[interp.ProcKey]bool
 }
 
 func (r *restartingShell) RunCommand(ctx context.Context, src string, stdout, stderr io.Writer) int {
@@ -182,21 +186,26 @@ func (r *restartingShell) RunCommand(ctx context.Context, src string, stdout, st
 			return 126
 		}
 		r.cur, r.stop = rs, stop
+		r.infra = interp.Descendants(os.Getpid())
 		fmt.Fprintln(stderr, "guardsh-agent: the previous shell session had ended (a command ended it); this is a new one in the project root: earlier cd and variables are gone")
 	}
-	// A command escalated to this process (the broker runs it here, not
-	// in the session's process groups) is stopped with the command when
-	// the time limit passes or the run is cancelled: SIGTERM, then SIGKILL
-	// a second later, until the session answers.
-	done := make(chan struct{})
-	defer close(done)
+	// What the command starts and what it leaves behind are this
+	// process's descendants: the session's process groups, what left them
+	// (setsid: the session is a subreaper and adopts the orphans), and
+	// the commands escalated to this process (the broker runs them here).
+	// When the time limit passes or the run is cancelled, everything that
+	// appeared during the call is stopped: SIGTERM, SIGKILL a second
+	// later, again every 200 ms until the session answers. Earlier calls'
+	// background jobs were there before and stay.
+	before := interp.Descendants(os.Getpid())
+	for k := range r.infra {
+		delete(before, k) // examined: the command's processes are below the session
+	}
+	done, killed := make(chan struct{}), make(chan struct{})
 	stopKill := context.AfterFunc(ctx, func() {
-		for start := time.Now(); ; {
-			sig := syscall.SIGTERM
-			if time.Since(start) > time.Second {
-				sig = syscall.SIGKILL
-			}
-			killEscalated(r.session(), sig)
+		defer close(killed)
+		for {
+			interp.KillDescendants(os.Getpid(), before, r.infra, time.Second)
 			select {
 			case <-done:
 				return
@@ -204,11 +213,44 @@ func (r *restartingShell) RunCommand(ctx context.Context, src string, stdout, st
 			}
 		}
 	})
-	defer stopKill()
+	defer func() {
+		close(done)
+		if !stopKill() {
+			<-killed // nothing of it runs on once the result is back
+		}
+	}()
 	return r.cur.RunCommand(ctx, src, stdout, stderr)
 }
 
 func (r *restartingShell) Cwd() string { return r.cur.Cwd() }
+
+// Reap stops every process the commands left running (agentloop.Reaper):
+// all of this process's descendants but the session and the sandbox's
+// processes around it.
+func (r *restartingShell) Reap() []string {
+	return stoppedNames(interp.KillDescendants(os.Getpid(), nil, r.infra, time.Second))
+}
+
+// localShell is the session without the sandbox: this process's own
+// interpreter runs the commands.
+type localShell struct{ *interp.Runner }
+
+// Reap stops every process the commands left running (agentloop.Reaper):
+// all of this process's descendants.
+func (l localShell) Reap() []string {
+	return stoppedNames(interp.KillDescendants(os.Getpid(), nil, nil, time.Second))
+}
+
+func stoppedNames(ps []interp.StoppedProc) []string {
+	var out []string
+	for _, p := range ps {
+		if p.Zombie {
+			continue // it had ended already
+		}
+		out = append(out, fmt.Sprintf("%d (%s)", p.Pid, p.Name))
+	}
+	return out
+}
 
 func (r *restartingShell) DecideAccess(ctx context.Context, a guardsh.Access, tool, diff string) guardsh.Verdict {
 	return r.access(ctx, a, tool, diff)
@@ -271,6 +313,11 @@ func sessionMain(args []string) int {
 	if err := sandbox.Harden(); err != nil {
 		fmt.Fprintf(os.Stderr, "guardsh-agent: session: %v\n", err)
 		return 126
+	}
+	// Orphans of the commands (setsid, daemons) are adopted by the session,
+	// not init: a time limit finds and stops them (interp/reap_linux.go).
+	if err := interp.BecomeSubreaper(); err != nil {
+		fmt.Fprintf(os.Stderr, "guardsh-agent: session: warning: cannot adopt orphaned processes (%v): a command that leaves its process group escapes the time limit\n", err)
 	}
 	fs := flag.NewFlagSet(sessionArg, flag.ContinueOnError)
 	mode := fs.String("mode", "", "")
