@@ -55,8 +55,48 @@ type procEntry struct {
 	name   string // comm
 }
 
-// procTable reads every process's parent and start time from /proc.
-func procTable() map[int]procEntry {
+// procTable reads the parent and start time of root's descendants from
+// /proc: through /proc/<pid>/task/<tid>/children when the kernel has them
+// (CONFIG_PROC_CHILDREN, most distributions: a few reads, ~0.1 ms), else
+// every process's stat (~1 ms for 100 processes).
+func procTable(root int) map[int]procEntry {
+	t := map[int]procEntry{}
+	queue := []int{root}
+	for len(queue) > 0 {
+		p := queue[0]
+		queue = queue[1:]
+		tasks, err := os.ReadDir("/proc/" + strconv.Itoa(p) + "/task")
+		if err != nil {
+			continue // gone
+		}
+		for _, task := range tasks {
+			b, err := os.ReadFile("/proc/" + strconv.Itoa(p) + "/task/" + task.Name() + "/children")
+			if err != nil {
+				if p == root && os.IsNotExist(err) {
+					return procTableAll()
+				}
+				continue
+			}
+			for _, f := range bytes.Fields(b) {
+				c, err := strconv.Atoi(string(f))
+				if err != nil || c == p || len(t) > 100000 {
+					continue
+				}
+				if _, dup := t[c]; dup {
+					continue
+				}
+				if e, ok := readProcStat(c); ok {
+					t[c] = e
+					queue = append(queue, c)
+				}
+			}
+		}
+	}
+	return t
+}
+
+// procTableAll reads every process's parent and start time from /proc.
+func procTableAll() map[int]procEntry {
 	t := map[int]procEntry{}
 	ents, _ := os.ReadDir("/proc")
 	for _, e := range ents {
@@ -68,24 +108,31 @@ func procTable() map[int]procEntry {
 		if err != nil {
 			continue
 		}
-		st, err := os.ReadFile("/proc/" + name + "/stat")
-		i := bytes.LastIndexByte(st, ')')
-		if err != nil || i < 0 {
-			continue
+		if e, ok := readProcStat(pid); ok {
+			t[pid] = e
 		}
-		f := bytes.Fields(st[i+1:]) // f[0] is field 3 (state)
-		if len(f) < 20 {
-			continue
-		}
-		ppid, _ := strconv.Atoi(string(f[1]))
-		start, _ := strconv.ParseUint(string(f[19]), 10, 64) // field 22
-		comm := ""
-		if j := bytes.IndexByte(st, '('); j >= 0 && j < i {
-			comm = string(st[j+1 : i])
-		}
-		t[pid] = procEntry{ppid: ppid, start: start, zombie: string(f[0]) == "Z" || string(f[0]) == "X", name: comm}
 	}
 	return t
+}
+
+// readProcStat reads one process's /proc/<pid>/stat.
+func readProcStat(pid int) (procEntry, bool) {
+	st, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	i := bytes.LastIndexByte(st, ')')
+	if err != nil || i < 0 {
+		return procEntry{}, false
+	}
+	f := bytes.Fields(st[i+1:]) // f[0] is field 3 (state)
+	if len(f) < 20 {
+		return procEntry{}, false
+	}
+	ppid, _ := strconv.Atoi(string(f[1]))
+	start, _ := strconv.ParseUint(string(f[19]), 10, 64) // field 22
+	comm := ""
+	if j := bytes.IndexByte(st, '('); j >= 0 && j < i {
+		comm = string(st[j+1 : i])
+	}
+	return procEntry{ppid: ppid, start: start, zombie: string(f[0]) == "Z" || string(f[0]) == "X", name: comm}, true
 }
 
 // descendantsIn returns root's descendants in table t, parents first,
@@ -116,7 +163,7 @@ func descendantsIn(t map[int]procEntry, root int, keep, pass map[ProcKey]bool) [
 
 // Descendants returns the processes below root (live or zombie).
 func Descendants(root int) map[ProcKey]bool {
-	t := procTable()
+	t := procTable(root)
 	out := map[ProcKey]bool{}
 	for _, pid := range descendantsIn(t, root, nil, nil) {
 		out[ProcKey{pid, t[pid].start}] = true
@@ -139,7 +186,7 @@ func KillDescendants(root int, keep, pass map[ProcKey]bool, grace time.Duration)
 	var hit []StoppedProc
 	deadline := time.Now().Add(grace)
 	for {
-		t := procTable()
+		t := procTable(root)
 		live := 0
 		for _, pid := range descendantsIn(t, root, keep, pass) {
 			k := ProcKey{pid, t[pid].start}
@@ -171,7 +218,7 @@ func KillDescendants(root int, keep, pass map[ProcKey]bool, grace time.Duration)
 // alive are left alone.
 func reapAdopted(ps []StoppedProc, started map[int]bool) {
 	self := os.Getpid()
-	t := procTable()
+	t := procTable(self)
 	for _, p := range ps {
 		k := p.ProcKey
 		e, ok := t[k.Pid]

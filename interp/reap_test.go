@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"slices"
 	"syscall"
 	"testing"
 	"time"
@@ -59,5 +60,36 @@ func TestKillDescendants(t *testing.T) {
 		if err := syscall.Kill(c.Process.Pid, 0); err != nil {
 			t.Errorf("%v, which it should leave alone, is gone: %v", c.Args, err)
 		}
+	}
+}
+
+// TestProcTableFallback: the tree read through the children files is the
+// one the scan of every process finds.
+func TestProcTableFallback(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("Linux /proc")
+	}
+	c := exec.Command("sh", "-c", "sleep 30.54 & sleep 30.55 & wait")
+	c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer syscall.Kill(-c.Process.Pid, syscall.SIGKILL)
+	time.Sleep(100 * time.Millisecond)
+	self := os.Getpid()
+	fast := descendantsIn(procTable(self), self, nil, nil)
+	all := descendantsIn(procTableAll(), self, nil, nil)
+	slices.Sort(fast)
+	slices.Sort(all)
+	if len(fast) < 3 || !slices.Equal(fast, all) {
+		t.Errorf("children files: %v, scan: %v", fast, all)
+	}
+}
+
+// BenchmarkDescendants is what a run_shell call pays for its snapshot of
+// the process tree (one read of /proc/*/stat).
+func BenchmarkDescendants(b *testing.B) {
+	for b.Loop() {
+		Descendants(os.Getpid())
 	}
 }
