@@ -97,7 +97,7 @@ var toolSpecs = []toolSpec{
 		}},
 	{Name: "delete_file", Desc: "Delete one file you have read (not a directory).",
 		Params: []param{{Name: "path", Type: "string", Desc: "file path relative to the project root", Required: true}}},
-	{Name: "run_shell", Desc: "Run a shell command (bash syntax) in the project, in one persistent session: cd and exported variables stay for the next call. Every command is checked by guardsh's policy; a refused command reports the rule and what to do instead. Commands get no input (stdin is empty: never wait for a prompt), and the environment has no secrets (tokens, API keys): a command that needs credentials fails, so tell the user instead of looking for them. Use it to run tests, builds, grep and git status.",
+	{Name: "run_shell", Desc: "Run a shell command (bash syntax) in the project, in one persistent session: cd and exported variables stay for the next call. Every command is checked by guardsh's policy; a refused command reports the rule and what to do instead. Commands get no input (stdin is empty: never wait for a prompt), and the environment has no secrets (tokens, API keys): a command that needs credentials fails, so tell the user instead of looking for them. A background job (cmd &) keeps running until the run ends, when everything the commands started is stopped. Use it to run tests, builds, grep and git status.",
 		Params: []param{
 			{Name: "command", Type: "string", Desc: "the command line to run", Required: true},
 			{Name: "timeout_s", Type: "integer", Desc: "time limit in seconds (default 120, at most 600)"},
