@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -256,6 +257,25 @@ func TestAgentSetsidSurvivor(t *testing.T) {
 			if fi, err := os.Stat(filepath.Join(dir, f)); err == nil {
 				t.Errorf("noSandbox=%v: %s written after the run (%v after the start)", noSandbox, f, fi.ModTime().Sub(start))
 			}
+		}
+	}
+}
+
+// TestAgentReapAfterSessionRestart: a background job of a session that a
+// command killed is adopted by the agent; the new session's processes are
+// left alone, but that job is stopped when the run ends, before the report.
+func TestAgentReapAfterSessionRestart(t *testing.T) {
+	out, errs, _ := agentRun(t, "", []string{shellTurn(`sleep 30.0373 & kill -9 $$`, 0), shellTurn(`echo alive`, 0)})
+	if !strings.Contains(out, "this is a new one") && !strings.Contains(errs, "this is a new one") {
+		t.Fatalf("the session did not restart:\n%s\n%s", out, errs)
+	}
+	if !strings.Contains(out, "alive") || !regexp.MustCompile(`stopped 1 process\(es\) the commands left running: \d+ \(sleep\)\n`).MatchString(out) {
+		t.Errorf("the old session's job was not stopped at the end of the run (or more was):\n%s\n%s", out, errs)
+	}
+	if p := procsWith("sleep 30.0373"); len(p) > 0 {
+		t.Errorf("still running: %v", p)
+		for _, pid := range p {
+			syscall.Kill(pid, syscall.SIGKILL)
 		}
 	}
 }

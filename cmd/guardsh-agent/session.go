@@ -141,13 +141,14 @@ func startShell(root string, md guardsh.Mode, policy *guardsh.Policy, local *int
 		}
 		return rs, stop, nil
 	}
+	pre := interp.Descendants(os.Getpid())
 	rs, stop, err := spawn()
 	if err != nil {
 		os.RemoveAll(tmp)
 		return nil, err
 	}
 	sh := &restartingShell{cur: rs, stop: stop, spawn: spawn, access: local.DecideAccess,
-		infra: interp.Descendants(os.Getpid())}
+		infra: newSince(pre)}
 	warnCreated := c.ProtectedMissing()
 	return &shellSession{shell: sh, desc: rs.Sandbox, close: func() {
 		sh.stop()
@@ -180,13 +181,14 @@ type restartingShell struct {
 func (r *restartingShell) RunCommand(ctx context.Context, src string, stdout, stderr io.Writer) int {
 	if r.cur.Dead() != nil {
 		r.stop()
+		pre := interp.Descendants(os.Getpid())
 		rs, stop, err := r.spawn()
 		if err != nil {
 			fmt.Fprintf(stderr, "guardsh-agent: the shell session ended and could not be started again: %v\n", err)
 			return 126
 		}
 		r.cur, r.stop = rs, stop
-		r.infra = interp.Descendants(os.Getpid())
+		r.infra = newSince(pre) // not the orphans the old session left here
 		fmt.Fprintln(stderr, "guardsh-agent: the previous shell session had ended (a command ended it); this is a new one in the project root: earlier cd and variables are gone")
 	}
 	// What the command starts and what it leaves behind are this
@@ -239,6 +241,16 @@ type localShell struct{ *interp.Runner }
 // all of this process's descendants.
 func (l localShell) Reap() []string {
 	return stoppedNames(interp.KillDescendants(os.Getpid(), nil, nil, time.Second))
+}
+
+// newSince returns this process's descendants that are not in pre: the
+// processes of a session just started.
+func newSince(pre map[interp.ProcKey]bool) map[interp.ProcKey]bool {
+	now := interp.Descendants(os.Getpid())
+	for k := range pre {
+		delete(now, k)
+	}
+	return now
 }
 
 func stoppedNames(ps []interp.StoppedProc) []string {
