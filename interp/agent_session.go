@@ -28,6 +28,14 @@ func (g *Runner) RunCommand(ctx context.Context, src string, stdout, stderr io.W
 		fmt.Fprintln(stderr, err)
 		return 2
 	}
+	// Programs write to a writer that is not a file through os/exec's
+	// copying goroutines, which go on while later commands write and after
+	// RunCommand returned (a background job): the writers are serialised,
+	// and cut off when the call ends, so the caller owns its buffers again.
+	outW, errW := newCallWriters(stdout, stderr)
+	defer outW.close()
+	defer errW.close()
+	stdout, stderr = outW.writer(), errW.writer()
 	if err := interp.StdIO(nil, stdout, stderr)(g.r); err != nil {
 		fmt.Fprintf(stderr, "guardsh: %v\n", err)
 		return 1
