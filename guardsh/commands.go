@@ -794,6 +794,14 @@ func hRead(cx *cmdCtx, name string, args []string) {
 		if hasOpt(args[1:], 's', "set") {
 			j.other("sys.system-write", "date --set")
 		}
+		// An operand other than +FORMAT (MMDDhhmm[[CC]YY][.ss]) sets the
+		// clock, as --set does.
+		for _, op := range operands(args[1:], optSpec{short: "dfrs", long: []string{"date", "file", "reference", "set"}}) {
+			if !strings.HasPrefix(op, "+") {
+				j.other("sys.system-write", "date "+displayArg(op)+" (an operand other than +FORMAT sets the clock)")
+				break
+			}
+		}
 	case "hostname":
 		if ops := operands(args[1:], optSpec{}); len(ops) > 0 {
 			j.other("sys.system-write", "hostname "+displayArg(ops[0]))
