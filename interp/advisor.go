@@ -181,6 +181,24 @@ func BrokerAdvise(a Advisor, project, home string) sandbox.AdviseFunc {
 	}
 }
 
+// NewAdvisor returns the advisor c configures (nil when it is off), with
+// getenv to look up OLLAMA_HOST; a configuration it cannot use gives an
+// advisor that never rates and says why, so every command shows it.
+func NewAdvisor(c guardsh.AdvisorConfig, getenv func(string) string) Advisor {
+	if !c.Enabled {
+		return nil
+	}
+	a, err := advisor.FromConfig(c, getenv)
+	if err != nil || a == nil {
+		why := "advisor not configured"
+		if err != nil {
+			why = err.Error()
+		}
+		return UnavailableAdvisor(why, c.Limit())
+	}
+	return a
+}
+
 // UnavailableAdvisor is an Advisor that never rates, saying why: a guardsh
 // started inside another guardsh's sandbox has neither the network nor a
 // privileged side to ask.

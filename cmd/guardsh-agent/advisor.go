@@ -7,7 +7,6 @@ package main
 
 import (
 	"github.com/guardsh/guardsh/guardsh"
-	"github.com/guardsh/guardsh/guardsh/advisor"
 	"github.com/guardsh/guardsh/interp"
 	"github.com/guardsh/guardsh/sandbox"
 )
@@ -19,18 +18,10 @@ var agentAdvisor interp.Advisor
 // newAgentAdvisor returns the advisor cfg asks for (nil: off); getenv looks
 // up OLLAMA_HOST, the default host (the agent's own Ollama).
 func newAgentAdvisor(cfg *guardsh.Config, getenv func(string) string) interp.Advisor {
-	if cfg == nil || !cfg.Advisor.Enabled {
+	if cfg == nil {
 		return nil
 	}
-	a, err := advisor.FromConfig(cfg.Advisor, getenv)
-	if err != nil || a == nil {
-		why := "advisor not configured"
-		if err != nil {
-			why = err.Error()
-		}
-		return interp.UnavailableAdvisor(why, cfg.Advisor.Limit())
-	}
-	return a
+	return interp.NewAdvisor(cfg.Advisor, getenv)
 }
 
 // agentBrokerAdvise answers the sandboxed session's advise requests.

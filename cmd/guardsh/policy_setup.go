@@ -7,7 +7,6 @@ import (
 	"sync"
 
 	"github.com/guardsh/guardsh/guardsh"
-	"github.com/guardsh/guardsh/guardsh/advisor"
 	"github.com/guardsh/guardsh/interp"
 	"github.com/guardsh/guardsh/sandbox"
 )
@@ -159,13 +158,5 @@ func brokerAdvise(cfg *guardsh.Config, project, home string) sandbox.AdviseFunc 
 }
 
 func newAdvisor(cfg *guardsh.Config) interp.Advisor {
-	a, err := advisor.FromConfig(cfg.Advisor, os.Getenv)
-	if err != nil || a == nil {
-		why := "advisor not configured"
-		if err != nil {
-			why = err.Error()
-		}
-		return interp.UnavailableAdvisor(why, cfg.Advisor.Limit())
-	}
-	return a
+	return interp.NewAdvisor(cfg.Advisor, os.Getenv)
 }
