@@ -314,26 +314,9 @@ func writeCheckText(w *bufio.Writer, src string, sv guardsh.ScriptVerdict) {
 }
 
 // oneLine keeps a verdict on its line: newlines and other control
-// characters are shown escaped.
-func oneLine(s string) string {
-	if !strings.ContainsFunc(s, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
-		return s
-	}
-	var b strings.Builder
-	for _, r := range s {
-		switch {
-		case r == '\n':
-			b.WriteString(`\n`)
-		case r == '\t':
-			b.WriteString(`\t`)
-		case r < 0x20 || r == 0x7f:
-			fmt.Fprintf(&b, `\x%02x`, r)
-		default:
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
-}
+// characters (escape sequences, C1 controls, bidirectional overrides) are
+// shown escaped, as guardsh --audit shows them.
+func oneLine(s string) string { return guardsh.AuditEscape(s) }
 
 func runExplain(args []string) int {
 	o, s, code := startCheck(args, true)
