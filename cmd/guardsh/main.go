@@ -122,9 +122,20 @@ guardsh options:
 	                                  the policy mode (also GUARDSH_MODE); strict runs only
 	                                  allowlisted commands ([strict] in the config)
 	--scrub-env                       remove secret-looking variables from the session ([env] in the config)
+	--no-sandbox                      run commands without OS confinement (said in every audit record)
 	--version, --help
-Audit log summary (guardsh --audit --help):
+Tools (each runs instead of a shell; see README.md):
+	--check [--mode M] [--json] [-c CMD | FILE]
+	                                  verdicts for command lines (stdin: one per line), nothing runs
+	--explain CMD                     how the policy reads one command line
+	--hook claude|codex|gemini [--rewrite]
+	                                  answer an agent's pre-tool-use hook on stdin
+	--launch [--confine] -- AGENT [ARGS...]
+	                                  start an agent with guardsh as its shell
+	--doctor                          what the sandbox can do on this machine, verified
 	--audit [--since 7d] [--json]     what ran and what was refused, by rule and decision
+	--advise [--times N] [--json] -- WORD...
+	                                  the advisor's rating of one command, without running it
 `
 
 func shell(inv *invocation) int {
