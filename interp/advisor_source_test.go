@@ -91,7 +91,7 @@ func TestAdvisorRatesTruncatingRedirection(t *testing.T) {
 	// The model sees the statement as written.
 	ps := log.all()
 	if !slices.ContainsFunc(ps, func(p string) bool {
-		return strings.Contains(p, "statement as written (the pipeline or list it belongs to):\ncat /dev/null >data.db\n")
+		return strings.Contains(p, "statement as written (the pipeline or list it belongs to), as a JSON string:\n\"cat /dev/null >data.db\"\n")
 	}) {
 		t.Errorf("no prompt with the statement as written in %q", ps)
 	}

@@ -220,7 +220,7 @@ func TestAdvisorFailsVisible(t *testing.T) {
 		case "garbage":
 			return advisortest.Reply{Content: "I cannot help with that."}
 		case "range":
-			return advisortest.Rating(101, "x")
+			return advisortest.Rating(-1, "x")
 		case "unknown":
 			return advisortest.ModelNotFound(req.Model)
 		}
@@ -238,7 +238,7 @@ func TestAdvisorFailsVisible(t *testing.T) {
 		{"no server", dead, "noserver", "no Ollama server at " + dead + " (connection refused; start it: ollama serve)"},
 		{"timeout", srv.URL, "slow", `no answer from model "tiny:1b" at ` + srv.URL + " within 300ms"},
 		{"garbage", srv.URL, "garbage", `model "tiny:1b": answer is not the JSON asked for`},
-		{"out of range", srv.URL, "range", `model "tiny:1b": answer's percent 101 is outside 0-100`},
+		{"out of range", srv.URL, "range", `model "tiny:1b": answer's percent -1 is outside 0-100`},
 		{"unknown model", srv.URL, "unknown", `model "tiny:1b" not found at ` + srv.URL + " (pull it: ollama pull tiny:1b)"},
 	}
 	for _, tt := range tests {

@@ -69,7 +69,7 @@ func TestRate(t *testing.T) {
 		t.Errorf("messages = %+v", req.Messages)
 	}
 	user := req.Messages[1].Content
-	for _, want := range []string{`argv: ["truncate","-s","0","prod.sqlite"]`, "working directory: /proj/db", "project root: /proj"} {
+	for _, want := range []string{`argv: ["truncate","-s","0","prod.sqlite"]`, `working directory: "/proj/db"`, `project root: "/proj"`} {
 		if !strings.Contains(user, want) {
 			t.Errorf("prompt %q lacks %q", user, want)
 		}
@@ -83,11 +83,10 @@ func TestRateFailures(t *testing.T) {
 	replies := map[string]advisortest.Reply{
 		"garbage":      {Content: "Sure! I think this is fine."},
 		"empty":        {Content: ""},
-		"range":        advisortest.Rating(150, "very"),
 		"negative":     advisortest.Rating(-1, "?"),
-		"float":        {Content: `{"percent": 85.5, "reason": "x"}`},
-		"string":       {Content: `{"percent": "85", "reason": "x"}`},
 		"nopercent":    {Content: `{"reason": "x"}`},
+		"notnumber":    {Content: `{"percent": "high", "reason": "x"}`},
+		"null":         {Content: `{"percent": null, "reason": "x"}`},
 		"server-error": {Status: 500, Body: `{"error":"llama runner process has terminated: signal: killed"}`},
 		"unknown":      advisortest.ModelNotFound("tiny:1b"),
 		"slow":         {Hold: hold},
@@ -99,11 +98,10 @@ func TestRateFailures(t *testing.T) {
 	}{
 		{"garbage", `model "tiny:1b": answer is not the JSON asked for ({"percent": 0-100, "reason": ...}): "Sure! I think this is fine."`},
 		{"empty", `answer is not the JSON asked for`},
-		{"range", `answer's percent 150 is outside 0-100`},
 		{"negative", `answer's percent -1 is outside 0-100`},
-		{"float", `answer's percent 85.5 is not an integer`},
-		{"string", `answer is not the JSON asked for`},
 		{"nopercent", `answer is not the JSON asked for`},
+		{"notnumber", `answer's percent high is not a number`},
+		{"null", `answer is not the JSON asked for`},
 		{"server-error", `Ollama at ` + srv.URL + ` answered 500: llama runner process has terminated: signal: killed`},
 		{"unknown", `model "tiny:1b" not found at ` + srv.URL + ` (pull it: ollama pull tiny:1b)`},
 		{"slow", `no answer from model "tiny:1b" at ` + srv.URL + ` within 300ms`},
@@ -116,6 +114,33 @@ func TestRateFailures(t *testing.T) {
 				t.Fatalf("Rate = %+v, %v; want error containing %q", r, err, tt.want)
 			}
 		})
+	}
+}
+
+// A rating stated in a form not asked for (a fraction, a string, more
+// than 100) still counts: treating it as "no opinion" let a command the
+// model rated 85.5 % or 150 % run.
+func TestRateOddPercents(t *testing.T) {
+	replies := map[string]string{
+		"float":   `{"percent": 85.5, "reason": "x"}`,
+		"string":  `{"percent": "85", "reason": "x"}`,
+		"sign":    `{"percent": "85%", "reason": "x"}`,
+		"over":    `{"percent": 150, "reason": "x"}`,
+		"exp":     `{"percent": 1e2, "reason": "x"}`,
+		"low":     `{"percent": 0.4, "reason": "x"}`,
+		"extra":   `{"percent": 90, "reason": "x", "percent_safe": 0, "note": {"a": [1]}}`,
+		"integer": `{"percent": 71, "reason": "x"}`,
+	}
+	want := map[string]int{"float": 86, "string": 85, "sign": 85, "over": 100, "exp": 100, "low": 0, "extra": 90, "integer": 71}
+	srv := advisortest.New(t, func(argv []string, _ *api.ChatRequest) advisortest.Reply {
+		return advisortest.Reply{Content: replies[argv[0]]}
+	})
+	a := newAdvisor(t, srv.URL, time.Second)
+	for name, pct := range want {
+		r, err := a.Rate(context.Background(), cmd("/p", name, "x"))
+		if err != nil || r.Percent != pct {
+			t.Errorf("%s: rating %+v, %v; want %d%%", name, r, err, pct)
+		}
 	}
 }
 

@@ -55,8 +55,11 @@ type statusError struct {
 
 func (e *statusError) Error() string { return fmt.Sprintf("%d: %s", e.Code, e.Msg) }
 
-// maxBody bounds an answer.
-const maxBody = 1 << 20
+// maxBody bounds an answer's body, maxHeaders its status line and headers.
+const (
+	maxBody    = 1 << 20
+	maxHeaders = 64 << 10
+)
 
 // chat sends req to host's /api/chat and returns the answer, the message
 // contents of several NDJSON lines joined if the server streamed anyway.
@@ -89,7 +92,10 @@ func chat(ctx context.Context, host *url.URL, req *chatRequest) (*chatResponse, 
 	if _, err := conn.Write(append(head.Bytes(), body...)); err != nil {
 		return nil, ctxErr(ctx, err)
 	}
-	code, data, err := readResponse(bufio.NewReader(conn))
+	// The whole answer is bounded, headers too: a server (or whatever
+	// listens on the port) sending an endless header line must not grow
+	// this process's memory until the timeout.
+	code, data, err := readResponse(bufio.NewReader(&limitedReader{conn, maxBody + maxHeaders}))
 	if err != nil {
 		return nil, ctxErr(ctx, err)
 	}
@@ -125,6 +131,25 @@ func chat(ctx context.Context, host *url.URL, req *chatRequest) (*chatResponse, 
 		return nil, errors.New("empty answer")
 	}
 	return &out, nil
+}
+
+// limitedReader reads at most n bytes from r, then fails with "answer too
+// large" (io.LimitReader's end of file would read as a cut answer).
+type limitedReader struct {
+	r io.Reader
+	n int64
+}
+
+func (l *limitedReader) Read(p []byte) (int, error) {
+	if l.n <= 0 {
+		return 0, errors.New("answer too large")
+	}
+	if int64(len(p)) > l.n {
+		p = p[:l.n]
+	}
+	n, err := l.r.Read(p)
+	l.n -= int64(n)
+	return n, err
 }
 
 func ctxErr(ctx context.Context, err error) error {

@@ -153,3 +153,38 @@ func TestChatRequestWire(t *testing.T) {
 func itoa(n int) string { return strconv.Itoa(n) }
 
 func hex(n int) string { return strconv.FormatInt(int64(n), 16) }
+
+// Whatever listens on the port cannot make the advisor read without
+// bound: an endless header line or body ends with an error at once, not
+// at the timeout after gigabytes of memory.
+func TestChatBoundedAnswer(t *testing.T) {
+	for _, start := range []string{"HTTP/1.1 200 OK\r\nX-Big: ", "HTTP/1.1 200 OK\r\n\r\n", "HTTP/1.1 200 OK"} {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		go func() {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			defer c.Close()
+			c.Write([]byte(start))
+			buf := []byte(strings.Repeat("a", 64<<10))
+			for i := 0; i < 1<<14; i++ { // up to 1 GiB
+				if _, err := c.Write(buf); err != nil {
+					return
+				}
+			}
+		}()
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		t0 := time.Now()
+		_, err = chat(ctx, &url.URL{Scheme: "http", Host: l.Addr().String()}, &chatRequest{Model: "m"})
+		late := ctx.Err() != nil
+		cancel()
+		l.Close()
+		if err == nil || late || time.Since(t0) > 5*time.Second || !strings.Contains(err.Error(), "too large") {
+			t.Errorf("%q: chat took %v, err %v; want a prompt error", start, time.Since(t0), err)
+		}
+	}
+}
