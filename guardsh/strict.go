@@ -59,6 +59,11 @@ type StrictEntry struct {
 	// "--output=F", "-coverprofile=F"), must resolve inside the project
 	// as a path argument does. They need not be listed in ValueFlags.
 	PathFlags []string `json:"path_flags,omitempty"`
+	// JoinedFlags take a value only joined to them ("-U5",
+	// "--unified=5"): the program's value is optional, so it reads "-U
+	// NEXT" as -U without a value and NEXT as an argument (git diff -U
+	// --output=FILE). Built-in profile only.
+	JoinedFlags []string `json:"joined_flags,omitempty"`
 	// Paths says that every positional argument is a path that must
 	// resolve inside the project. Without it only positional arguments
 	// that look like paths (absolute, ~, ./, ../ or with a .. component)
@@ -398,6 +403,9 @@ func strictEntryCheck(c *Command, e *StrictEntry, args []string) (Verdict, bool)
 				used = append(used, name)
 			case e.hasValueFlag(name):
 				_, v, _ := strings.Cut(a, "=")
+				if !hasVal && e.isJoinedFlag(name) {
+					return e.joinedRefusal(name, name+"=")
+				}
 				if !hasVal {
 					if i+1 >= len(rest) {
 						return refuse(idStrictValue, fmt.Sprintf("%s %s needs a value", cmd, name), "", false)
@@ -422,6 +430,9 @@ func strictEntryCheck(c *Command, e *StrictEntry, args []string) (Verdict, bool)
 			continue
 		}
 		if e.hasValueFlag(a) {
+			if e.isJoinedFlag(a) {
+				return e.joinedRefusal(a, a)
+			}
 			if i+1 >= len(rest) {
 				return refuse(idStrictValue, fmt.Sprintf("%s %s needs a value", cmd, a), "", false)
 			}
@@ -454,6 +465,9 @@ func strictEntryCheck(c *Command, e *StrictEntry, args []string) (Verdict, bool)
 			if e.hasValueFlag(f) {
 				v := a[k+1:]
 				if k+1 == len(a) {
+					if e.isJoinedFlag(f) {
+						return e.joinedRefusal(f, f)
+					}
 					if i+1 >= len(rest) {
 						return refuse(idStrictValue, fmt.Sprintf("%s %s needs a value", cmd, f), "", false)
 					}
@@ -893,7 +907,25 @@ func (e *StrictEntry) singleDashWords() bool {
 
 func (e *StrictEntry) hasFlag(f string) bool { return slices.Contains(e.Flags, f) }
 func (e *StrictEntry) hasValueFlag(f string) bool {
-	return slices.Contains(e.ValueFlags, f) || slices.Contains(e.PathFlags, f)
+	return slices.Contains(e.ValueFlags, f) || slices.Contains(e.PathFlags, f) || slices.Contains(e.JoinedFlags, f)
+}
+func (e *StrictEntry) isJoinedFlag(f string) bool { return slices.Contains(e.JoinedFlags, f) }
+
+// joinedRefusal refuses joined flag f given with its value as the next
+// word; join is how to write it with the value ("-U", "--unified=").
+func (e *StrictEntry) joinedRefusal(f, join string) (Verdict, bool) {
+	cmd := strings.Join(e.Words, " ")
+	return strictRefusal(idStrictValue, fmt.Sprintf("%s takes the value of %s only joined to it: %s reads %s NEXT as %s without a value and NEXT as a separate argument (a path or another flag), which strict mode would not have checked", cmd, f, e.Words[0], f, f),
+		"join the value: "+cmd+" "+join+joinedExample(f)+" (allowed: "+e.form()+")"), true
+}
+
+// joinedExample is an example value for joined flag f.
+func joinedExample(f string) string {
+	switch f {
+	case "--format", "--pretty":
+		return "%h"
+	}
+	return "5"
 }
 func (e *StrictEntry) isPathFlag(f string) bool { return slices.Contains(e.PathFlags, f) }
 
@@ -935,6 +967,13 @@ func (e *StrictEntry) form() string {
 	}
 	for _, f := range e.PathFlags {
 		b.WriteString(" [" + f + " PATH]")
+	}
+	for _, f := range e.JoinedFlags {
+		if strings.HasPrefix(f, "--") {
+			b.WriteString(" [" + f + "=VALUE]")
+		} else {
+			b.WriteString(" [" + f + "VALUE]")
+		}
 	}
 	arg := "ARGS"
 	if e.Paths {

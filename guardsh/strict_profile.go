@@ -20,7 +20,9 @@ import (
 
 // strictDefs are the lines of the built-in profile: "words | flags |
 // value flags", flags separated by spaces; a value flag written FLAG=PATH
-// takes a path, which must lie inside the project (StrictEntry.PathFlags). Words ending in "!" take no
+// takes a path, which must lie inside the project (StrictEntry.PathFlags);
+// one written FLAG=JOINED takes its value only joined (-U5, --format=%h:
+// StrictEntry.JoinedFlags). Words ending in "!" take no
 // positional arguments; words ending in "?ARGS" take positional arguments
 // that are not paths.
 var strictDefs = []string{
@@ -58,9 +60,9 @@ var strictDefs = []string{
 	"which | -a |",
 	"jq?ARGS | -r -c -S -e -n -j --raw-output --compact-output --sort-keys --exit-status --null-input --join-output --tab | --indent",
 	"git status | -s -b -v -z --short --branch --porcelain --long --ignored --ahead-behind --no-ahead-behind |",
-	"git diff | -p -u -z -R -w -b --stat --numstat --shortstat --name-only --name-status --cached --staged --no-color --color --word-diff --patch --raw --summary --check --ignore-all-space --ignore-space-change --exit-code --quiet --minimal --histogram --patience | -U --unified --diff-filter --stat-width --word-diff-regex",
-	"git log | -p -u -z --stat --numstat --shortstat --name-only --name-status --oneline --graph --decorate --no-decorate --all --reverse --no-merges --merges --first-parent --patch --no-color --color --follow --abbrev-commit --date-order --topo-order | -n -U --max-count --format --date --since --until --after --before --author --committer --grep --skip --diff-filter",
-	"git show | -p -u -s -z --stat --numstat --shortstat --name-only --name-status --oneline --no-patch --patch --no-color --color --abbrev-commit | -U --format --date",
+	"git diff | -p -u -z -R -w -b --stat --numstat --shortstat --name-only --name-status --cached --staged --no-color --color --word-diff --patch --raw --summary --check --ignore-all-space --ignore-space-change --exit-code --quiet --minimal --histogram --patience | -U=JOINED --unified=JOINED --diff-filter --stat-width --word-diff-regex",
+	"git log | -p -u -z --stat --numstat --shortstat --name-only --name-status --oneline --graph --decorate --no-decorate --all --reverse --no-merges --merges --first-parent --patch --no-color --color --follow --abbrev-commit --date-order --topo-order | -n -U=JOINED --max-count --format=JOINED --date --since --until --after --before --author --committer --grep --skip --diff-filter",
+	"git show | -p -u -s -z --stat --numstat --shortstat --name-only --name-status --oneline --no-patch --patch --no-color --color --abbrev-commit | -U=JOINED --format=JOINED --date",
 	"git branch! | -a -r -v --list --all --remotes --verbose --show-current --no-color | --sort --format",
 	"git rev-parse | -q --verify --short --abbrev-ref --show-toplevel --git-dir --is-inside-work-tree --symbolic-full-name --absolute-git-dir --show-prefix --show-cdup | ",
 	"git ls-files | -c -m -o -d -s -z --cached --modified --others --deleted --stage --exclude-standard --full-name | -x --exclude",
@@ -99,6 +101,10 @@ var defaultProfile = sync.OnceValue(func() map[string][]StrictEntry {
 			for _, f := range strings.Fields(parts[2]) {
 				if p, ok := strings.CutSuffix(f, "=PATH"); ok {
 					e.PathFlags = append(e.PathFlags, p)
+					continue
+				}
+				if j, ok := strings.CutSuffix(f, "=JOINED"); ok {
+					e.JoinedFlags = append(e.JoinedFlags, j)
 					continue
 				}
 				e.ValueFlags = append(e.ValueFlags, f)

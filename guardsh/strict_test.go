@@ -2,6 +2,7 @@ package guardsh
 
 import (
 	"os"
+	"slices"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -442,11 +443,25 @@ func TestStrictProfileMarkdown(t *testing.T) {
 		case !e.Paths:
 			args = "any (path-like ones inside the project)"
 		}
-		b.WriteString("| `" + strings.Join(e.Words, " ") + "` | " + code(e.Flags) + " | " + code(e.ValueFlags) + " | " + code(e.PathFlags) + " | " + args + " |\n")
+		b.WriteString("| `" + strings.Join(e.Words, " ") + "` | " + code(e.Flags) + " | " + code(append(slices.Clone(e.ValueFlags), joinedForms(e.JoinedFlags)...)) + " | " + code(e.PathFlags) + " | " + args + " |\n")
 	}
 	if err := os.WriteFile(out, []byte(b.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// joinedForms shows flags that take their value only joined: -UN,
+// --unified=N.
+func joinedForms(fs []string) []string {
+	var out []string
+	for _, f := range fs {
+		if strings.HasPrefix(f, "--") {
+			out = append(out, f+"=N")
+		} else {
+			out = append(out, f+"N")
+		}
+	}
+	return out
 }
 
 // BenchmarkStrictClassify measures Classify of a listed command with two
@@ -598,6 +613,18 @@ path_flags = ["-coverprofile", "-o"]
 		{src: "cd sub && go build ../cmd/x", rule: ""},
 		{src: "git --git-dir=/tmp/x status", rule: idStrictUnlisted},
 		{src: "git --work-tree /tmp status", rule: idStrictUnlisted},
+		// K1: git takes -U, --unified and log/show --format's value only
+		// joined (-U5, --unified=5, --format=%h): git diff -U NEXT reads
+		// NEXT as an argument (a path outside: git diff --no-index; or
+		// --output=FILE, which git writes)
+		{src: "git diff -U ../outside/secret.txt app.js", rule: idStrictValue, msg: "-U5"},
+		{src: "git diff -U --output=../outside/pwn", rule: idStrictValue},
+		{src: "git diff --unified --output=../outside/pwn HEAD", rule: idStrictValue},
+		{src: "git log -p -U --output=/tmp/pwn", rule: idStrictValue},
+		{src: "git show -U ../outside/secret.txt", rule: idStrictValue},
+		{src: "git log --format --output=../outside/pwn", rule: idStrictValue, msg: "--format="},
+		{src: "git show --format --output=../outside/pwn", rule: idStrictValue},
+		{src: "git diff -U5 app.js; git diff --unified=3 app.js; git log -U1 -p --format=%h -n 3; git show --format=%s HEAD"},
 		// env named by its path: the same checks, the right reason
 		{src: "/usr/bin/env sh x.sh"},
 		{src: "/usr/bin/env", rule: idStrictUnlisted, msg: "prints the whole environment"},

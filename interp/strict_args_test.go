@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/guardsh/guardsh/guardsh"
 )
 
 // TestStrictBeyondPathsAtRunTime: the real runner refuses what a listed
@@ -59,5 +61,60 @@ func TestStrictBeyondPathsAtRunTime(t *testing.T) {
 	out, errb, st := strictRun(t, proj, home, `diff --no-dereference s1 s2; jq -r '.import // "none"' app.js 2>/dev/null; realpath --relative-to=s2 app.js`)
 	if strings.Contains(out+errb, "TOPSECRET") || !strings.Contains(out, "symbolic link") || !strings.Contains(out, "../app.js") {
 		t.Errorf("legitimate forms: status %d, stdout %q, stderr %q", st, out, errb)
+	}
+}
+
+// TestStrictGitJoinedValues: git reads -U, --unified and --format without
+// a joined value as flags without one, so the next word is an argument of
+// its own. At run time, also when the words come from expansions, git diff
+// -U NEXT is refused: NEXT=--output=FILE would make git write FILE outside
+// the project, NEXT=../x would diff a file outside (git diff's implicit
+// --no-index).
+func TestStrictGitJoinedValues(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("needs git")
+	}
+	root := t.TempDir()
+	proj, outside, home := filepath.Join(root, "proj"), filepath.Join(root, "outside"), filepath.Join(root, "home")
+	for _, d := range []string{proj, outside, home} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(outside, "secret.txt"), []byte("TOPSECRET\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(proj, "a.txt"), []byte("hello\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command("git", "-C", proj, "init", "-q").CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v %s", err, out)
+	}
+	run := func(src string) (string, string, int) {
+		return strictRunEnv(t, guardsh.NewPolicy(guardsh.ModeStrict), proj, []string{"PATH=/usr/bin:/bin", "HOME=" + home, "GUARDSH_MODE=strict",
+			"GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null"}, src)
+	}
+	for _, src := range []string{
+		`git diff -U ../outside/secret.txt a.txt`,
+		`U=-U; git diff $U ../outside/secret.txt a.txt`,
+		`git diff -U --output=../outside/pwn`,
+		`git diff --unified --output=../outside/pwn`,
+		`F=--format; git log $F --output=../outside/pwn`,
+		`git show -U --output=../outside/pwn`,
+	} {
+		out, errb, st := run(src)
+		if strings.Contains(out+errb, "TOPSECRET") {
+			t.Errorf("%q leaked: %s %s", src, out, errb)
+		}
+		if _, err := os.Stat(filepath.Join(outside, "pwn")); err == nil {
+			t.Fatalf("%q wrote outside the project", src)
+		}
+		if st == 0 || !strings.Contains(errb, "[strict.value-flag]") {
+			t.Errorf("%q: status %d, stderr %q, want a [strict.value-flag] refusal", src, st, errb)
+		}
+	}
+	out, errb, st := run(`git diff -U5 --no-color a.txt ; git diff --unified=1 a.txt; echo ok`)
+	if st != 0 || !strings.Contains(out, "ok") || strings.Contains(errb, "denied") {
+		t.Errorf("joined forms: status %d, stdout %q, stderr %q", st, out, errb)
 	}
 }

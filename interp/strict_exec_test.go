@@ -18,15 +18,21 @@ func strictRun(t *testing.T, proj, home, src string) (string, string, int) {
 
 func strictRunWith(t *testing.T, p *guardsh.Policy, proj, home, src string) (string, string, int) {
 	t.Helper()
+	return strictRunEnv(t, p, proj, []string{"PATH=" + filepath.Join(proj, "bin") + ":" + proj + ":/usr/bin:/bin", "HOME=" + home,
+		"GUARDSH_MODE=strict", "PAGER=less"}, src)
+}
+
+// strictRunEnv runs src in strict mode with policy p and environment env.
+func strictRunEnv(t *testing.T, p *guardsh.Policy, proj string, env []string, src string) (string, string, int) {
+	t.Helper()
 	var out, errb syncBuffer
 	r, err := New(Config{
 		Policy:  p,
 		Dir:     proj,
 		Project: proj,
-		Env: []string{"PATH=" + filepath.Join(proj, "bin") + ":" + proj + ":/usr/bin:/bin", "HOME=" + home,
-			"GUARDSH_MODE=strict", "PAGER=less"},
-		Stdout: &out,
-		Stderr: &errb,
+		Env:     env,
+		Stdout:  &out,
+		Stderr:  &errb,
 	})
 	if err != nil {
 		t.Fatal(err)
