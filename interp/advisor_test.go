@@ -292,14 +292,16 @@ func TestAdvisorCancellation(t *testing.T) {
 	}
 }
 
-// Ratings are cached per normalised command for the session: a loop asks
-// once; a cached rating says so in the audit record.
+// Ratings are cached per command as the model sees it, for the session: a
+// loop asks once; a cached rating says so in the audit record. A wrapper
+// makes another command (advisor.Key: a normalised key let one rating
+// vouch for another command).
 func TestAdvisorCache(t *testing.T) {
 	srv := advisortest.New(t, fakeRatings)
 	s := newAdvisedSession(t, guardsh.ModeBypass, srv.URL, 5*time.Second, nil)
 	s.run(context.Background(), "for i in 1 2 3 4 5; do touch marker; done; timeout 5 touch marker; truncate -s 0 data.db; truncate -s 0 data.db")
-	if got := srv.Argvs(); len(got) != 2 {
-		t.Fatalf("%d requests (%q), want 2", len(got), got)
+	if got := srv.Argvs(); len(got) != 3 {
+		t.Fatalf("%d requests (%q), want 3", len(got), got)
 	}
 	var cached, fresh int
 	for _, rec := range s.records(t) {
@@ -312,9 +314,9 @@ func TestAdvisorCache(t *testing.T) {
 			fresh++
 		}
 	}
-	// touch x5, timeout (wrapper: same normalised command), and its
-	// touch, truncate x2: 9 rated, 2 asked.
-	if fresh != 2 || cached < 6 {
+	// touch x5, timeout (asked: another command) and its touch (cached),
+	// truncate x2: 9 rated, 3 asked.
+	if fresh != 3 || cached < 5 {
 		t.Errorf("%d fresh, %d cached ratings in:\n%s", fresh, cached, s.audit.String())
 	}
 	if strings.Count(s.stderr.String(), advisorRefusal) != 2 {

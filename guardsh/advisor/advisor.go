@@ -4,8 +4,8 @@
 // command rated at or above the configured threshold; a rating never turns
 // a refusal into an allow.
 //
-// Ratings are cached per normalised command and working directory for the
-// life of an Advisor (a session), so a loop does not ask the model for
+// Ratings are cached per command as the model sees it (exact argv,
+// working directory, statement) for the life of an Advisor (a session), so a loop does not ask the model for
 // every iteration. A failure (no server, no such model, a timeout, an
 // answer that is not the JSON asked for) is an error, never a rating: the
 // caller says "advisor unavailable: <error>" and is not cached, so the next
@@ -22,6 +22,7 @@ package advisor
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -160,14 +161,17 @@ func (a *Advisor) Requests() int {
 	return a.requests
 }
 
-// Key is the cache key of a request: its normalised argv, working
-// directory, statement as written and truncated file (not its size).
+// Key is the cache key of a request: a digest of the prompt the model
+// would see (Prompt: the exact argv, working directory, statement as
+// written, truncated file and its size, project root). A rating stands
+// only for that exact text: keying on the normalised argv (wrappers,
+// NAME=value words, git's -C dropped) let a command rated harmless
+// (env -C /tmp/scratch rm -rf build) vouch for another (rm -rf build in
+// the project). A loop repeating one command still asks once.
 func Key(q Request) string {
-	b, _ := json.Marshal(struct {
-		A       []string
-		D, S, T string
-	}{guardsh.NormalizeArgv(q.Args), q.Dir, q.Statement, q.Truncates})
-	return string(b)
+	p, _ := Prompt(q)
+	sum := sha256.Sum256([]byte(p))
+	return string(sum[:])
 }
 
 // Rate is Ask for a command without context; it counts as writing (the

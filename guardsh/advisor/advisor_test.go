@@ -183,6 +183,36 @@ func TestRateTimeoutCoolsOff(t *testing.T) {
 	}
 }
 
+// One rating never stands for another command: a wrapper, git's -C or
+// another size of the truncated file is another prompt, asked again.
+// (Keyed on the normalised argv, env -C /tmp/scratch rm -rf build, rated
+// harmless, let rm -rf build in the project run unrated.)
+func TestRateCacheNotPoisoned(t *testing.T) {
+	srv := advisortest.New(t, func(_ []string, req *api.ChatRequest) advisortest.Reply {
+		if strings.Contains(advisortest.UserText(req), "scratch") || strings.Contains(advisortest.UserText(req), "(3 bytes)") {
+			return advisortest.Rating(0, "scratch")
+		}
+		return advisortest.Rating(100, "project")
+	})
+	a := newAdvisor(t, srv.URL, time.Second)
+	ctx := context.Background()
+	pairs := [][2]Request{
+		{{Command: cmd("/p", "env", "-C", "/tmp/scratch", "rm", "-rf", "build")}, {Command: cmd("/p", "rm", "-rf", "build")}},
+		{{Command: cmd("/p", "git", "-C", "/tmp/scratch", "clean", "-fdx")}, {Command: cmd("/p", "git", "clean", "-fdx")}},
+		{{Command: cmd("/p", "sudo", "-u", "scratch", "rm", "-rf", "/srv/db")}, {Command: cmd("/p", "rm", "-rf", "/srv/db")}},
+		{{Command: cmd("/p", "/tmp/scratch/rm", "-rf", "db")}, {Command: cmd("/p", "rm", "-rf", "db")}},
+		{{Command: cmd("/p"), Truncates: "/p/db", TruncSize: 3}, {Command: cmd("/p"), Truncates: "/p/db", TruncSize: 3 << 30}},
+	}
+	for _, p := range pairs {
+		if r, err := a.Ask(ctx, p[0]); err != nil || r.Percent != 0 {
+			t.Fatalf("%v: %+v %v", p[0].Args, r, err)
+		}
+		if r, err := a.Ask(ctx, p[1]); err != nil || r.Cached || r.Percent != 100 {
+			t.Errorf("%v after %v: %+v %v; want its own rating, 100", p[1].Args, p[0].Args, r, err)
+		}
+	}
+}
+
 func TestRateCache(t *testing.T) {
 	srv := advisortest.New(t, func([]string, *api.ChatRequest) advisortest.Reply {
 		return advisortest.Rating(10, "reads")
@@ -198,10 +228,6 @@ func TestRateCache(t *testing.T) {
 	}
 	if srv.Hits() != 1 {
 		t.Fatalf("%d requests for two identical commands, want 1", srv.Hits())
-	}
-	// Normalised: a wrapper does not make it another command.
-	if r, err := rate(cmd("/p", "timeout", "5", "grep", "-r", "x", ".")); err != nil || !r.Cached {
-		t.Errorf("wrapped: %+v %v", r, err)
 	}
 	// Another directory is another command.
 	if r, err := rate(cmd("/q", "grep", "-r", "x", ".")); err != nil || r.Cached {
