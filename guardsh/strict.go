@@ -291,6 +291,9 @@ func (p *Policy) strictCheck(c *Command, args []string, fromInput bool) (Verdict
 			}
 		}
 		args = append([]string{args[0]}, args[k:]...)
+		if v, bad := strictGitDir(c); bad {
+			return v, true
+		}
 	}
 	entries := p.strictProfile(name)
 	if len(entries) == 0 {
@@ -699,6 +702,48 @@ func StrictProgramAllowed(dirs []string, dir, prog string) bool {
 		}
 	}
 	return false
+}
+
+// strictGitDir refuses a git command that would use a repository inside
+// the project other than the project's own .git: git looks for a git
+// directory from its working directory up, and a directory of the project
+// holding HEAD (an embedded bare repository, shipped by the repository, or
+// .git/modules/NAME) or a .git of its own is one. Its config and
+// info/attributes, which the script can write, name programs that git
+// runs outside guardsh's interpreter (diff textconv, core.fsmonitor,
+// core.pager ...).
+func strictGitDir(c *Command) (Verdict, bool) {
+	proj := strictProject(c)
+	dir := c.Dir
+	if dir == "" {
+		dir = c.Project
+	}
+	if proj == "" {
+		return Verdict{}, false
+	}
+	d := resolveUnder(c, dir)
+	if !within(d, proj) {
+		return Verdict{}, false // strictCwd refuses it
+	}
+	for {
+		var found string
+		if _, err := os.Lstat(d + "/.git"); err == nil {
+			found = d + "/.git"
+		} else if _, err := os.Lstat(d + "/HEAD"); err == nil {
+			found = d
+		}
+		if found != "" {
+			if found == proj+"/.git" {
+				return Verdict{}, false
+			}
+			return strictRefusal(idStrictArg, fmt.Sprintf("git run in %s would use the repository %s, not the project's .git: its config and attributes (which a script can write) make git run programs (diff textconv, core.fsmonitor)", dir, found),
+				"run git from the project directory or a directory of the project's own work tree"), true
+		}
+		if d == proj || !within(d, proj) {
+			return Verdict{}, false
+		}
+		d = path.Dir(d)
+	}
 }
 
 // strictCwd refuses a command that would run with its working directory

@@ -491,12 +491,13 @@ func BenchmarkStrictClassify(b *testing.B) {
 func TestStrictBeyondPaths(t *testing.T) {
 	root := t.TempDir()
 	proj, outside, home := filepath.Join(root, "proj"), filepath.Join(root, "outside"), filepath.Join(root, "home")
-	for _, d := range []string{proj, outside, home, filepath.Join(proj, "s1"), filepath.Join(proj, "s2"), filepath.Join(proj, "sub"), filepath.Join(proj, ".git/hooks")} {
+	for _, d := range []string{proj, outside, home, filepath.Join(proj, "s1"), filepath.Join(proj, "s2"), filepath.Join(proj, "sub"), filepath.Join(proj, ".git/hooks"),
+		filepath.Join(proj, "evil/objects"), filepath.Join(proj, "evil/refs/x"), filepath.Join(proj, "nested/.git"), filepath.Join(proj, ".git/modules/m/refs")} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			t.Fatal(err)
 		}
 	}
-	for name, body := range map[string]string{"app.js": "x\n", "s2/f": "other\n", "outside/data.json": `[{"k":"SECRET"}]`, "outside/secret.txt": "SECRET\n"} {
+	for name, body := range map[string]string{"app.js": "x\n", "s2/f": "other\n", ".git/HEAD": "ref: refs/heads/main\n", "evil/HEAD": "ref: refs/heads/main\n", ".git/modules/m/HEAD": "ref: refs/heads/main\n", "outside/data.json": `[{"k":"SECRET"}]`, "outside/secret.txt": "SECRET\n"} {
 		dir := proj
 		if strings.HasPrefix(name, "outside/") {
 			dir = root
@@ -625,6 +626,16 @@ path_flags = ["-coverprofile", "-o"]
 		{src: "git log --format --output=../outside/pwn", rule: idStrictValue, msg: "--format="},
 		{src: "git show --format --output=../outside/pwn", rule: idStrictValue},
 		{src: "git diff -U5 app.js; git diff --unified=3 app.js; git log -U1 -p --format=%h -n 3; git show --format=%s HEAD"},
+		// K3: a git directory inside the project other than its .git (an
+		// embedded bare repository shipped by the repository, whose config
+		// and info/attributes the model can write): its diff textconv,
+		// core.fsmonitor ... run programs
+		{src: "cd evil && git show HEAD", rule: idStrictArg, msg: "evil"},
+		{src: "git -C evil log -p", rule: idStrictArg},
+		{src: "git -C evil/refs/x status", rule: idStrictArg},
+		{src: "cd nested && git diff", rule: idStrictArg, msg: "nested"},
+		{src: "cd .git/modules/m && git log -p", rule: idStrictArg},
+		{src: "cd .git && git log -p; cd .git/hooks && git status; git -C sub status; cd sub && git diff"},
 		// env named by its path: the same checks, the right reason
 		{src: "/usr/bin/env sh x.sh"},
 		{src: "/usr/bin/env", rule: idStrictUnlisted, msg: "prints the whole environment"},

@@ -118,3 +118,68 @@ func TestStrictGitJoinedValues(t *testing.T) {
 		t.Errorf("joined forms: status %d, stdout %q, stderr %q", st, out, errb)
 	}
 }
+
+// TestStrictEmbeddedGitDir: a bare repository inside the project (files a
+// repository can ship: HEAD, objects/info/alternates, info/attributes,
+// config) makes git show run its diff textconv through /bin/sh, outside
+// the interpreter. Strict mode refuses git in it, whether reached by cd,
+// git -C or a nested shell.
+func TestStrictEmbeddedGitDir(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("needs git")
+	}
+	root := t.TempDir()
+	proj, home := filepath.Join(root, "proj"), filepath.Join(root, "home")
+	marker := filepath.Join(root, "TEXTCONV-RAN")
+	git := func(args ...string) string {
+		out, err := exec.Command("git", append([]string{"-C", proj, "-c", "user.name=t", "-c", "user.email=t@t"}, args...)...).CombinedOutput()
+		if err != nil {
+			t.Fatalf("git %v: %v %s", args, err, out)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	for _, d := range []string{proj, home, filepath.Join(proj, "evil/objects/info"), filepath.Join(proj, "evil/refs/heads"), filepath.Join(proj, "evil/info")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(proj, "a.txt"), []byte("hello\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	git("init", "-q")
+	git("add", "a.txt")
+	git("commit", "-qm", "init")
+	head := git("rev-parse", "HEAD")
+	for name, body := range map[string]string{
+		"evil/HEAD":                    "ref: refs/heads/main\n",
+		"evil/refs/heads/main":         head + "\n",
+		"evil/objects/info/alternates": "../../.git/objects\n",
+		"evil/info/attributes":         "* diff=x\n",
+		"evil/config":                  "[core]\n\tbare = true\n[diff \"x\"]\n\ttextconv = \"touch " + marker + "; cat\"\n",
+	} {
+		if err := os.WriteFile(filepath.Join(proj, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	run := func(src string) (string, string, int) {
+		return strictRunEnv(t, guardsh.NewPolicy(guardsh.ModeStrict), proj, []string{"PATH=/usr/bin:/bin", "HOME=" + home, "GUARDSH_MODE=strict",
+			"GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null"}, src)
+	}
+	for _, src := range []string{
+		`cd evil && git show HEAD`,
+		`git -C evil log -p`,
+		`d=evil; git -C $d show`,
+		`bash -c 'cd evil/info; git show'`,
+	} {
+		_, errb, st := run(src)
+		if _, err := os.Stat(marker); err == nil {
+			t.Fatalf("%q ran the embedded repository's textconv", src)
+		}
+		if st == 0 || !strings.Contains(errb, "[strict.argument]") {
+			t.Errorf("%q: status %d, stderr %q, want a [strict.argument] refusal", src, st, errb)
+		}
+	}
+	if out, errb, st := run(`git show HEAD`); st != 0 || !strings.Contains(out, "hello") {
+		t.Errorf("git show in the project: status %d, stdout %q, stderr %q", st, out, errb)
+	}
+}
