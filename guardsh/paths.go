@@ -334,7 +334,7 @@ func (e *pathEnv) protectedWrite(abs string) bool {
 		return false
 	}
 	if strings.Contains(abs, "/.git/hooks/") || strings.HasSuffix(abs, "/.git/hooks") ||
-		strings.HasSuffix(abs, "/.git/config") || strings.HasSuffix(abs, "/.git") {
+		strings.HasSuffix(abs, "/.git/config") || strings.HasSuffix(abs, "/.git") || gitControlFile(abs) {
 		return true
 	}
 	if e.project != "" && abs == e.project+"/.guardsh.toml" {

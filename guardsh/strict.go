@@ -746,6 +746,22 @@ func strictGitDir(c *Command) (Verdict, bool) {
 	}
 }
 
+// gitControlFile reports whether abs, below a .git directory, is the
+// config or a hook of a git directory nested there: a submodule's
+// (.git/modules/NAME/config, .../hooks/...) or a worktree's
+// (config.worktree). git status in the project reads the submodule's
+// config, whose core.fsmonitor it runs. (protectedWrite covers the
+// top-level .git/config and .git/hooks.)
+func gitControlFile(abs string) bool {
+	i := strings.Index(abs, "/.git/")
+	if i < 0 {
+		return false
+	}
+	rest := abs[i+len("/.git"):]
+	base := path.Base(rest)
+	return base == "config" || base == "config.worktree" || strings.Contains(rest, "/hooks/") || strings.HasSuffix(rest, "/hooks")
+}
+
 // strictCwd refuses a command that would run with its working directory
 // outside the project (it would read there without naming a path).
 func strictCwd(c *Command) (Verdict, bool) {

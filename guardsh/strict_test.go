@@ -636,6 +636,13 @@ path_flags = ["-coverprofile", "-o"]
 		{src: "cd nested && git diff", rule: idStrictArg, msg: "nested"},
 		{src: "cd .git/modules/m && git log -p", rule: idStrictArg},
 		{src: "cd .git && git log -p; cd .git/hooks && git status; git -C sub status; cd sub && git diff"},
+		// K4: a submodule's git directory has a config of its own, which
+		// git status in the project reads (core.fsmonitor runs)
+		{src: `printf '[core]\n\tfsmonitor = x\n' >> .git/modules/m/config`, rule: idWriteProtected},
+		{src: "echo x > .git/modules/m/hooks/post-checkout", rule: idWriteProtected},
+		{src: "echo x > .git/worktrees/w/config.worktree", rule: idWriteProtected},
+		{src: "echo x > .git/config.worktree", rule: idWriteProtected},
+		{src: "echo x > .git/modules/m/description; echo x > sub/config"},
 		// env named by its path: the same checks, the right reason
 		{src: "/usr/bin/env sh x.sh"},
 		{src: "/usr/bin/env", rule: idStrictUnlisted, msg: "prints the whole environment"},
