@@ -108,6 +108,9 @@ type Broker struct {
 	// Advise answers KindAdvise requests; nil: "no advisor" answers.
 	Advise AdviseFunc
 	conn   *os.File
+
+	checkMu  sync.Mutex    // one Check (which may ask a human) at a time
+	advising chan struct{} // at most maxAdvising Advise calls at once
 }
 
 // NewBroker makes the socketpair. The returned file is the interpreter's
@@ -121,29 +124,51 @@ func NewBroker(backend string, c Config, check func(Request) (Rights, error)) (*
 	// the ExtraFiles descriptor 3, never as a stray copy.
 	unix.CloseOnExec(fds[0])
 	unix.CloseOnExec(fds[1])
-	b := &Broker{Backend: backend, Config: c, Check: check, conn: os.NewFile(uintptr(fds[0]), "guardsh-broker")}
+	b := &Broker{Backend: backend, Config: c, Check: check, conn: os.NewFile(uintptr(fds[0]), "guardsh-broker"),
+		advising: make(chan struct{}, maxAdvising)}
 	return b, os.NewFile(uintptr(fds[1]), "guardsh-broker-client"), nil
 }
 
-// Serve answers requests until the interpreter closes its end.
+// Serve answers requests until the interpreter closes its end. Each
+// request comes with its own reply socket (the last file passed) and is
+// answered on it by a goroutine: a long escalated command holds up neither
+// the next rating nor another escalated command of the same pipeline (one
+// at a time, the pipeline `escalated | { sleep 1; grep x; }` hung forever:
+// the writer waited for its reader, the reader's rating for the writer's
+// end). Approvals (Check, which may ask a human) stay one at a time, and
+// at most maxAdvising ratings are asked for at once.
 func (b *Broker) Serve() error {
 	defer b.conn.Close()
 	for {
 		var req Request
 		files, err := recvMsg(b.conn, &req)
 		if err != nil {
+			closeAll(files)
 			if errors.Is(err, io.EOF) {
 				return nil
 			}
 			return err
 		}
-		resp := b.handle(req, files)
-		for _, f := range files {
-			f.Close()
+		if len(files) == 0 {
+			continue // no reply socket: nobody to answer
 		}
-		if err := sendMsg(b.conn, resp, nil); err != nil {
-			return err
-		}
+		reply := files[len(files)-1]
+		files = files[:len(files)-1]
+		go func() {
+			resp := b.handle(req, files)
+			closeAll(files)
+			sendMsg(reply, resp, nil)
+			reply.Close()
+		}()
+	}
+}
+
+// maxAdvising bounds the ratings a broker asks for at once.
+const maxAdvising = 8
+
+func closeAll(files []*os.File) {
+	for _, f := range files {
+		f.Close()
 	}
 }
 
@@ -152,8 +177,10 @@ func (b *Broker) handle(req Request, files []*os.File) Response {
 		if b.Advise == nil {
 			return Response{Status: 126, Advice: &Advice{Err: "the privileged side has no advisor configured"}}
 		}
+		b.advising <- struct{}{}
 		a := b.Advise(AdviseRequest{Args: req.Args, Dir: req.Dir, Statement: req.Statement,
 			Truncates: req.Truncates, TruncSize: req.TruncSize, ReadOnly: req.ReadOnly})
+		<-b.advising
 		return Response{Advice: &a}
 	}
 	if req.Kind != "" || len(req.Args) == 0 || len(files) != 3 {
@@ -162,7 +189,9 @@ func (b *Broker) handle(req Request, files []*os.File) Response {
 	if b.Check == nil {
 		return Response{Status: 126, Err: "guardsh: broker: escalation not available"}
 	}
+	b.checkMu.Lock()
 	rights, err := b.Check(req)
+	b.checkMu.Unlock()
 	if err != nil {
 		return Response{Status: 126, Err: err.Error()}
 	}
@@ -284,13 +313,36 @@ func NewClient(f *os.File) *Client { return &Client{conn: f} }
 // Run asks the broker to run req with stdin, stdout and stderr and waits
 // for its exit status.
 func (c *Client) Run(req Request, stdin, stdout, stderr *os.File) (Response, error) {
+	return c.exchange(req, []*os.File{stdin, stdout, stderr})
+}
+
+// exchange sends req with files and a new reply socket, and waits for the
+// answer on that socket. The shared channel is held only while sending,
+// so requests of one pipeline are served side by side.
+func (c *Client) exchange(req Request, files []*os.File) (Response, error) {
+	syscall.ForkLock.RLock() // no command started now inherits the pair
+	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM, 0)
+	if err == nil {
+		unix.CloseOnExec(fds[0])
+		unix.CloseOnExec(fds[1])
+	}
+	syscall.ForkLock.RUnlock()
+	if err != nil {
+		return Response{}, err
+	}
+	mine, theirs := os.NewFile(uintptr(fds[0]), "guardsh-broker-reply"), os.NewFile(uintptr(fds[1]), "guardsh-broker-reply")
+	defer mine.Close()
 	c.mu.Lock()
-	defer c.mu.Unlock()
-	if err := sendMsg(c.conn, req, []*os.File{stdin, stdout, stderr}); err != nil {
+	err = sendMsg(c.conn, req, append(files[:len(files):len(files)], theirs))
+	c.mu.Unlock()
+	theirs.Close()
+	if err != nil {
 		return Response{}, err
 	}
 	var resp Response
-	if _, err := recvMsg(c.conn, &resp); err != nil {
+	got, err := recvMsg(mine, &resp)
+	closeAll(got)
+	if err != nil {
 		return Response{}, err
 	}
 	return resp, nil
@@ -298,8 +350,7 @@ func (c *Client) Run(req Request, stdin, stdout, stderr *os.File) (Response, err
 
 // Advise asks the privileged side's advisor to rate q. When ctx ends first
 // it returns ctx's error at once; the exchange finishes in the background
-// (its answer discarded), so the channel stays in step for the next
-// request.
+// on its own reply socket (its answer discarded).
 func (c *Client) Advise(ctx context.Context, q AdviseRequest) (Advice, error) {
 	if err := ctx.Err(); err != nil {
 		return Advice{}, err
@@ -310,19 +361,9 @@ func (c *Client) Advise(ctx context.Context, q AdviseRequest) (Advice, error) {
 	}
 	ch := make(chan result, 1)
 	go func() {
-		c.mu.Lock()
-		defer c.mu.Unlock()
 		req := Request{Kind: KindAdvise, Args: q.Args, Dir: q.Dir, Statement: q.Statement,
 			Truncates: q.Truncates, TruncSize: q.TruncSize, ReadOnly: q.ReadOnly}
-		if err := sendMsg(c.conn, req, nil); err != nil {
-			ch <- result{err: err}
-			return
-		}
-		var resp Response
-		files, err := recvMsg(c.conn, &resp)
-		for _, f := range files {
-			f.Close()
-		}
+		resp, err := c.exchange(req, nil)
 		switch {
 		case err != nil:
 			ch <- result{err: err}
