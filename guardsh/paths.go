@@ -506,5 +506,6 @@ func (p *Policy) ClassifyAccess(a Access) Verdict {
 			j.ask(idReadOutside, what)
 		}
 	}
+	p.strictAccess(j, l, a, abs, what)
 	return p.settle(j)
 }

@@ -762,6 +762,27 @@ func gitControlFile(abs string) bool {
 	return base == "config" || base == "config.worktree" || strings.Contains(rest, "/hooks/") || strings.HasSuffix(rest, "/hooks")
 }
 
+// strictAccess refuses, in strict mode, a redirection (or source) that
+// reads or writes a file in the shared temp dirs (/tmp, /var/tmp,
+// /dev/shm): outside the project, like cat /tmp/x. Named pipes (process
+// substitution's < <(cmd)) carry a process's output, not a stored file.
+func (p *Policy) strictAccess(j *judgement, l loc, a Access, abs, what string) {
+	if p.Mode != ModeStrict || j.f.dec != Allow || l != locSharedTmp && l != locTempRoot ||
+		a.Via == "glob" || a.Via == "cd" || a.Via == "stat" {
+		return
+	}
+	if fi, err := os.Stat(abs); err == nil && fi.Mode()&os.ModeNamedPipe != 0 {
+		return
+	}
+	if a.Write {
+		j.kind = kOther
+		j.ask(idWriteOutside, what+" (a shared temp dir: strict mode writes only inside the project)")
+		return
+	}
+	j.kind = kRead
+	j.ask(idReadOutside, what+" (a shared temp dir: strict mode reads only inside the project)")
+}
+
 // strictCwd refuses a command that would run with its working directory
 // outside the project (it would read there without naming a path).
 func strictCwd(c *Command) (Verdict, bool) {

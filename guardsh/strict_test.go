@@ -643,6 +643,14 @@ path_flags = ["-coverprofile", "-o"]
 		{src: "echo x > .git/worktrees/w/config.worktree", rule: idWriteProtected},
 		{src: "echo x > .git/config.worktree", rule: idWriteProtected},
 		{src: "echo x > .git/modules/m/description; echo x > sub/config"},
+		// K2: redirections in the shared temp dirs: outside the project
+		// like cat /tmp/x (other users' and sessions' files)
+		{src: "cat < /tmp/guardsh-k2/x", rule: idReadOutside},
+		{src: "exec 3< /tmp/guardsh-k2/x", rule: idReadOutside},
+		{src: "x=$(< /var/tmp/x)", rule: idReadOutside},
+		{src: "echo x > /tmp/guardsh-k2/x", rule: idWriteOutside},
+		{src: "echo x >> /dev/shm/x", rule: idWriteOutside},
+		{src: "while read l; do echo l; done < <(echo hi); echo x 2>/dev/null >/dev/null"},
 		// env named by its path: the same checks, the right reason
 		{src: "/usr/bin/env sh x.sh"},
 		{src: "/usr/bin/env", rule: idStrictUnlisted, msg: "prints the whole environment"},

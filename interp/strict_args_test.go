@@ -183,3 +183,42 @@ func TestStrictEmbeddedGitDir(t *testing.T) {
 		t.Errorf("git show in the project: status %d, stdout %q, stderr %q", st, out, errb)
 	}
 }
+
+// TestStrictRedirectOutside: redirections read and write only inside the
+// project in strict mode, also in the shared temp dirs (t.TempDir usually
+// lies in /tmp, which auto mode lets scripts use); process substitution
+// still works.
+func TestStrictRedirectOutside(t *testing.T) {
+	root := t.TempDir()
+	proj, outside, home := filepath.Join(root, "proj"), filepath.Join(root, "outside"), filepath.Join(root, "home")
+	for _, d := range []string{proj, outside, home} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	secret := filepath.Join(outside, "secret.txt")
+	if err := os.WriteFile(secret, []byte("TOPSECRET\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, src := range []string{
+		`cat < ` + secret,
+		`exec 3< ` + secret + `; cat <&3`,
+		`echo "$(< ` + secret + `)"`,
+		`d=` + outside + `; read -r x < $d/secret.txt; echo "$x"`,
+		`echo pwned > ` + filepath.Join(outside, "w"),
+	} {
+		out, errb, st := strictRun(t, proj, home, src)
+		if strings.Contains(out+errb, "TOPSECRET") {
+			t.Errorf("%q leaked: %s %s", src, out, errb)
+		}
+		if st == 0 && !strings.Contains(errb, "outside-project") {
+			t.Errorf("%q: status %d, stderr %q, want a refusal", src, st, errb)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(outside, "w")); err == nil {
+		t.Error("a redirection wrote outside the project")
+	}
+	if out, errb, st := strictRun(t, proj, home, `while read -r l; do echo "got $l"; done < <(echo hi)`); st != 0 || out != "got hi\n" {
+		t.Errorf("process substitution: status %d, stdout %q, stderr %q", st, out, errb)
+	}
+}

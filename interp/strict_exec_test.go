@@ -26,7 +26,14 @@ func strictRunWith(t *testing.T, p *guardsh.Policy, proj, home, src string) (str
 func strictRunEnv(t *testing.T, p *guardsh.Policy, proj string, env []string, src string) (string, string, int) {
 	t.Helper()
 	var out, errb syncBuffer
+	// the path jail for redirections, as guardsh's session has
+	fs, err := NewJailFS(proj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fs.Close()
 	r, err := New(Config{
+		FS:      fs,
 		Policy:  p,
 		Dir:     proj,
 		Project: proj,
