@@ -81,10 +81,13 @@ var DefaultProgramDirs = []string{"/usr/bin", "/bin", "/usr/sbin", "/sbin"}
 
 // strictEnvNames are the variables a script may set for the programs it
 // runs in strict mode (besides [strict] env): none of them makes a program
-// run other code. (PATH is not one: the runner gives every program the
+// run other code. (Not LANGUAGE: gettext takes it as a path below
+// /usr/share/locale, so LANGUAGE=../../../PROJECT/x makes every listed
+// program load message catalogs, printf formats, the script wrote. glibc
+// refuses such LANG and LC_* values.) (PATH is not one: the runner gives every program the
 // program directories as PATH, and env PATH=./bin CMD is refused.)
 var strictEnvNames = []string{
-	"LANG", "LANGUAGE", "LC_*", "TZ", "TERM", "COLUMNS", "LINES", "NO_COLOR", "FORCE_COLOR", "CLICOLOR",
+	"LANG", "LC_*", "TZ", "TERM", "COLUMNS", "LINES", "NO_COLOR", "FORCE_COLOR", "CLICOLOR",
 	"CLICOLOR_FORCE", "CI", "PWD", "OLDPWD", "SHLVL", "_",
 	"GOOS", "GOARCH", "GOMAXPROCS", "GOTRACEBACK", "CGO_ENABLED",
 	"GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_AUTHOR_DATE", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL", "GIT_COMMITTER_DATE",

@@ -180,6 +180,12 @@ func TestStrictProfile(t *testing.T) {
 		{src: "env LD_PRELOAD=./x.so ls", rule: idStrictEnv},
 		{src: "env GIT_EXTERNAL_DIFF=./x git diff", rule: idStrictEnv},
 		{src: "env PATH=./bin ls", rule: idStrictEnv},
+		// K5: gettext looks LANGUAGE up as a path below /usr/share/locale:
+		// LANGUAGE=../../../proj/loc loads a message catalog the script
+		// wrote, whose translations are printf formats of listed programs
+		{src: "LANGUAGE=../../../../tmp/p/loc basename x"}, // the runner resets it
+		{src: "env LANGUAGE=de basename x", rule: idStrictEnv},
+		{src: "export LANGUAGE=de"}, // allowed: the runner does not pass it on
 		{src: "env", rule: idStrictUnlisted},
 		{src: "timeout 5 bash ./x.sh", rule: idStrictUnlisted, msg: "outside guardsh's interpreter"},
 		{src: "nohup sh -c ls", rule: idStrictUnlisted},
@@ -293,7 +299,7 @@ func TestStrictModeOrder(t *testing.T) {
 	if NewPolicy(ModeAuto).StrictProgramDirs() != nil {
 		t.Error("auto mode has strict program dirs")
 	}
-	for name, want := range map[string]bool{"LANG": true, "LC_ALL": true, "LD_PRELOAD": false, "GIT_PAGER": false, "HOME": false, "GOFLAGS": false, "PAGER": false} {
+	for name, want := range map[string]bool{"LANG": true, "LC_ALL": true, "LANGUAGE": false, "LD_PRELOAD": false, "GIT_PAGER": false, "HOME": false, "GOFLAGS": false, "PAGER": false} {
 		if p.StrictEnvAllowed(name) != want {
 			t.Errorf("StrictEnvAllowed(%s) != %v", name, want)
 		}

@@ -144,7 +144,7 @@ func TestStrictEnvPin(t *testing.T) {
 	// printenv (listed for the test) prints the environment it got
 	p := guardsh.NewPolicy(guardsh.ModeStrict)
 	p.Strict = &guardsh.StrictConfig{Commands: []guardsh.StrictEntry{{Words: []string{"printenv"}, MaxArgs: 0}}}
-	src := "export GUARDSH_MODE=auto LANG=C.UTF-8 PAGER=./evil GIT_EXTERNAL_DIFF=./evil PATH=./bin:$PATH; LD_PRELOAD=./evil.so timeout 5 printenv"
+	src := "export GUARDSH_MODE=auto LANG=C.UTF-8 PAGER=./evil GIT_EXTERNAL_DIFF=./evil PATH=./bin:$PATH; LD_PRELOAD=./evil.so LANGUAGE=../../../../p/loc timeout 5 printenv"
 	out, errb, st := strictRunWith(t, p, proj, home, src)
 	if st != 0 {
 		t.Fatalf("status %d, stderr %s", st, errb)
@@ -161,7 +161,7 @@ func TestStrictEnvPin(t *testing.T) {
 			t.Errorf("%s=%q, want %q", k, got[k], v)
 		}
 	}
-	for _, k := range []string{"GIT_EXTERNAL_DIFF", "LD_PRELOAD"} {
+	for _, k := range []string{"GIT_EXTERNAL_DIFF", "LD_PRELOAD", "LANGUAGE"} {
 		if v, ok := got[k]; ok {
 			t.Errorf("%s=%q reached the program", k, v)
 		}
