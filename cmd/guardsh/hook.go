@@ -95,6 +95,9 @@ func hookMain(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv f
 	if err != nil {
 		return hookFail(opts.agent, stdout, stderr, err.Error())
 	}
+	if opts, err = strictHookRewrite(opts, d.mode); err != nil { // hook_strict.go
+		return hookFail(opts.agent, stdout, stderr, err.Error())
+	}
 	hookAdvise(context.Background(), opts, ev, &d, getenv, stderr) // hook_advisor.go
 	opts.note = d.note
 	hookAudit(opts, ev, d, getenv)
