@@ -522,8 +522,12 @@ func (p *Policy) strictBuiltin(c *Command, name string, args []string) (Verdict,
 			return strictRefusal(idStrictPath, "cd without an argument changes to the home directory, outside the project", "cd to a directory inside the project"), true
 		}
 	case "source", ".":
-		if len(args) > 1 {
-			return strictPathArg(c, args[1])
+		k := 1
+		if len(args) > 2 && args[1] == "--" {
+			k = 2 // bash's source -- FILE
+		}
+		if len(args) > k {
+			return strictPathArg(c, args[k])
 		}
 	case "export", "declare", "typeset", "local", "readonly":
 		exported := name == "export"

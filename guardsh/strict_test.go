@@ -657,6 +657,9 @@ path_flags = ["-coverprofile", "-o"]
 		{src: "echo x > /tmp/guardsh-k2/x", rule: idWriteOutside},
 		{src: "echo x >> /dev/shm/x", rule: idWriteOutside},
 		{src: "while read l; do echo l; done < <(echo hi); echo x 2>/dev/null >/dev/null"},
+		// bash's source takes -- before the file
+		{src: "source -- ../outside/secret.txt", rule: idStrictPath},
+		{src: ". -- /etc/hostname", rule: idStrictPath},
 		// env named by its path: the same checks, the right reason
 		{src: "/usr/bin/env sh x.sh"},
 		{src: "/usr/bin/env", rule: idStrictUnlisted, msg: "prints the whole environment"},
