@@ -9,6 +9,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/guardsh/guardsh/guardsh"
@@ -145,7 +146,15 @@ func runAuditSummary(args []string) int {
 	if path == "-" {
 		path = "(standard input)"
 	} else {
-		f, err := os.Open(path)
+		// The log found by itself is opened without waiting: a FIFO in
+		// its place (sessions write a regular file) is refused below
+		// instead of blocking until a writer comes. --file reads what it
+		// is told to, a pipe included.
+		flag := os.O_RDONLY
+		if o.file == "" {
+			flag |= syscall.O_NONBLOCK
+		}
+		f, err := os.OpenFile(path, flag, 0)
 		if errors.Is(err, os.ErrNotExist) {
 			fmt.Fprintf(os.Stderr, "guardsh: no audit log at %s: no guardsh session has written one yet.\n"+
 				"guardsh: (guardsh sessions, the hook and guardsh-agent write it; [audit] path in the user config moves it; --file PATH reads another)\n", path)
@@ -158,6 +167,10 @@ func runAuditSummary(args []string) int {
 		defer f.Close()
 		if st, err := f.Stat(); err == nil && st.IsDir() {
 			fmt.Fprintf(os.Stderr, "guardsh: audit log: %s is a directory\n", path)
+			return 1
+		} else if err == nil && o.file == "" && !st.Mode().IsRegular() {
+			fmt.Fprintf(os.Stderr, "guardsh: audit log: %s is not a regular file (%s); guardsh sessions write a regular file: "+
+				"something else replaced it (read it anyway with --file %s)\n", guardsh.AuditEscape(path), fileKind(st.Mode()), guardsh.AuditEscape(path))
 			return 1
 		}
 		in = f
@@ -182,6 +195,21 @@ func runAuditSummary(args []string) int {
 		return 1
 	}
 	return 0
+}
+
+// fileKind names a non-regular file's type for a message.
+func fileKind(m os.FileMode) string {
+	switch {
+	case m&os.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&os.ModeCharDevice != 0:
+		return "a character device"
+	case m&os.ModeDevice != 0:
+		return "a block device"
+	case m&os.ModeSocket != 0:
+		return "a socket"
+	}
+	return "type " + m.Type().String()
 }
 
 const auditTimeFormat = "2006-01-02 15:04:05"
