@@ -203,6 +203,12 @@ func (p *Policy) strictApply(c *Command, args []string, fromInput bool, v Verdic
 		sv.Effects = v.Effects
 		return sv
 	}
+	for _, w := range v.Effects.Writes {
+		if inGitDir(resolveUnder(c, w)) {
+			return Verdict{Decision: Deny, Rule: idWriteProtected, Reason: strings.Join(displayArgs(args, 4), " ") + " writes " + w + strictGitWriteNote,
+				Hint: "write elsewhere in the project", Effects: v.Effects}
+		}
+	}
 	return strictAsk(v)
 }
 
@@ -368,7 +374,7 @@ func strictEntryCheck(c *Command, e *StrictEntry, args []string) (Verdict, bool)
 		}
 		// a path flag may name a file the command writes (-coverprofile,
 		// -o): never one of the protected files
-		if r := resolveUnder(c, strictJoin(c, v)); strictPathEnv(c).protectedWrite(r) {
+		if r := resolveUnder(c, strictJoin(c, v)); strictPathEnv(c).protectedWrite(r) || inGitDir(r) {
 			return strictRefusal(idWriteProtected, fmt.Sprintf("%s %s %s: .git/config, .git/hooks and guardsh's own files are changed by the human only", strings.Join(e.Words, " "), f, v),
 				"name a file elsewhere in the project"), true
 		}
@@ -774,6 +780,10 @@ func gitControlFile(abs string) bool {
 // /dev/shm): outside the project, like cat /tmp/x. Named pipes (process
 // substitution's < <(cmd)) carry a process's output, not a stored file.
 func (p *Policy) strictAccess(j *judgement, l loc, a Access, abs, what string) {
+	if p.Mode == ModeStrict && a.Write && inGitDir(abs) {
+		j.deny(idWriteProtected, what+strictGitWriteNote)
+		return
+	}
 	if p.Mode != ModeStrict || j.f.dec != Allow || l != locSharedTmp && l != locTempRoot ||
 		a.Via == "glob" || a.Via == "cd" || a.Via == "stat" {
 		return
@@ -789,6 +799,17 @@ func (p *Policy) strictAccess(j *judgement, l loc, a Access, abs, what string) {
 	j.kind = kRead
 	j.ask(idReadOutside, what+" (a shared temp dir: strict mode reads only inside the project)")
 }
+
+// inGitDir reports whether abs lies in a .git directory (or is one).
+// Strict mode writes nothing there: .git/commondir or
+// objects/info/alternates would send git to another repository (another
+// project's history, or a config the script wrote), refs and packed-refs
+// to objects of its choosing.
+func inGitDir(abs string) bool {
+	return strings.Contains(abs+"/", "/.git/")
+}
+
+const strictGitWriteNote = " (strict mode writes nothing inside .git: git writes there itself, and a file such as .git/commondir or objects/info/alternates would send git to another repository)"
 
 // strictCwd refuses a command that would run with its working directory
 // outside the project (it would read there without naming a path).

@@ -648,7 +648,7 @@ path_flags = ["-coverprofile", "-o"]
 		{src: "echo x > .git/modules/m/hooks/post-checkout", rule: idWriteProtected},
 		{src: "echo x > .git/worktrees/w/config.worktree", rule: idWriteProtected},
 		{src: "echo x > .git/config.worktree", rule: idWriteProtected},
-		{src: "echo x > .git/modules/m/description; echo x > sub/config"},
+		{src: "echo x > sub/config"},
 		// K2: redirections in the shared temp dirs: outside the project
 		// like cat /tmp/x (other users' and sessions' files)
 		{src: "cat < /tmp/guardsh-k2/x", rule: idReadOutside},
@@ -660,6 +660,16 @@ path_flags = ["-coverprofile", "-o"]
 		// bash's source takes -- before the file
 		{src: "source -- ../outside/secret.txt", rule: idStrictPath},
 		{src: ". -- /etc/hostname", rule: idStrictPath},
+		// K8: .git/commondir (or objects/info/alternates) written by the
+		// script sends git to another repository: another project's
+		// history, or a config the script wrote (core.fsmonitor). Strict
+		// mode writes nothing inside a .git directory: git does.
+		{src: "echo /home/u/other/.git > .git/commondir", rule: idWriteProtected, msg: ".git"},
+		{src: "echo /home/u/other/.git/objects >> .git/objects/info/alternates", rule: idWriteProtected},
+		{src: "uniq app.js .git/commondir", rule: idWriteProtected},
+		{src: "go test -coverprofile=.git/commondir ./...", rule: idWriteProtected},
+		{src: "cd .git && echo x > commondir", rule: idWriteProtected},
+		{src: "cat .git/HEAD; echo x > s2/y; uniq app.js s2/z"},
 		// env named by its path: the same checks, the right reason
 		{src: "/usr/bin/env sh x.sh"},
 		{src: "/usr/bin/env", rule: idStrictUnlisted, msg: "prints the whole environment"},

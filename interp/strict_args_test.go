@@ -222,3 +222,42 @@ func TestStrictRedirectOutside(t *testing.T) {
 		t.Errorf("process substitution: status %d, stdout %q, stderr %q", st, out, errb)
 	}
 }
+
+// TestStrictGitDirWrites: a script writes nothing inside .git in strict
+// mode: .git/commondir (or objects/info/alternates) would make git show
+// another repository of the machine (here: one outside the project).
+func TestStrictGitDirWrites(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("needs git")
+	}
+	root := t.TempDir()
+	proj, other, home := filepath.Join(root, "proj"), filepath.Join(root, "other"), filepath.Join(root, "home")
+	for _, d := range []string{proj, other, home} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for dir, body := range map[string]string{proj: "hello\n", other: "OTHERSECRET\n"} {
+		if err := os.WriteFile(filepath.Join(dir, "a.txt"), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		for _, args := range [][]string{{"init", "-q"}, {"add", "a.txt"}, {"commit", "-qm", "x"}} {
+			if out, err := exec.Command("git", append([]string{"-C", dir, "-c", "user.name=t", "-c", "user.email=t@t"}, args...)...).CombinedOutput(); err != nil {
+				t.Fatalf("git %v: %v %s", args, err, out)
+			}
+		}
+	}
+	for _, src := range []string{
+		`echo ` + other + `/.git > .git/commondir; git log -p --all`,
+		`d=.git; echo ` + other + `/.git > $d/commondir; git log -p --all`,
+		`uniq a.txt .git/commondir; git log -p --all`,
+		`echo ` + other + `/.git/objects > .git/objects/info/alternates; git log -p --all`,
+	} {
+		out, errb, _ := strictRunEnv(t, guardsh.NewPolicy(guardsh.ModeStrict), proj, []string{"PATH=/usr/bin:/bin", "HOME=" + home, "GUARDSH_MODE=strict",
+			"GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null"}, src)
+		if strings.Contains(out, "OTHERSECRET") || !strings.Contains(errb, "[write.protected]") {
+			t.Errorf("%q: stdout %q, stderr %q, want a [write.protected] refusal and no other repository", src, out, errb)
+		}
+		os.Remove(filepath.Join(proj, ".git/commondir"))
+	}
+}
