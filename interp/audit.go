@@ -4,12 +4,14 @@ import (
 	"bufio"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strconv"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/guardsh/guardsh/guardsh"
@@ -54,11 +56,43 @@ func OpenAuditFile(path string) (*os.File, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, fmt.Errorf("audit log: %w", err)
 	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	// O_NONBLOCK: a FIFO put where the log goes would block the open (and
+	// the session) until something reads it; it is refused instead, as
+	// is anything else but a regular file.
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE|syscall.O_NONBLOCK, 0o600)
+	if errors.Is(err, syscall.ENXIO) {
+		return nil, fmt.Errorf("audit log: %s is not a regular file (a FIFO nobody reads)", path)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("audit log: %w", err)
 	}
+	fi, err := f.Stat()
+	if err == nil && !fi.Mode().IsRegular() {
+		err = fmt.Errorf("%s is not a regular file (%s)", path, fi.Mode().Type())
+	}
+	if err == nil {
+		// Writes to a regular file block as usual whatever the flag says;
+		// cleared all the same, so the descriptor handed on is ordinary.
+		err = clearNonblock(f)
+	}
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("audit log: %w", err)
+	}
 	return f, nil
+}
+
+// clearNonblock clears O_NONBLOCK on f.
+func clearNonblock(f *os.File) error {
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return err
+	}
+	var serr error
+	if err := rc.Control(func(fd uintptr) { serr = syscall.SetNonblock(int(fd), false) }); err != nil {
+		return err
+	}
+	return serr
 }
 
 // OpenAuditLog opens the audit log at path for a new session.
@@ -184,8 +218,22 @@ func (a *AuditLog) writeLocked(rec *guardsh.AuditRecord) {
 	}
 	rec.Time = auditTime()
 	a.scratch = append(appendRecord(a.scratch[:0], rec), '\n')
+	a.roomLocked(len(a.scratch))
 	if _, err := a.w.Write(a.scratch); err != nil && a.err == nil {
 		a.err = fmt.Errorf("audit log: %w", err)
+	}
+}
+
+// roomLocked hands the buffered records on when a record of n bytes would
+// not fit after them: every write of the log holds whole records, so that
+// the records of sessions appending to the same file at once never
+// interleave inside a line (O_APPEND makes each write land whole). A
+// record larger than the buffer is written by itself.
+func (a *AuditLog) roomLocked(n int) {
+	if a.w.Buffered() > 0 && a.w.Available() < n {
+		if err := a.w.Flush(); err != nil && a.err == nil {
+			a.err = fmt.Errorf("audit log: %w", err)
+		}
 	}
 }
 
@@ -323,6 +371,9 @@ func (a *AuditLog) notePure(cwd, project string, argv []string, mode guardsh.Mod
 	if !inPlace {
 		a.scratch = b
 	}
+	// Built in place, b fits the free space; built elsewhere (or grown out
+	// of it), the buffered records go first.
+	a.roomLocked(len(b))
 	if _, err := a.w.Write(b); err != nil && a.err == nil {
 		a.err = fmt.Errorf("audit log: %w", err)
 	}

@@ -200,6 +200,8 @@ func sandboxSession(inv *invocation) (code int, done bool, describe string) {
 			if f, err := interp.OpenAuditFile(path); err == nil {
 				files["audit"] = f
 				defer f.Close()
+			} else {
+				fmt.Fprintf(os.Stderr, "guardsh: warning: %v: commands are not audited\n", err)
 			}
 		}
 	}
