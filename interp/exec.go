@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/guardsh/guardsh/guardsh"
 	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/interp"
 	"mvdan.cc/sh/v3/syntax"
@@ -48,6 +49,13 @@ func (g *Runner) startExternal(ctx context.Context, hc interp.HandlerContext, ar
 		g.errf(hc, "%s: %s", args[0], msg)
 		return interp.ExitStatus(status)
 	}
+	if isSelf(path) {
+		if inv, pol, env, ok := g.nestedGuardsh(hc, args); ok {
+			return g.runTracked(ctx, hc, func(grp *procGroup) error {
+				return g.runInvocation(ctx, hc, "guardsh", inv, env, grp, pol)
+			})
+		}
+	}
 	if shell, opts, ok := scriptShell(path); ok {
 		argv := append([]string{shell}, opts...)
 		argv = append(argv, path)
@@ -61,13 +69,19 @@ func (g *Runner) startExternal(ctx context.Context, hc interp.HandlerContext, ar
 // process table: a virtual PID that $!, kill and wait know, whose signals
 // reach every process the nested shell started.
 func (g *Runner) runNestedTracked(ctx context.Context, hc interp.HandlerContext, argv []string, env []string) error {
+	return g.runTracked(ctx, hc, func(grp *procGroup) error { return g.runNestedIn(ctx, hc, argv, env, grp) })
+}
+
+// runTracked runs a nested shell (run) as a child of its own in the
+// process table (see runNestedTracked).
+func (g *Runner) runTracked(ctx context.Context, hc interp.HandlerContext, run func(grp *procGroup) error) error {
 	bgID, _ := g.sh.bgIDFor(hc.Pos)
 	// Not cancelled when the nested shell ends: its background jobs outlive
 	// it, as in bash. kill on its virtual PID cancels it.
 	ctx, cancel := context.WithCancel(ctx)
 	grp := newProcGroup(g.grp)
 	p := g.sh.track(0, bgID, grp, cancel)
-	err := g.runNestedIn(ctx, hc, argv, env, grp)
+	err := run(grp)
 	if st, ok := interp.IsExitStatus(err); ok {
 		p.status = int(st)
 	}
@@ -215,11 +229,21 @@ func (g *Runner) runNestedIn(ctx context.Context, hc interp.HandlerContext, argv
 		fmt.Fprintf(hc.Stderr, "%s: %v\n", name, err)
 		return interp.ExitStatus(2)
 	}
+	return g.runInvocation(ctx, hc, name, inv, env, grp, nil)
+}
+
+// runInvocation runs a parsed nested shell command line in a new guardsh
+// runner with the same handlers, and the same policy unless pol is given
+// (a nested guardsh asking for a stricter mode).
+func (g *Runner) runInvocation(ctx context.Context, hc interp.HandlerContext, name string, inv *Invocation, env []string, grp *procGroup, pol *guardsh.Policy) error {
 	if inv.Version {
 		fmt.Fprintf(hc.Stdout, "GNU bash, version %s (guardsh)\n", bashVersion)
 		return nil
 	}
 	cfg := g.cfg
+	if pol != nil {
+		cfg.Policy = pol
+	}
 	cfg.shared = g.sh
 	cfg.Env = g.pinEnv(applyEnv(execEnv(hc), env))
 	cfg.Dir = hc.Dir

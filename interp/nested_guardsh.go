@@ -1,0 +1,86 @@
+package interp
+
+import (
+	"os"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/guardsh/guardsh/guardsh"
+	"mvdan.cc/sh/v3/interp"
+)
+
+// A guardsh that a command of the session starts (`guardsh -c CMD`,
+// `guardsh script.sh`) runs in this interpreter, like a nested bash: with
+// the session's policy (or the stricter mode it asks for), handlers,
+// advisor and audit log. Started as a program inside the session's
+// sandbox it could do neither of the last two (the advisor's privileged
+// side and the audit log are out of a confined process's reach), so the
+// commands of `guardsh x.sh` would run unrated and unlogged. Its tools
+// (--check, --hook, --audit, ...), --help, --version, interactive use and
+// options this runner does not know still start the program.
+
+// selfInfo is this program's file, to recognise it under any name.
+var selfInfo = sync.OnceValue(func() os.FileInfo {
+	p, err := os.Executable()
+	if err != nil {
+		return nil
+	}
+	fi, err := os.Stat(p)
+	if err != nil {
+		return nil
+	}
+	return fi
+})
+
+// isSelf reports whether the program at path is this guardsh binary.
+func isSelf(path string) bool {
+	me := selfInfo()
+	if me == nil {
+		return false
+	}
+	fi, err := os.Stat(path)
+	return err == nil && os.SameFile(me, fi)
+}
+
+// nestedLongOpts are the long options of guardsh's shell command line
+// (cmd/guardsh's guardshLongOpts).
+var nestedLongOpts = map[string]bool{"--mode": true, "--scrub-env!": true}
+
+// nestedGuardsh parses a nested guardsh's command line for runInvocation:
+// the invocation, the policy when it asks for a stricter mode than the
+// session's (nil: the session's), and the environment changes (nil: none;
+// --scrub-env removes the secret-looking variables with the built-in
+// patterns). ok is false when the program must run instead.
+func (g *Runner) nestedGuardsh(hc interp.HandlerContext, args []string) (inv *Invocation, pol *guardsh.Policy, env []string, ok bool) {
+	inv, err := ParseArgs(args[1:], args[0], nestedLongOpts)
+	if err != nil || inv.Version || inv.Help || inv.Interactive {
+		return nil, nil, nil, false
+	}
+	for _, l := range inv.Long {
+		switch {
+		case strings.HasPrefix(l, "--mode="):
+			m, err := guardsh.ParseMode(strings.TrimPrefix(l, "--mode="))
+			if err != nil {
+				return nil, nil, nil, false // the program says why
+			}
+			if modeRank[m] > modeRank[g.policy.Mode] {
+				sessionMu.RLock()
+				p := *g.policy
+				p.Session = slices.Clone(p.Session)
+				sessionMu.RUnlock()
+				p.Mode = m
+				pol = &p
+			}
+		case l == "--scrub-env":
+			var ec guardsh.EnvConfig
+			_, removed := ec.Scrub(execEnv(hc))
+			for _, name := range removed {
+				env = append(env, "\x00unset="+name) // applyEnv
+			}
+		default:
+			return nil, nil, nil, false
+		}
+	}
+	return inv, pol, env, true
+}
