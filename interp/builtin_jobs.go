@@ -23,8 +23,11 @@ import (
 type shared struct {
 	// globs holds the as-written source of commands with globs (globsource.go).
 	globs globSources
-	mu    sync.Mutex
-	procs map[int]*proc // running children
+	// strictEnvWarned holds the variables strict mode reported as reset
+	// (envpin.go strictEnv): once per session.
+	strictEnvWarned sync.Map
+	mu              sync.Mutex
+	procs           map[int]*proc // running children
 	// bgCalls maps the position of the command a background statement
 	// runs first to that statement's ID; bgPids gets the PIDs started there.
 	bgCalls map[syntax.Pos]int

@@ -3,7 +3,6 @@ package interp
 import (
 	"fmt"
 	"strings"
-	"sync"
 
 	"github.com/guardsh/guardsh/guardsh"
 )
@@ -84,7 +83,7 @@ func (g *Runner) strictEnv(list []string, dirs []string) []string {
 		}
 		if !g.policy.StrictEnvAllowed(k) {
 			if sv, ok := g.cfg.pin.start[k]; !ok || sv != v {
-				if _, seen := strictEnvWarned.LoadOrStore(k, true); !seen && g.cfg.Stderr != nil {
+				if _, seen := g.sh.strictEnvWarned.LoadOrStore(k, true); !seen && g.cfg.Stderr != nil {
 					what := "is not passed to"
 					if ok {
 						what = "keeps its value from the session start for"
@@ -101,6 +100,3 @@ func (g *Runner) strictEnv(list []string, dirs []string) []string {
 	}
 	return append(out, "PATH="+strings.Join(dirs, ":"))
 }
-
-// strictEnvWarned holds the variables strictEnv reported.
-var strictEnvWarned sync.Map
