@@ -1,8 +1,6 @@
 package guardsh
 
 import (
-	"errors"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -73,31 +71,10 @@ func TestAdvisorConfig(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			home := t.TempDir()
-			proj := filepath.Join(home, "proj")
-			if err := os.MkdirAll(proj, 0o755); err != nil {
-				t.Fatal(err)
-			}
-			u := tt.user
-			if tt.trust {
-				u = "trusted_projects = [\"~/proj\"]\n" + u
-			}
-			if u != "" {
-				writeFile(t, filepath.Join(home, ".config", "guardsh", "config.toml"), u)
-			}
-			if tt.project != "" {
-				writeFile(t, filepath.Join(proj, ".guardsh.toml"), tt.project)
-			}
 			env := func(k string) string { return tt.env[k] }
-			c, err := LoadConfig(home, proj, env)
+			c, err := loadTestConfig(t, tt.user, tt.project, tt.trust, env)
 			if tt.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-					t.Fatalf("err = %v, want containing %q", err, tt.wantErr)
-				}
-				var ce *ConfigError
-				if !errors.As(err, &ce) {
-					t.Errorf("err is %T, want *ConfigError", err)
-				}
+				wantConfigError(t, err, tt.wantErr)
 				return
 			}
 			if err != nil {

@@ -18,6 +18,41 @@ func writeFile(t *testing.T, name, content string) {
 	}
 }
 
+// loadTestConfig loads the configuration of a fresh HOME whose project is
+// ~/proj, from the user file user and the project file project (each
+// written only if not empty); trust puts a trusted_projects line for
+// ~/proj first in the user file.
+func loadTestConfig(t *testing.T, user, project string, trust bool, env func(string) string) (*Config, error) {
+	t.Helper()
+	home := t.TempDir()
+	proj := filepath.Join(home, "proj")
+	if err := os.MkdirAll(proj, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if trust {
+		user = "trusted_projects = [\"~/proj\"]\n" + user
+	}
+	if user != "" {
+		writeFile(t, filepath.Join(home, ".config", "guardsh", "config.toml"), user)
+	}
+	if project != "" {
+		writeFile(t, filepath.Join(proj, ".guardsh.toml"), project)
+	}
+	return LoadConfig(home, proj, env)
+}
+
+// wantConfigError fails t unless err is a *ConfigError containing want.
+func wantConfigError(t *testing.T, err error, want string) {
+	t.Helper()
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("err = %v, want containing %q", err, want)
+	}
+	var ce *ConfigError
+	if !errors.As(err, &ce) {
+		t.Errorf("err is %T, want *ConfigError", err)
+	}
+}
+
 func TestLoadConfig(t *testing.T) {
 	const goodUser = `mode = "auto"
 
@@ -162,30 +197,9 @@ write = ["~/.npm"]
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			home := t.TempDir()
-			proj := filepath.Join(home, "proj")
-			if err := os.MkdirAll(proj, 0o755); err != nil {
-				t.Fatal(err)
-			}
-			user := tt.user
-			if tt.trust {
-				user = "trusted_projects = [\"~/proj\"]\n" + user
-			}
-			if user != "" {
-				writeFile(t, filepath.Join(home, ".config", "guardsh", "config.toml"), user)
-			}
-			if tt.project != "" {
-				writeFile(t, filepath.Join(proj, ".guardsh.toml"), tt.project)
-			}
-			c, err := LoadConfig(home, proj, nil)
+			c, err := loadTestConfig(t, tt.user, tt.project, tt.trust, nil)
 			if tt.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-					t.Fatalf("err = %v, want containing %q", err, tt.wantErr)
-				}
-				var ce *ConfigError
-				if !errors.As(err, &ce) {
-					t.Errorf("err is %T, want *ConfigError", err)
-				}
+				wantConfigError(t, err, tt.wantErr)
 				return
 			}
 			if err != nil {
