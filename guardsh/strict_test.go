@@ -39,6 +39,43 @@ func strictTestProject(t *testing.T) (proj, home string) {
 	return proj, home
 }
 
+// strictPolicies returns the strict policy of a user config file holding
+// conf (written in home) and the built-in strict policy.
+func strictPolicies(t *testing.T, proj, home, conf string) (configured, builtin *Policy) {
+	t.Helper()
+	cfgFile := filepath.Join(home, "config.toml")
+	if err := os.WriteFile(cfgFile, []byte(conf), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := LoadConfig(home, proj, func(k string) string {
+		if k == "GUARDSH_CONFIG" {
+			return cfgFile
+		}
+		return ""
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg.Policy(ModeStrict), NewPolicy(ModeStrict)
+}
+
+// wantStrictVerdict fails t unless the checker's verdict sv on src allows
+// (rule "") or denies naming rule, with msg in its message if msg is set.
+func wantStrictVerdict(t *testing.T, sv ScriptVerdict, src string, conf bool, rule, msg string) {
+	t.Helper()
+	m := sv.Message()
+	switch {
+	case rule == "":
+		if sv.Decision != Allow {
+			t.Errorf("%q (conf %v): %s, want allow", src, conf, m)
+		}
+	case sv.Decision != Deny || !mentions(sv, rule):
+		t.Errorf("%q (conf %v): %s, want deny [%s]", src, conf, m, rule)
+	case msg != "" && !strings.Contains(m, msg):
+		t.Errorf("%q (conf %v): %s\nwant it to contain %q", src, conf, m, msg)
+	}
+}
+
 // strictConfigTOML lists ls with -l only and grep with a few flags.
 const strictConfigTOML = `
 [[strict.command]]
@@ -57,21 +94,7 @@ paths = true
 // form; wrappers, nested shells, quoting and symlinks do not get around it.
 func TestStrictProfile(t *testing.T) {
 	proj, home := strictTestProject(t)
-	cfgFile := filepath.Join(home, "config.toml")
-	if err := os.WriteFile(cfgFile, []byte(strictConfigTOML), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := LoadConfig(home, proj, func(k string) string {
-		if k == "GUARDSH_CONFIG" {
-			return cfgFile
-		}
-		return ""
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	configured := cfg.Policy(ModeStrict)
-	builtin := NewPolicy(ModeStrict)
+	configured, builtin := strictPolicies(t, proj, home, strictConfigTOML)
 	env := CheckEnv{Dir: proj, Project: proj, Home: home}
 	tests := []struct {
 		src  string
@@ -222,17 +245,8 @@ func TestStrictProfile(t *testing.T) {
 			if sv.Decision != Deny {
 				t.Errorf("%q (conf %v): %s [%s] %s, want deny", tt.src, tt.conf, sv.Decision, sv.Rule, sv.Reason)
 			}
-		case tt.rule == "":
-			if sv.Decision != Allow {
-				t.Errorf("%q (conf %v): %s [%s] %s. %s, want allow", tt.src, tt.conf, sv.Decision, sv.Rule, sv.Reason, sv.Hint)
-			}
 		default:
-			msg := sv.Message()
-			if sv.Decision != Deny || !mentions(sv, tt.rule) {
-				t.Errorf("%q (conf %v): %s, want deny [%s]", tt.src, tt.conf, msg, tt.rule)
-			} else if tt.msg != "" && !strings.Contains(msg, tt.msg) {
-				t.Errorf("%q (conf %v): %s\nwant it to contain %q", tt.src, tt.conf, msg, tt.msg)
-			}
+			wantStrictVerdict(t, sv, tt.src, tt.conf, tt.rule, tt.msg)
 		}
 	}
 }
@@ -517,7 +531,6 @@ func TestStrictBeyondPaths(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	cfgFile := filepath.Join(home, "config.toml")
 	const conf = `
 [[strict.command]]
 name = "sort"
@@ -534,20 +547,7 @@ name = "go test"
 value_flags = ["-run"]
 path_flags = ["-coverprofile", "-o"]
 `
-	if err := os.WriteFile(cfgFile, []byte(conf), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := LoadConfig(home, proj, func(k string) string {
-		if k == "GUARDSH_CONFIG" {
-			return cfgFile
-		}
-		return ""
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	configured := cfg.Policy(ModeStrict)
-	builtin := NewPolicy(ModeStrict)
+	configured, builtin := strictPolicies(t, proj, home, conf)
 	env := CheckEnv{Dir: proj, Project: proj, Home: home}
 	tests := []struct {
 		src  string
@@ -682,18 +682,7 @@ path_flags = ["-coverprofile", "-o"]
 			p = configured
 		}
 		sv, _ := p.CheckScript(tt.src, env)
-		if tt.rule == "" {
-			if sv.Decision != Allow {
-				t.Errorf("%q (conf %v): %s, want allow", tt.src, tt.conf, sv.Message())
-			}
-			continue
-		}
-		msg := sv.Message()
-		if sv.Decision != Deny || !mentions(sv, tt.rule) {
-			t.Errorf("%q (conf %v): %s, want deny [%s]", tt.src, tt.conf, msg, tt.rule)
-		} else if tt.msg != "" && !strings.Contains(msg, tt.msg) {
-			t.Errorf("%q (conf %v): %s\nwant it to contain %q", tt.src, tt.conf, msg, tt.msg)
-		}
+		wantStrictVerdict(t, sv, tt.src, tt.conf, tt.rule, tt.msg)
 	}
 }
 
