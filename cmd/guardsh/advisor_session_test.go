@@ -25,15 +25,7 @@ import (
 // through the privileged side (the broker's advise requests). With
 // --no-sandbox the interpreter asks the server itself.
 func TestAdvisorSandboxedSession(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds guardsh")
-	}
-	if os.Geteuid() != 0 {
-		t.Skip("sandboxed sessions are tested as root (CI runs as root); skipping as non-root")
-	}
-	if sandbox.LandlockABI() < 2 {
-		t.Skip("no Landlock (ABI < 2)")
-	}
+	needLandlockSession(t)
 	srv := advisortest.New(t, func(argv []string, _ *api.ChatRequest) advisortest.Reply {
 		if slices.Contains(argv, "truncate") {
 			return advisortest.Rating(90, "empties the database")
@@ -41,14 +33,7 @@ func TestAdvisorSandboxedSession(t *testing.T) {
 		return advisortest.Rating(0, "harmless")
 	})
 	f := newFixture(t)
-	writeConfig := func(host string) {
-		cfg := "[advisor]\nenabled = true\nmodel = \"tiny:1b\"\nhost = \"" + host + "\"\ntimeout = \"5s\"\n"
-		p := filepath.Join(f.home, ".config", "guardsh", "config.toml")
-		os.MkdirAll(filepath.Dir(p), 0o755)
-		if err := os.WriteFile(p, []byte(cfg), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeConfig := func(host string) { f.writeAdvisorConfig(t, host, "5s") }
 	writeConfig(srv.URL)
 	data := filepath.Join(f.project, "data.db")
 	os.WriteFile(data, []byte("precious"), 0o644)
@@ -102,6 +87,33 @@ func TestAdvisorSandboxedSession(t *testing.T) {
 	_ = stdout
 }
 
+// needLandlockSession skips t unless a Landlock session can be tested:
+// not with -short (it builds guardsh), as root (CI), Landlock ABI >= 2.
+func needLandlockSession(t *testing.T) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds guardsh")
+	}
+	if os.Geteuid() != 0 {
+		t.Skip("sandboxed sessions are tested as root (CI runs as root); skipping as non-root")
+	}
+	if sandbox.LandlockABI() < 2 {
+		t.Skip("no Landlock (ABI < 2)")
+	}
+}
+
+// writeAdvisorConfig writes the fixture's user config: the advisor on,
+// model tiny:1b at host, with the given timeout.
+func (f *fixture) writeAdvisorConfig(t *testing.T, host, timeout string) {
+	t.Helper()
+	cfg := "[advisor]\nenabled = true\nmodel = \"tiny:1b\"\nhost = \"" + host + "\"\ntimeout = \"" + timeout + "\"\n"
+	p := filepath.Join(f.home, ".config", "guardsh", "config.toml")
+	os.MkdirAll(filepath.Dir(p), 0o755)
+	if err := os.WriteFile(p, []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // advisorRun runs guardsh with args in the fixture's project.
 func advisorRun(t *testing.T, f *fixture, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
@@ -125,15 +137,7 @@ func advisorRun(t *testing.T, f *fixture, args ...string) (stdout, stderr string
 // waiting for the model; sandboxed (the privileged side is asking) and
 // not.
 func TestAdvisorCtrlC(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds guardsh")
-	}
-	if os.Geteuid() != 0 {
-		t.Skip("sandboxed sessions are tested as root (CI runs as root); skipping as non-root")
-	}
-	if sandbox.LandlockABI() < 2 {
-		t.Skip("no Landlock (ABI < 2)")
-	}
+	needLandlockSession(t)
 	hold := make(chan struct{})
 	defer close(hold)
 	srv := advisortest.New(t, func(argv []string, _ *api.ChatRequest) advisortest.Reply {
@@ -142,9 +146,7 @@ func TestAdvisorCtrlC(t *testing.T) {
 		return r
 	})
 	f := newFixture(t)
-	p := filepath.Join(f.home, ".config", "guardsh", "config.toml")
-	os.MkdirAll(filepath.Dir(p), 0o755)
-	os.WriteFile(p, []byte("[advisor]\nenabled = true\nmodel = \"tiny:1b\"\nhost = \""+srv.URL+"\"\ntimeout = \"60s\"\n"), 0o644)
+	f.writeAdvisorConfig(t, srv.URL, "60s")
 	for i, args := range [][]string{{"-c"}, {"--no-sandbox", "-c"}} {
 		marker := filepath.Join(f.project, "marker"+strconv.Itoa(i))
 		cmd := exec.Command(f.bin, append(args, "touch "+marker+"; touch "+marker+".after")...)
@@ -195,15 +197,7 @@ func TestAdvisorCtrlC(t *testing.T) {
 // existing file (attack A1) and the statement as written (a DROP piped into
 // a database CLI). Both are refused; the file is intact.
 func TestAdvisorSandboxedContext(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds guardsh")
-	}
-	if os.Geteuid() != 0 {
-		t.Skip("sandboxed sessions are tested as root (CI runs as root); skipping as non-root")
-	}
-	if sandbox.LandlockABI() < 2 {
-		t.Skip("no Landlock (ABI < 2)")
-	}
+	needLandlockSession(t)
 	srv := advisortest.New(t, func(_ []string, req *api.ChatRequest) advisortest.Reply {
 		p := advisortest.UserText(req)
 		if strings.Contains(p, "DROP") || strings.HasPrefix(p, "shell redirection: truncates existing file") {
@@ -212,9 +206,7 @@ func TestAdvisorSandboxedContext(t *testing.T) {
 		return advisortest.Rating(0, "harmless")
 	})
 	f := newFixture(t)
-	p := filepath.Join(f.home, ".config", "guardsh", "config.toml")
-	os.MkdirAll(filepath.Dir(p), 0o755)
-	os.WriteFile(p, []byte("[advisor]\nenabled = true\nmodel = \"tiny:1b\"\nhost = \""+srv.URL+"\"\ntimeout = \"5s\"\n"), 0o644)
+	f.writeAdvisorConfig(t, srv.URL, "5s")
 	data := filepath.Join(f.project, "data.db")
 	os.WriteFile(data, []byte("precious"), 0o644)
 	stdout, stderr, _ := f.run(t, sandbox.BackendLandlock, ": > data.db; exec 3>data.db; echo 'DROP TABLE users;' | sqlite3 app.db; echo 'tmp' > $TMPDIR/x; : > $TMPDIR/x; echo done")
