@@ -225,10 +225,6 @@ func (m *envMatcher) why(name, value string) string {
 	return secretValue(value)
 }
 
-// globFold matches a name already lower-cased against pattern p,
-// ignoring case.
-func globFold(p, lower string) bool { return compileGlob(p).match(lower) }
-
 // glob is a compiled name pattern: words and * are matched without
 // path.Match (scrubbing runs at every session start); patterns with ? or
 // [...] fall back to it.
