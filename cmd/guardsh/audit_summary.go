@@ -282,23 +282,10 @@ func writeAuditText(w io.Writer, s *guardsh.AuditSummary, o *auditOptions) {
 	}
 
 	if s.Refusals > 0 && o.recent > 0 {
-		list := s.RecentRefusals[max(len(s.RecentRefusals)-o.recent, 0):]
-		fmt.Fprintf(w, "\nrefused (%d; the latest %d)\n", s.Refusals, len(list))
-		rows = nil
-		for _, e := range list {
-			rows = append(rows, []string{e.Time.Format(auditTimeFormat), e.Outcome.Short(), esc(orDash(e.Rule)), clip(e.Command, 100), "in " + esc(e.Cwd)})
-		}
-		writeTable(w, "  ", "lllll", rows)
+		writeRecent(w, "refused", s.Refusals, s.RecentRefusals, o.recent)
 	}
-
 	if s.Escalations > 0 && o.recent > 0 {
-		list := s.RecentEscal[max(len(s.RecentEscal)-o.recent, 0):]
-		fmt.Fprintf(w, "\nescalated: ran outside the sandbox with extra rights (%d; the latest %d)\n", s.Escalations, len(list))
-		rows = nil
-		for _, e := range list {
-			rows = append(rows, []string{e.Time.Format(auditTimeFormat), e.Outcome.Short(), esc(orDash(e.Rule)), clip(e.Command, 100), "in " + esc(e.Cwd)})
-		}
-		writeTable(w, "  ", "lllll", rows)
+		writeRecent(w, "escalated: ran outside the sandbox with extra rights", s.Escalations, s.RecentEscal, o.recent)
 	}
 
 	if x := s.Exits; x.Count > 0 {
@@ -371,6 +358,18 @@ func writeAuditText(w io.Writer, s *guardsh.AuditSummary, o *auditOptions) {
 		}
 		writeTable(w, "", "llllrrlll", rows)
 	}
+}
+
+// writeRecent prints the latest (at most recent) entries of list under
+// "title (total; the latest n)".
+func writeRecent(w io.Writer, title string, total int, list []guardsh.AuditEntry, recent int) {
+	list = list[max(len(list)-recent, 0):]
+	fmt.Fprintf(w, "\n%s (%d; the latest %d)\n", title, total, len(list))
+	var rows [][]string
+	for _, e := range list {
+		rows = append(rows, []string{e.Time.Format(auditTimeFormat), e.Outcome.Short(), guardsh.AuditEscape(orDash(e.Rule)), clip(e.Command, 100), "in " + guardsh.AuditEscape(e.Cwd)})
+	}
+	writeTable(w, "  ", "lllll", rows)
 }
 
 // writeTable prints rows in columns two spaces apart, each aligned as
