@@ -256,6 +256,12 @@ func (s *shared) bgStarted(idStr, gname string) {
 	// bash knows $! as soon as it forked; wait a moment for the job's
 	// process, so that $! is known everywhere after (pipeline elements copy
 	// the environment when they start).
+	s.awaitPid(j, 100*time.Millisecond)
+}
+
+// awaitPid waits at most d for job j's process to start and records its
+// pid; it reports whether the pid came in time.
+func (s *shared) awaitPid(j *job, d time.Duration) bool {
 	s.mu.Lock()
 	ch := s.bgPids[j.id]
 	s.mu.Unlock()
@@ -266,7 +272,9 @@ func (s *shared) bgStarted(idStr, gname string) {
 			j.resolved, j.pid, j.proc = true, pid, s.procs[pid]
 		}
 		s.mu.Unlock()
-	case <-time.After(100 * time.Millisecond):
+		return true
+	case <-time.After(d):
+		return false
 	}
 }
 

@@ -164,17 +164,7 @@ func (s *shared) settleJobs(d time.Duration) {
 	}
 	s.mu.Unlock()
 	for _, j := range pending {
-		s.mu.Lock()
-		ch := s.bgPids[j.id]
-		s.mu.Unlock()
-		select {
-		case pid := <-ch:
-			s.mu.Lock()
-			if !j.resolved {
-				j.resolved, j.pid, j.proc = true, pid, s.procs[pid]
-			}
-			s.mu.Unlock()
-		case <-time.After(time.Until(deadline)):
+		if !s.awaitPid(j, time.Until(deadline)) {
 			return
 		}
 	}
