@@ -348,11 +348,13 @@ func (p *Policy) strictCheck(c *Command, args []string, fromInput bool) (Verdict
 // strictEntryCheck checks the flags and arguments after e's words.
 func strictEntryCheck(c *Command, e *StrictEntry, args []string) (Verdict, bool) {
 	rest := args[len(e.Words):]
-	form := "allowed: " + e.form()
+	// form is the allowed form for a refusal's hint: built only when
+	// refusing (this runs for every command in strict mode)
+	form := func() string { return "allowed: " + e.form() }
 	nPos := 0
 	endOpts := false
 	refuse := func(id, reason, flag string, value bool) (Verdict, bool) {
-		hint := form
+		hint := form()
 		if flag != "" {
 			hint += "; to allow " + flag + ", a human adds to the user config: " + entrySnippet(e.Words, flag, value)
 		}
@@ -369,7 +371,7 @@ func strictEntryCheck(c *Command, e *StrictEntry, args []string) (Verdict, bool)
 		}
 		if vv, bad := strictPathArg(c, v); bad {
 			vv.Reason = strings.Join(e.Words, " ") + " " + f + ": " + vv.Reason
-			vv.Hint = form + "; " + vv.Hint
+			vv.Hint = form() + "; " + vv.Hint
 			return vv, true
 		}
 		// a path flag may name a file the command writes (-coverprofile,
@@ -390,7 +392,7 @@ func strictEntryCheck(c *Command, e *StrictEntry, args []string) (Verdict, bool)
 			}
 			if e.Paths || looksLikePath(a) || existsAt(c, a) {
 				if v, bad := strictPathArg(c, a); bad {
-					v.Hint = form + "; " + v.Hint
+					v.Hint = form() + "; " + v.Hint
 					return v, true
 				}
 			}
@@ -503,7 +505,7 @@ func strictEntryCheck(c *Command, e *StrictEntry, args []string) (Verdict, bool)
 	}
 	if check := strictArgChecks[e.Words[0]]; check != nil {
 		if v, bad := check(c, e, used, pos); bad {
-			v.Hint = form + "; " + v.Hint
+			v.Hint = form() + "; " + v.Hint
 			return v, true
 		}
 	}
