@@ -80,7 +80,7 @@ func TestAdvisorSandboxedSession(t *testing.T) {
 	writeConfig(srv.URL)
 	before := srv.Hits()
 	cmdline := "truncate -s 0 data.db"
-	stdout, stderr, code = advisorRun(t, f, "--no-sandbox", "-c", cmdline)
+	stdout, stderr, code = f.runArgs(t, f.env(sandbox.BackendLandlock), "--no-sandbox", "-c", cmdline)
 	if got, _ := os.ReadFile(data); string(got) != "precious" || code != 126 || !strings.Contains(stderr, refused) || srv.Hits() != before+1 {
 		t.Errorf("--no-sandbox: data %q, code %d, stderr %q, %d new requests", got, code, stderr, srv.Hits()-before)
 	}
@@ -112,23 +112,6 @@ func (f *fixture) writeAdvisorConfig(t *testing.T, host, timeout string) {
 	if err := os.WriteFile(p, []byte(cfg), 0o644); err != nil {
 		t.Fatal(err)
 	}
-}
-
-// advisorRun runs guardsh with args in the fixture's project.
-func advisorRun(t *testing.T, f *fixture, args ...string) (stdout, stderr string, code int) {
-	t.Helper()
-	cmd := exec.Command(f.bin, args...)
-	cmd.Dir = f.project
-	cmd.Env = f.env(sandbox.BackendLandlock)
-	var o, e bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &o, &e
-	err := cmd.Run()
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	return o.String(), e.String(), code
 }
 
 // TestAdvisorCtrlC: a Ctrl-C (SIGINT to the process group, as a terminal

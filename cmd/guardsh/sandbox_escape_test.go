@@ -154,9 +154,15 @@ func (f *fixture) env(backend string, extra ...string) []string {
 // run runs script with guardsh -c in the project.
 func (f *fixture) run(t *testing.T, backend, script string, extra ...string) (stdout, stderr string, code int) {
 	t.Helper()
-	cmd := exec.Command(f.bin, "-c", script)
+	return f.runArgs(t, f.env(backend, extra...), "-c", script)
+}
+
+// runArgs runs guardsh with args in the project, in the environment env.
+func (f *fixture) runArgs(t *testing.T, env []string, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	cmd := exec.Command(f.bin, args...)
 	cmd.Dir = f.project
-	cmd.Env = f.env(backend, extra...)
+	cmd.Env = env
 	var o, e bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &o, &e
 	err := cmd.Run()
