@@ -12,7 +12,7 @@ import (
 	"time"
 )
 
-// signalCase starts guardsh running script, waits until the processes named
+// TestSignals starts guardsh running each script, waits until the processes named
 // by wantChildren (command lines) run below it, sends sig (to guardsh alone,
 // or to its whole process group), and requires the exit status and that
 // none of those processes is left.
