@@ -13,44 +13,23 @@ import (
 
 	"github.com/guardsh/guardsh/guardsh"
 	"github.com/guardsh/guardsh/interp/jail"
+	"github.com/guardsh/guardsh/interp/jail/jailtest"
 	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/interp"
 )
 
-// jailWorld is the attack layout of the jail tests, for the shell:
-//
-//	base/app (project): in.txt, sub/, inlink -> in.txt, inlinkdir -> sub,
-//	  linkdir -> ../outside, linkfile -> ../outside/secret.txt,
-//	  abslink -> base/outside/secret.txt, hard (hard link to the secret)
-//	base/app-evil/x.txt
-//	base/outside/secret.txt
+// jailWorld is jailtest.World, the attack layout of the jail tests, for
+// the shell.
 type jailWorld struct {
 	base, app, evil, outside, secret string
 }
 
-const jailSecret = "SECRET\n"
+const jailSecret = jailtest.Secret
 
 func newJailWorld(t *testing.T) *jailWorld {
 	t.Helper()
-	base, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	w := &jailWorld{base: base, app: base + "/app", evil: base + "/app-evil", outside: base + "/outside"}
-	w.secret = w.outside + "/secret.txt"
-	for _, d := range []string{w.app + "/sub", w.evil, w.outside} {
-		mustOK(t, os.MkdirAll(d, 0o755))
-	}
-	mustOK(t, os.WriteFile(w.secret, []byte(jailSecret), 0o600))
-	mustOK(t, os.WriteFile(w.app+"/in.txt", []byte("hello\n"), 0o644))
-	mustOK(t, os.WriteFile(w.evil+"/x.txt", []byte("evil\n"), 0o644))
-	mustOK(t, os.Symlink("in.txt", w.app+"/inlink"))
-	mustOK(t, os.Symlink("sub", w.app+"/inlinkdir"))
-	mustOK(t, os.Symlink("../outside", w.app+"/linkdir"))
-	mustOK(t, os.Symlink("../outside/secret.txt", w.app+"/linkfile"))
-	mustOK(t, os.Symlink(w.secret, w.app+"/abslink"))
-	mustOK(t, os.Link(w.secret, w.app+"/hard"))
-	return w
+	jw := jailtest.New(t)
+	return &jailWorld{base: jw.Base, app: jw.App, evil: jw.Evil, outside: jw.Outside, secret: jw.Secret}
 }
 
 func mustOK(t *testing.T, err error) {

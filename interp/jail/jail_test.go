@@ -8,48 +8,23 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/guardsh/guardsh/interp/jail/jailtest"
 )
 
-// world is a temporary layout for attack tests:
-//
-//	base/app                  the project
-//	base/app/in.txt           "hello\n"
-//	base/app/sub/             a directory
-//	base/app/inlink      ->   in.txt             (stays inside)
-//	base/app/inlinkdir   ->   sub                (stays inside)
-//	base/app/linkdir     ->   ../outside         (leads outside)
-//	base/app/linkfile    ->   ../outside/secret.txt
-//	base/app/abslink     ->   base/outside/secret.txt (absolute)
-//	base/app/hard             hard link to base/outside/secret.txt
-//	base/app-evil/x.txt       next to the project, not in it
-//	base/outside/secret.txt   "SECRET\n"
+// world is jailtest.World (the attack layout) with a jail on its project.
 type world struct {
 	base, app, evil, outside, secret string
 	j                                *Jail
 }
 
-const secretText = "SECRET\n"
+const secretText = jailtest.Secret
 
 func newWorld(t *testing.T) *world {
 	t.Helper()
-	base, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	w := &world{base: base, app: base + "/app", evil: base + "/app-evil", outside: base + "/outside"}
-	w.secret = w.outside + "/secret.txt"
-	for _, d := range []string{w.app + "/sub", w.evil, w.outside} {
-		must(t, os.MkdirAll(d, 0o755))
-	}
-	must(t, os.WriteFile(w.secret, []byte(secretText), 0o600))
-	must(t, os.WriteFile(w.app+"/in.txt", []byte("hello\n"), 0o644))
-	must(t, os.WriteFile(w.evil+"/x.txt", []byte("evil\n"), 0o644))
-	must(t, os.Symlink("in.txt", w.app+"/inlink"))
-	must(t, os.Symlink("sub", w.app+"/inlinkdir"))
-	must(t, os.Symlink("../outside", w.app+"/linkdir"))
-	must(t, os.Symlink("../outside/secret.txt", w.app+"/linkfile"))
-	must(t, os.Symlink(w.secret, w.app+"/abslink"))
-	must(t, os.Link(w.secret, w.app+"/hard"))
+	jw := jailtest.New(t)
+	w := &world{base: jw.Base, app: jw.App, evil: jw.Evil, outside: jw.Outside, secret: jw.Secret}
+	var err error
 	w.j, err = New(w.app)
 	must(t, err)
 	return w
