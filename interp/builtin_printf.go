@@ -495,6 +495,15 @@ func dateArg(a string, start time.Time) time.Time {
 	return time.Unix(n, 0)
 }
 
+// strftimeLayouts are the strftime conversions that are a time.Format
+// layout.
+var strftimeLayouts = map[byte]string{
+	'a': "Mon", 'A': "Monday", 'b': "Jan", 'h': "Jan", 'B': "January",
+	'Z': "MST", 'z': "-0700", 'F': "2006-01-02", 'T': "15:04:05",
+	'D': "01/02/06", 'R': "15:04", 'c': "Mon Jan  2 15:04:05 2006",
+	'x': "01/02/06", 'X': "15:04:05",
+}
+
 // strftime formats t like C's strftime for the common conversions.
 func strftime(f string, t time.Time) string {
 	var b strings.Builder
@@ -504,6 +513,10 @@ func strftime(f string, t time.Time) string {
 			continue
 		}
 		i++
+		if layout, ok := strftimeLayouts[f[i]]; ok {
+			b.WriteString(t.Format(layout))
+			continue
+		}
 		switch f[i] {
 		case 'Y':
 			b.WriteString(strconv.Itoa(t.Year()))
@@ -537,14 +550,6 @@ func strftime(f string, t time.Time) string {
 			} else {
 				b.WriteString("PM")
 			}
-		case 'a':
-			b.WriteString(t.Format("Mon"))
-		case 'A':
-			b.WriteString(t.Format("Monday"))
-		case 'b', 'h':
-			b.WriteString(t.Format("Jan"))
-		case 'B':
-			b.WriteString(t.Format("January"))
 		case 'u':
 			wd := int(t.Weekday())
 			if wd == 0 {
@@ -553,26 +558,8 @@ func strftime(f string, t time.Time) string {
 			b.WriteString(strconv.Itoa(wd))
 		case 'w':
 			b.WriteString(strconv.Itoa(int(t.Weekday())))
-		case 'Z':
-			b.WriteString(t.Format("MST"))
-		case 'z':
-			b.WriteString(t.Format("-0700"))
 		case 's':
 			b.WriteString(strconv.FormatInt(t.Unix(), 10))
-		case 'F':
-			b.WriteString(t.Format("2006-01-02"))
-		case 'T':
-			b.WriteString(t.Format("15:04:05"))
-		case 'D':
-			b.WriteString(t.Format("01/02/06"))
-		case 'R':
-			b.WriteString(t.Format("15:04"))
-		case 'c':
-			b.WriteString(t.Format("Mon Jan  2 15:04:05 2006"))
-		case 'x':
-			b.WriteString(t.Format("01/02/06"))
-		case 'X':
-			b.WriteString(t.Format("15:04:05"))
 		case 'n':
 			b.WriteByte('\n')
 		case 't':
