@@ -145,7 +145,7 @@ func parseHookArgs(args []string, getenv func(string) string) (hookOptions, erro
 		}
 	}
 	if o.rewrite {
-		exe, err := os.Executable()
+		exe, err := defaultExe() // hook_strict.go
 		if err != nil {
 			return o, fmt.Errorf("--rewrite: cannot find guardsh's own binary: %v", err)
 		}
