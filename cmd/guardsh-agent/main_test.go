@@ -160,23 +160,30 @@ func outsideTarget(t *testing.T, prefix string) string {
 func writeOutside(t *testing.T, target, mode string, noSandbox bool) (landed bool, out, errs string) {
 	t.Helper()
 	dir, env := setup(t)
-	f := &fakeChat{turns: []string{
-		`[{"function":{"name":"run_shell","arguments":{"command":"echo pwned > ` + target + `; echo status=$?"}}}]`,
-	}}
-	srv := httptest.NewServer(f)
-	defer srv.Close()
-	var o, e bytes.Buffer
-	args := []string{"--host", srv.URL, "--workdir", dir, "--mode", mode, "task"}
+	args := []string{"--workdir", dir, "--mode", mode, "task"}
 	if noSandbox {
 		args = append([]string{"--no-sandbox"}, args...)
 	}
-	code := run(context.Background(), args, &o, &e, env)
+	out, errs = runAgentTurns(t, env, args,
+		`[{"function":{"name":"run_shell","arguments":{"command":"echo pwned > `+target+`; echo status=$?"}}}]`)
+	_, statErr := os.Stat(target)
+	os.Remove(target)
+	return statErr == nil, out, errs
+}
+
+// runAgentTurns runs guardsh-agent with args against a fake model playing
+// turns (--host is added) and returns what it printed; it skips t when
+// this machine has no sandbox backend.
+func runAgentTurns(t *testing.T, env func(string) string, args []string, turns ...string) (out, errs string) {
+	t.Helper()
+	srv := httptest.NewServer(&fakeChat{turns: turns})
+	defer srv.Close()
+	var o, e bytes.Buffer
+	code := run(context.Background(), append([]string{"--host", srv.URL}, args...), &o, &e, env)
 	if code == 2 && strings.Contains(e.String(), "no sandbox backend") {
 		t.Skipf("no sandbox here: %s", e.String())
 	}
-	_, statErr := os.Stat(target)
-	os.Remove(target)
-	return statErr == nil, o.String(), e.String()
+	return o.String(), e.String()
 }
 
 // TestSandboxedSession: in bypass mode the rules let a write outside the
@@ -292,20 +299,12 @@ func sleeping(s string) []string {
 // end the run: the next command gets a new session, and the model is told.
 func TestSessionRestarts(t *testing.T) {
 	dir, env := setup(t)
-	f := &fakeChat{turns: []string{
+	out, errs := runAgentTurns(t, env, []string{"--workdir", dir, "--mode", "bypass", "task"},
 		`[{"function":{"name":"run_shell","arguments":{"command":"cd /tmp; kill -9 $$"}}}]`,
-		`[{"function":{"name":"run_shell","arguments":{"command":"echo alive in $PWD"}}}]`,
-	}}
-	srv := httptest.NewServer(f)
-	defer srv.Close()
-	var out, errb bytes.Buffer
-	code := run(context.Background(), []string{"--host", srv.URL, "--workdir", dir, "--mode", "bypass", "task"}, &out, &errb, env)
-	if code == 2 && strings.Contains(errb.String(), "no sandbox backend") {
-		t.Skip("no sandbox here")
-	}
+		`[{"function":{"name":"run_shell","arguments":{"command":"echo alive in $PWD"}}}]`)
 	for _, want := range []string{"shell session ended during the command", "this is a new one in the project root", "alive in " + dir} {
-		if !strings.Contains(out.String(), want) {
-			t.Errorf("output lacks %q:\n%s\n%s", want, out.String(), errb.String())
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s\n%s", want, out, errs)
 		}
 	}
 }
@@ -417,22 +416,14 @@ decision = "allow"
 prefix = ["touch", %q]
 write = [%q]
 `, outside+"/granted", outside)), 0o644)
-	f := &fakeChat{turns: []string{
-		`[{"function":{"name":"run_shell","arguments":{"command":"touch ` + outside + `/granted; echo granted=$?"}}}]`,
-		`[{"function":{"name":"run_shell","arguments":{"command":"touch ` + outside + `/other; echo other=$?"}}}]`,
-	}}
-	srv := httptest.NewServer(f)
-	defer srv.Close()
-	var out, errb bytes.Buffer
-	code := run(context.Background(), []string{"--host", srv.URL, "--workdir", dir, "--mode", "auto", "task"}, &out, &errb, env)
-	if code == 2 && strings.Contains(errb.String(), "no sandbox backend") {
-		t.Skip("no sandbox here")
-	}
+	out, errs := runAgentTurns(t, env, []string{"--workdir", dir, "--mode", "auto", "task"},
+		`[{"function":{"name":"run_shell","arguments":{"command":"touch `+outside+`/granted; echo granted=$?"}}}]`,
+		`[{"function":{"name":"run_shell","arguments":{"command":"touch `+outside+`/other; echo other=$?"}}}]`)
 	if _, err := os.Stat(filepath.Join(outside, "granted")); err != nil {
-		t.Errorf("the granted write did not happen:\n%s\n%s", out.String(), errb.String())
+		t.Errorf("the granted write did not happen:\n%s\n%s", out, errs)
 	}
 	if _, err := os.Stat(filepath.Join(outside, "other")); err == nil {
-		t.Errorf("a write without a rule happened:\n%s", out.String())
+		t.Errorf("a write without a rule happened:\n%s", out)
 	}
 	audit, _ := os.ReadFile(filepath.Join(os.Getenv("HOME"), ".local", "state", "guardsh", "audit.jsonl"))
 	if !strings.Contains(string(audit), `"rule":"user.touch-granted"`) || !strings.Contains(string(audit), `"escalated":true`) {
@@ -454,17 +445,9 @@ func TestGoCacheInSandbox(t *testing.T) {
 	t.Setenv("XDG_CACHE_HOME", "")
 	t.Setenv("GOCACHE", "")
 	os.Unsetenv("GOCACHE")
-	f := &fakeChat{turns: []string{
-		`[{"function":{"name":"run_shell","arguments":{"command":"touch \"$(go env GOCACHE)/probe\" && echo cache=writable; go env GOCACHE"}}}]`,
-	}}
-	srv := httptest.NewServer(f)
-	defer srv.Close()
-	var out, errb bytes.Buffer
-	code := run(context.Background(), []string{"--host", srv.URL, "--workdir", dir, "--mode", "bypass", "task"}, &out, &errb, env)
-	if code == 2 && strings.Contains(errb.String(), "no sandbox backend") {
-		t.Skip("no sandbox here")
-	}
-	if !strings.Contains(out.String(), "cache=writable") || !strings.Contains(out.String(), filepath.Join(home, ".cache", "guardsh", "agent-go-build")) {
-		t.Errorf("no writable agent Go cache in the session:\n%s\n%s", out.String(), errb.String())
+	out, errs := runAgentTurns(t, env, []string{"--workdir", dir, "--mode", "bypass", "task"},
+		`[{"function":{"name":"run_shell","arguments":{"command":"touch \"$(go env GOCACHE)/probe\" && echo cache=writable; go env GOCACHE"}}}]`)
+	if !strings.Contains(out, "cache=writable") || !strings.Contains(out, filepath.Join(home, ".cache", "guardsh", "agent-go-build")) {
+		t.Errorf("no writable agent Go cache in the session:\n%s\n%s", out, errs)
 	}
 }
