@@ -15,7 +15,7 @@ func TestGCPercent(t *testing.T) {
 		{0, 100},
 		{1 << 20, gcMaxPct},    // 16x would be 1500%: capped
 		{2 << 20, gcMaxPct},    // 700% capped too
-		{4 << 20, 300},         // the same
+		{4 << 20, 300},         // 16/4 MiB: 400%, less the 100 Go adds
 		{8 << 20, 100},         // half of gcMinHeap and above: Go's default
 		{512 << 20, 100},       // a big live heap never takes more than 2x
 		{gcMinHeap/2 - 1, 100}, // rounding: never below 100
