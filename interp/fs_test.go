@@ -22,6 +22,7 @@ import (
 // the shell.
 type jailWorld struct {
 	base, app, evil, outside, secret string
+	tw                               *jailtest.World
 }
 
 const jailSecret = jailtest.Secret
@@ -29,7 +30,7 @@ const jailSecret = jailtest.Secret
 func newJailWorld(t *testing.T) *jailWorld {
 	t.Helper()
 	jw := jailtest.New(t)
-	return &jailWorld{base: jw.Base, app: jw.App, evil: jw.Evil, outside: jw.Outside, secret: jw.Secret}
+	return &jailWorld{base: jw.Base, app: jw.App, evil: jw.Evil, outside: jw.Outside, secret: jw.Secret, tw: jw}
 }
 
 func mustOK(t *testing.T, err error) {
@@ -222,33 +223,7 @@ echo end
 // outside file while the shell writes to it in a loop.
 func TestShellJailRace(t *testing.T) {
 	w := newJailWorld(t)
-	stop := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		for i := 0; ; i++ {
-			select {
-			case <-stop:
-				return
-			default:
-			}
-			os.Remove(w.app + "/tmpx")
-			if i%2 == 0 {
-				os.Symlink(w.secret, w.app+"/tmpx")
-			} else {
-				os.WriteFile(w.app+"/tmpx", []byte("inside\n"), 0o644)
-			}
-			os.Rename(w.app+"/tmpx", w.app+"/race")
-			os.Remove(w.app + "/rdir")
-			os.RemoveAll(w.app + "/rdir")
-			if i%2 == 0 {
-				os.Symlink(w.outside, w.app+"/rdir")
-			} else {
-				os.Mkdir(w.app+"/rdir", 0o755)
-			}
-		}
-	}()
+	stopRace := w.tw.Race(false)
 	st, _, errs, _ := runJailed(t, w, strictAccess(nil, nil), `
 i=0
 while [ $i -lt 1500 ]; do
@@ -258,8 +233,7 @@ while [ $i -lt 1500 ]; do
   i=$((i+1))
 done 2>/dev/null
 echo done`)
-	close(stop)
-	wg.Wait()
+	stopRace()
 	w.intact(t)
 	if st != 0 {
 		t.Errorf("status %d: %s", st, errs)

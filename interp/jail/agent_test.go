@@ -10,7 +10,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -314,36 +313,7 @@ func TestAgentRace(t *testing.T) {
 func agentRace(t *testing.T) {
 	w := newWorld(t)
 	ctx := context.Background()
-	stop := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		for i := 0; ; i++ {
-			select {
-			case <-stop:
-				return
-			default:
-			}
-			// final component: file <-> symlink, swapped atomically by rename
-			os.Remove(w.app + "/tmpx")
-			if i%2 == 0 {
-				os.Symlink(w.secret, w.app+"/tmpx")
-			} else {
-				os.WriteFile(w.app+"/tmpx", []byte("inside\n"), 0o644)
-			}
-			os.Rename(w.app+"/tmpx", w.app+"/race")
-			// directory component: dir <-> symlink to outside
-			os.Remove(w.app + "/rdir")
-			os.RemoveAll(w.app + "/rdir")
-			if i%2 == 0 {
-				os.Symlink(w.outside, w.app+"/rdir")
-			} else {
-				os.Mkdir(w.app+"/rdir", 0o755)
-				os.WriteFile(w.app+"/rdir/secret.txt", []byte("inside\n"), 0o644)
-			}
-		}
-	}()
+	stopRace := w.tw.Race(true)
 	s := w.session()
 	deadline := time.Now().Add(800 * time.Millisecond)
 	n, ok := 0, 0
@@ -362,8 +332,7 @@ func agentRace(t *testing.T) {
 			}
 		}
 	}
-	close(stop)
-	wg.Wait()
+	stopRace()
 	w.secretIntact(t)
 	t.Logf("%d attempts, %d writes went through (inside)", n, ok)
 }

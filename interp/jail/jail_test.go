@@ -16,6 +16,7 @@ import (
 type world struct {
 	base, app, evil, outside, secret string
 	j                                *Jail
+	tw                               *jailtest.World
 }
 
 const secretText = jailtest.Secret
@@ -23,7 +24,7 @@ const secretText = jailtest.Secret
 func newWorld(t *testing.T) *world {
 	t.Helper()
 	jw := jailtest.New(t)
-	w := &world{base: jw.Base, app: jw.App, evil: jw.Evil, outside: jw.Outside, secret: jw.Secret}
+	w := &world{base: jw.Base, app: jw.App, evil: jw.Evil, outside: jw.Outside, secret: jw.Secret, tw: jw}
 	var err error
 	w.j, err = New(w.app)
 	must(t, err)

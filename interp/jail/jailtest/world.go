@@ -6,6 +6,7 @@ package jailtest
 import (
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 )
 
@@ -59,4 +60,49 @@ func New(t testing.TB) *World {
 	must(os.Symlink(w.Secret, w.App+"/abslink"))
 	must(os.Link(w.Secret, w.App+"/hard"))
 	return w
+}
+
+// Race starts swapping two names of the project, until the returned stop
+// function is called, between something inside and a way out: App/race
+// between a file and a symlink to Secret (atomically, by rename), and
+// App/rdir between a directory and a symlink to Outside. With fillDir the
+// directory gets a secret.txt of its own, so that rdir/secret.txt also
+// has a target inside. stop returns once the swapping ended.
+func (w *World) Race(fillDir bool) (stop func()) {
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for i := 0; ; i++ {
+			select {
+			case <-done:
+				return
+			default:
+			}
+			// final component: file <-> symlink, swapped atomically by rename
+			os.Remove(w.App + "/tmpx")
+			if i%2 == 0 {
+				os.Symlink(w.Secret, w.App+"/tmpx")
+			} else {
+				os.WriteFile(w.App+"/tmpx", []byte("inside\n"), 0o644)
+			}
+			os.Rename(w.App+"/tmpx", w.App+"/race")
+			// directory component: dir <-> symlink to outside
+			os.Remove(w.App + "/rdir")
+			os.RemoveAll(w.App + "/rdir")
+			if i%2 == 0 {
+				os.Symlink(w.Outside, w.App+"/rdir")
+			} else {
+				os.Mkdir(w.App+"/rdir", 0o755)
+				if fillDir {
+					os.WriteFile(w.App+"/rdir/secret.txt", []byte("inside\n"), 0o644)
+				}
+			}
+		}
+	}()
+	return func() {
+		close(done)
+		wg.Wait()
+	}
 }
