@@ -23,6 +23,7 @@ const (
 	idRmSystem        = "rm.recursive-system"
 	idRmOutside       = "rm.recursive-outside"
 	idRmProjectRoot   = "rm.project-root"
+	idRmSharedTemp    = "rm.shared-temp"
 	idRmProject       = "rm.recursive-project"
 	idRmDynamic       = "rm.recursive-unknown"
 	idRmSystemFile    = "rm.system-file"
@@ -58,6 +59,7 @@ func buildCatalogue() map[string]BuiltinRule {
 		idRmHome:              {Decision: Deny, Catastrophic: true, Reason: "recursive delete of an absolute path in your home directory or of home itself", Hint: "delete only paths inside the project (e.g. rm -r ./build); a human must remove anything else"},
 		idRmSystem:            {Decision: Deny, Catastrophic: true, Reason: "recursive delete of a system directory", Hint: "system directories are not the agent's to delete; delete only paths inside the project"},
 		idRmProjectRoot:       {Decision: Deny, Catastrophic: true, Reason: "recursive delete of the whole project root", Hint: "delete the specific generated directories instead, e.g. rm -r build dist"},
+		idRmSharedTemp:        {Decision: Deny, Catastrophic: true, Reason: "recursive delete of everything in a shared temp dir (/tmp, /var/tmp, /dev/shm): other sessions', programs' and users' files, not this session's", Hint: "this session's own temp dir is $TMPDIR; delete what the session made there by name, e.g. rm -rf \"$TMPDIR\"/build"},
 		idRmOutside:           {Decision: Deny, Reason: "recursive delete of an absolute path outside the project", Hint: "delete only paths inside the project or its temp dir; ask the human to remove other directories"},
 		idRmProject:           {Decision: Ask, Reason: "recursive delete of project sources, which guardsh cannot undo", Hint: "build artifacts (build, dist, target, node_modules, __pycache__, .venv ...) can be removed without approval; for sources use git rm so the change is reversible"},
 		idRmDynamic:           {Decision: Ask, Reason: "recursive delete of targets guardsh cannot see before it runs", Hint: "name the paths literally, e.g. rm -r -- ./build ./dist"},

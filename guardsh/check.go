@@ -1,6 +1,7 @@
 package guardsh
 
 import (
+	"os"
 	"path"
 	"strconv"
 	"strings"
@@ -116,6 +117,9 @@ func (p *Policy) scriptVerdictArgs(src string, c *Command, depth int, params []s
 	env := CheckEnv{Dir: c.Dir, Project: c.Project, Home: c.Home, Via: c.Via}
 	ck := newChecker(p, env, depth, src)
 	ck.envFn = c.Env
+	if c.links != nil {
+		ck.links = c.links
+	}
 	if params != nil {
 		ck.hasPar = true
 		if len(params) > 0 {
@@ -196,6 +200,9 @@ type checker struct {
 	unseen    Verdict
 	hasUnseen bool
 	seen      map[[2]uint]int // recorded commands by line and column
+	// links are the symlinks the script has made so far (ln -s), by
+	// absolute path: later commands' paths resolve through them.
+	links map[string]string
 }
 
 func (ck *checker) markUnseen(v Verdict) Verdict {
@@ -207,7 +214,7 @@ func (ck *checker) markUnseen(v Verdict) Verdict {
 }
 
 func newChecker(p *Policy, env CheckEnv, depth int, src string) *checker {
-	ck := &checker{p: p, env: env, depth: depth, src: src}
+	ck := &checker{p: p, env: env, depth: depth, src: src, links: map[string]string{}}
 	ck.dir = env.Dir
 	if ck.dir == "" {
 		ck.dir = env.Project
@@ -778,6 +785,79 @@ type redirWrite struct {
 	node  syntax.Node
 }
 
+// symlink records the links ln -s makes (ln's arguments): TARGET LINK,
+// TARGET... DIR, or TARGET alone (a link in the working directory). A
+// target not known statically makes everything below the link unknown.
+func (ck *checker) symlink(args []string) {
+	sym, noDeref := false, false
+	dir := "" // -t DIR, --target-directory=DIR
+	var ops []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--":
+			ops = append(ops, args[i+1:]...)
+			i = len(args)
+		case a == "--symbolic":
+			sym = true
+		case a == "--no-dereference":
+			noDeref = true
+		case strings.HasPrefix(a, "--target-directory="):
+			dir = a[len("--target-directory="):]
+		case strings.HasPrefix(a, "--"):
+		case len(a) > 1 && a[0] == '-' && !isDynamic(a):
+			sym = sym || strings.ContainsRune(a, 's')
+			noDeref = noDeref || strings.ContainsRune(a, 'n')
+			if strings.HasSuffix(a, "t") && i+1 < len(args) {
+				i++
+				dir = args[i]
+			}
+		default:
+			ops = append(ops, a)
+		}
+	}
+	if !sym || len(ops) == 0 {
+		return
+	}
+	e := pathEnv{dir: ck.dir, home: cleanAbs(ck.env.Home)}
+	add := func(target, link string) {
+		l, ok := e.abs(link)
+		if !ok {
+			return
+		}
+		if isDynamic(target) {
+			target = unknownLink
+		}
+		ck.links[l] = target
+	}
+	inDir := func(d string) {
+		for _, t := range ops {
+			add(t, strings.TrimSuffix(d, "/")+"/"+path.Base(t))
+		}
+	}
+	switch {
+	case dir != "":
+		inDir(dir)
+	case len(ops) == 1:
+		add(ops[0], path.Base(ops[0]))
+	case len(ops) > 2:
+		last := ops[len(ops)-1]
+		ops = ops[:len(ops)-1]
+		inDir(last)
+	default:
+		// ln -s T L; L an existing directory (not with -n when it is a
+		// link) gets the link inside
+		if l, ok := e.abs(ops[1]); ok && !noDeref {
+			if fi, err := os.Stat(l); err == nil && fi.IsDir() {
+				ops = ops[:1]
+				inDir(l)
+				return
+			}
+		}
+		add(ops[0], ops[1])
+	}
+}
+
 // access judges a redirection's file.
 func (ck *checker) access(w redirWrite) {
 	var v Verdict
@@ -788,13 +868,17 @@ func (ck *checker) access(w redirWrite) {
 			v = ck.p.settle(&judgement{kind: kRead, f: finding{Ask, idReadOutside, "redirection source not known before it runs: " + displayArg(w.path)}})
 		}
 	} else {
-		e := pathEnv{dir: ck.dir, project: cleanAbs(ck.env.Project), home: cleanAbs(ck.env.Home)}
-		abs, ok := e.abs(w.path)
+		e := pathEnv{dir: ck.dir, project: cleanAbs(ck.env.Project), home: cleanAbs(ck.env.Home), links: ck.links}
+		j, ok := e.joined(w.path)
+		re := e.realEnv()
+		var real string
+		if ok {
+			real, ok = realPath(j, re.dir, ck.links)
+		}
 		if !ok {
 			v = ck.p.settle(&judgement{kind: kOther, f: finding{Ask, idWriteOutside, "path not known: " + w.path}})
 		} else {
-			l := e.locate(abs)
-			v = ck.p.ClassifyAccess(Access{Path: w.path, Resolved: abs, Inside: l == locProject || l == locProjectRoot, Write: w.write, Dir: ck.dir, Project: ck.env.Project, Home: ck.env.Home, Via: "redirect"})
+			v = ck.p.ClassifyAccess(Access{Path: w.path, Resolved: real, Inside: re.project == "" || within(real, re.project), Write: w.write, Dir: ck.dir, Project: ck.env.Project, Home: ck.env.Home, Via: "redirect"})
 		}
 	}
 	op := "<"
@@ -1037,7 +1121,7 @@ func (ck *checker) guardshAssigns(s *syntax.Stmt, n syntax.Node, list []*syntax.
 		if !ok {
 			v = "?"
 		}
-		cmd := Command{Args: []string{"export", a.Name.Value + "=" + v}, Dir: ck.dir, Project: ck.env.Project, Home: ck.env.Home, Via: "check"}
+		cmd := Command{Args: []string{"export", a.Name.Value + "=" + v}, Dir: ck.dir, Project: ck.env.Project, Home: ck.env.Home, Via: "check", links: ck.links}
 		pos := s.Pos()
 		ck.record(CommandVerdict{Source: ck.text(n), Args: cmd.Args, Line: pos.Line(), Col: pos.Col(), Verdict: ck.p.classifyArgs(&cmd, cmd.Args, ck.depth, false)})
 	}
@@ -1109,7 +1193,7 @@ func (ck *checker) call(s *syntax.Stmt, x *syntax.CallExpr, in source) {
 	}
 	pos := s.Pos()
 	name := args[0]
-	cmd := Command{Args: args, Dir: ck.dir, Project: ck.env.Project, Home: ck.env.Home, Via: ck.env.Via}
+	cmd := Command{Args: args, Dir: ck.dir, Project: ck.env.Project, Home: ck.env.Home, Via: ck.env.Via, links: ck.links}
 	if cmd.Via == "" {
 		cmd.Via = "check"
 	}
@@ -1160,6 +1244,11 @@ func (ck *checker) call(s *syntax.Stmt, x *syntax.CallExpr, in source) {
 		case "cd", "pushd":
 			if name == "pushd" {
 				ck.dirs = append(ck.dirs, ck.dir)
+			}
+			if ck.dir != "" {
+				ck.setVar("OLDPWD", ck.dir)
+			} else {
+				ck.setVar("OLDPWD", unknownVal)
 			}
 			ops := operands(args[1:], optSpec{})
 			switch {
@@ -1226,6 +1315,9 @@ func (ck *checker) call(s *syntax.Stmt, x *syntax.CallExpr, in source) {
 		cargs = append(append([]string(nil), guardshVars...), args...)
 	}
 	v := ck.p.classifyArgsIn(&cmd, cargs, ck.depth, false, stdin)
+	if name == "ln" {
+		ck.symlink(args[1:]) // later commands see the link
+	}
 	if isDynamic(name) && srcs[0].kind >= srcDecoded {
 		v = combine(v, ck.markUnseen(ck.pipeDeny(srcs[0], "the shell")))
 	}

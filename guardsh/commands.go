@@ -375,9 +375,14 @@ func (cx *cmdCtx) readTree(arg string) {
 }
 
 // write judges writing (del: deleting) a path.
-func (cx *cmdCtx) write(arg string, del bool) {
+func (cx *cmdCtx) write(arg string, del bool) { cx.writeAt(cx.pe.resolve(arg), arg, del) }
+
+// writeName is write for an operation on the name itself (rename, a link
+// created): a symlink in the last component is not followed.
+func (cx *cmdCtx) writeName(arg string, del bool) { cx.writeAt(cx.pe.resolveName(arg), arg, del) }
+
+func (cx *cmdCtx) writeAt(t target, arg string, del bool) {
 	j := cx.j
-	t := cx.pe.resolve(arg)
 	if t.abs != "" && len(j.eff.Writes) < 32 {
 		j.eff.Writes = append(j.eff.Writes, t.abs)
 	}
@@ -442,7 +447,7 @@ func (cx *cmdCtx) artifact(abs string) bool {
 // remove judges deleting a target; rec: recursively.
 func (cx *cmdCtx) remove(arg string, rec bool) {
 	j := cx.j
-	t := cx.pe.resolve(arg)
+	t := cx.pe.resolveName(arg)
 	if t.abs != "" && len(j.eff.Writes) < 32 {
 		j.eff.Writes = append(j.eff.Writes, t.abs)
 	}
@@ -494,10 +499,14 @@ func (cx *cmdCtx) remove(arg string, rec bool) {
 	case t.loc == locSharedTmp:
 		j.other(idWriteOutside, what)
 	case t.loc == locTempRoot:
-		if rec && !t.whole {
+		switch {
+		case rec && !t.whole:
 			j.deny(idRmSystem, what)
-		} else if rec {
-			j.other(idWriteOutside, what)
+		case rec && sharedTempRoot(t.abs):
+			j.deny(idRmSharedTemp, what)
+		case rec:
+			// the session's own temp dir's contents
+			j.atLeast(kEdit)
 		}
 	case agentConfig(t.abs):
 		j.other("write.agent-config", t.abs)
@@ -926,17 +935,19 @@ func hCopy(cx *cmdCtx, name string, args []string) {
 			cx.j.deny("mv.devnull", displayArg(dest))
 		}
 		for _, o := range ops {
-			t := cx.pe.resolve(o)
+			t := cx.pe.resolveName(o)
 			switch {
 			case t.loc == locRoot || t.loc == locHome || t.loc == locProjectRoot || t.loc == locTempRoot ||
 				t.loc == locSystem && strings.Count(t.abs, "/") <= 2:
 				cx.j.deny("mv.catastrophic", t.abs)
 			default:
-				cx.write(o, true)
+				cx.writeName(o, true)
 			}
 		}
 	case "ln":
-		// the link target is not touched
+		// the link target is not touched; the link itself is written
+		cx.writeName(dest, false)
+		return
 	default:
 		rec := hasOpt(args[1:], 'r', "recursive", "archive") || hasOpt(args[1:], 'R') || hasOpt(args[1:], 'a')
 		for _, o := range ops {

@@ -28,12 +28,27 @@ const (
 type pathEnv struct {
 	dir, project, home, tmp string
 	env                     func(string) string // for $TMPDIR, looked up when first needed
+	// links are the symlinks a checked script made before the command
+	// (see realPath).
+	links map[string]string
+	// resolved says paths are judged as the kernel resolves them (and the
+	// directories above are resolved); otherwise as written.
+	resolved bool
+	// differs is set when a path judged as written resolves to something
+	// else: the command must be judged in the resolved reading too.
+	differs bool
+	// realDir is dir resolved, for the comparison (set when first needed).
+	realDir    string
+	realDirSet bool
 }
 
 func newPathEnv(c *Command) pathEnv {
-	e := pathEnv{dir: c.Dir, project: cleanAbs(c.Project), home: cleanAbs(c.Home), env: c.Env}
+	e := pathEnv{dir: c.Dir, project: cleanAbs(c.Project), home: cleanAbs(c.Home), env: c.Env, links: c.links}
 	if e.dir == "" {
 		e.dir = e.project
+	}
+	if c.resolved {
+		return e.realEnv()
 	}
 	return e
 }
@@ -87,6 +102,15 @@ func displayArg(s string) string {
 // paths are joined to the working directory. ok is false when p is not
 // known statically or the working directory is unknown.
 func (e *pathEnv) abs(p string) (string, bool) {
+	j, ok := e.joined(p)
+	if !ok {
+		return "", false
+	}
+	return path.Clean(j), true
+}
+
+// joined is abs before cleaning: ".." and "." kept for realPath.
+func (e *pathEnv) joined(p string) (string, bool) {
 	if p == "" || isDynamic(p) || strings.ContainsRune(p, 0) {
 		return "", false
 	}
@@ -120,7 +144,7 @@ func (e *pathEnv) abs(p string) (string, bool) {
 		}
 		p = e.dir + "/" + p
 	}
-	return path.Clean(p), true
+	return p, true
 }
 
 // hasGlob reports whether s contains glob metacharacters.
@@ -249,7 +273,7 @@ func (e *pathEnv) locate(p string) loc {
 	if inHome {
 		return locHomeSub
 	}
-	for _, t := range [...]string{"/tmp", "/var/tmp", "/dev/shm", "/private/tmp"} {
+	for _, t := range sharedTempRoots {
 		if p == t {
 			return locTempRoot
 		}
@@ -267,6 +291,19 @@ func (e *pathEnv) locate(p string) loc {
 	return locOther
 }
 
+// sharedTempRoots are the temp dirs every session and user shares.
+var sharedTempRoots = [...]string{"/tmp", "/var/tmp", "/dev/shm", "/private/tmp", "/private/var/tmp"}
+
+// sharedTempRoot reports whether abs is one of sharedTempRoots.
+func sharedTempRoot(abs string) bool {
+	for _, t := range sharedTempRoots {
+		if abs == t {
+			return true
+		}
+	}
+	return false
+}
+
 // target is one path argument of a command, resolved.
 type target struct {
 	arg   string // as given
@@ -276,7 +313,14 @@ type target struct {
 }
 
 // resolve classifies a path argument.
-func (e *pathEnv) resolve(arg string) target {
+func (e *pathEnv) resolve(arg string) target { return e.resolveAt(arg, true) }
+
+// resolveName classifies a path argument whose last component an operation
+// acts on itself (rm, mv, the name ln creates): a symlink there is not
+// followed.
+func (e *pathEnv) resolveName(arg string) target { return e.resolveAt(arg, false) }
+
+func (e *pathEnv) resolveAt(arg string, follow bool) target {
 	t := target{arg: arg}
 	if isDynamic(arg) {
 		return t
@@ -300,13 +344,50 @@ func (e *pathEnv) resolve(arg string) target {
 			p = base
 		}
 	}
-	a, ok := e.abs(p)
+	j, ok := e.joined(p)
 	if !ok {
 		return t
 	}
-	t.abs = a
-	t.loc = e.locate(a)
+	real := realPath
+	if !follow && !t.whole && !hasGlob(arg) {
+		real = realName
+	}
+	if e.resolved {
+		r, ok := real(j, e.dir, e.links)
+		if !ok {
+			return t
+		}
+		t.abs = r
+		t.loc = e.locate(r)
+		return t
+	}
+	t.abs = path.Clean(j)
+	t.loc = e.locate(t.abs)
+	if !e.differs {
+		e.differs = e.resolvesElsewhere(p, t.abs, real)
+	}
 	return t
+}
+
+// resolvesElsewhere reports whether p (an argument after glob cutting),
+// written as abs, resolves to another path.
+func (e *pathEnv) resolvesElsewhere(p, abs string, real func(p, dir string, links map[string]string) (string, bool)) bool {
+	if !e.realDirSet {
+		e.realDirSet = true
+		if e.dir != "" {
+			r, ok := realPath(e.dir, "", e.links)
+			if !ok || r != e.dir {
+				return true
+			}
+			e.realDir = r
+		}
+	}
+	j, _ := e.joined(p)
+	if !path.IsAbs(p) && !strings.HasPrefix(p, "~") && !strings.HasPrefix(p, "$") {
+		j = e.realDir + "/" + p
+	}
+	r, ok := real(j, e.realDir, e.links)
+	return !ok || r != abs
 }
 
 // inside reports whether l is the project, the session's temp dir or a
@@ -440,19 +521,57 @@ func (e *pathEnv) credential(abs string) bool {
 }
 
 // ClassifyAccess decides one in-process file access: a redirection,
-// source, cd, a glob or an agent file tool.
+// source, cd, a glob or an agent file tool. The path is judged as resolved
+// (Resolved, or resolved here when not given) and as written; the more
+// dangerous reading wins.
 func (p *Policy) ClassifyAccess(a Access) Verdict {
 	e := pathEnv{dir: a.Dir, project: cleanAbs(a.Project), home: cleanAbs(a.Home), tmp: cleanAbs(a.TmpDir)}
-	abs := a.Resolved
-	if abs == "" {
-		var ok bool
-		if abs, ok = e.abs(a.Path); !ok {
+	written, wok := e.abs(a.Path)
+	if a.Resolved == "" {
+		if !wok {
 			return p.settle(&judgement{kind: kOther, f: finding{dec: Ask, id: idUnknown, detail: "path not known: " + displayArg(a.Path)}})
 		}
+		j, _ := e.joined(a.Path)
+		re := e.realEnv()
+		if r, ok := realPath(j, re.dir, nil); !ok {
+			return p.settle(&judgement{kind: kOther, f: finding{dec: Ask, id: idUnknown, detail: "path does not resolve (a symlink loop): " + displayArg(a.Path)}})
+		} else if r != written {
+			ra := a
+			ra.Resolved, ra.Inside = r, true
+			if re.project != "" {
+				ra.Inside = within(r, re.project)
+			}
+			return p.accessBoth(a, written, re, ra)
+		}
+		return p.classifyAccessAt(a, e, written, false)
 	}
+	re := e.realEnv()
+	if wok && written != path.Clean(a.Resolved) {
+		return p.accessBoth(a, written, re, a)
+	}
+	return p.classifyAccessAt(a, re, path.Clean(a.Resolved), a.Project != "")
+}
+
+// accessBoth judges an access as written (abs, in the written frame) and
+// as resolved (r, in the resolved frame re); the stricter verdict wins.
+func (p *Policy) accessBoth(a Access, abs string, re pathEnv, r Access) Verdict {
+	e := pathEnv{dir: a.Dir, project: cleanAbs(a.Project), home: cleanAbs(a.Home), tmp: cleanAbs(a.TmpDir)}
+	w := a
+	w.Link = ""
+	v := p.classifyAccessAt(w, e, abs, false)
+	rv := p.classifyAccessAt(r, re, path.Clean(r.Resolved), r.Project != "")
+	if rv.Decision > v.Decision {
+		return rv
+	}
+	return v
+}
+
+// classifyAccessAt judges an access to abs located in e; jailed says
+// a.Inside is the jail's word on whether abs lies in the project.
+func (p *Policy) classifyAccessAt(a Access, e pathEnv, abs string, jailed bool) Verdict {
 	abs = path.Clean(abs)
 	l := e.locate(abs)
-	if a.Resolved != "" && a.Project != "" && !a.Inside && (l == locProject || l == locProjectRoot) {
+	if jailed && !a.Inside && (l == locProject || l == locProjectRoot) {
 		// The jail says it leads outside (a symlink).
 		l = locOther
 	}

@@ -89,6 +89,12 @@ type Command struct {
 	// written form, so that a glob the shell already expanded is seen as
 	// the glob (rm -rf * in the project root); only its denials count.
 	Source string
+
+	// links are the symlinks a checked script created before this command
+	// (absolute link path -> target as written); resolved says the
+	// command is being judged in its resolved reading (resolve.go).
+	links    map[string]string
+	resolved bool
 }
 
 // Verdict is the policy's answer for one command.
