@@ -878,7 +878,8 @@ func (ck *checker) access(w redirWrite) {
 		if !ok {
 			v = ck.p.settle(&judgement{kind: kOther, f: finding{Ask, idWriteOutside, "path not known: " + w.path}})
 		} else {
-			v = ck.p.ClassifyAccess(Access{Path: w.path, Resolved: real, Inside: re.project == "" || within(real, re.project), Write: w.write, Dir: ck.dir, Project: ck.env.Project, Home: ck.env.Home, Via: "redirect"})
+			env := func(n string) string { v, _ := ck.lookup(n); return v }
+			v = ck.p.ClassifyAccess(Access{Path: w.path, Resolved: real, Inside: re.project == "" || within(real, re.project), Write: w.write, Dir: ck.dir, Project: ck.env.Project, Home: ck.env.Home, Via: "redirect", Env: env})
 		}
 	}
 	op := "<"

@@ -241,6 +241,11 @@ func gitSub(cx *cmdCtx, sub string, rest, lrest []string) {
 		"merge-file", "checkout-index", "maintenance-run", "stage", "restore-staged":
 		j.atLeast(kEdit)
 		switch sub {
+		case "mv":
+			// a rename: both names are written (git mv cfg .guardsh.toml)
+			for _, o := range operands(rest, optSpec{}) {
+				cx.writeName(o, false)
+			}
 		case "archive":
 			if longHas(lrest, "--remote", 5) {
 				j.eff.Network = true

@@ -3,6 +3,8 @@ package guardsh
 import (
 	"path"
 	"strings"
+
+	"github.com/guardsh/guardsh/protect"
 )
 
 // loc is where a path lies, as far as the rules care.
@@ -27,7 +29,8 @@ const (
 // pathEnv resolves paths for one command.
 type pathEnv struct {
 	dir, project, home, tmp string
-	env                     func(string) string // for $TMPDIR, looked up when first needed
+	env                     func(string) string // for $TMPDIR (looked up when first needed), $XDG_CONFIG_HOME
+	tmpDone                 bool
 	// links are the symlinks a checked script made before the command
 	// (see realPath).
 	links map[string]string
@@ -55,11 +58,11 @@ func newPathEnv(c *Command) pathEnv {
 
 // tmpDir is the session's $TMPDIR ("" if unknown).
 func (e *pathEnv) tmpDir() string {
-	if e.env != nil {
+	if e.env != nil && !e.tmpDone {
 		if t := e.env("TMPDIR"); t != "" && path.IsAbs(t) {
 			e.tmp = path.Clean(t)
 		}
-		e.env = nil
+		e.tmpDone = true
 	}
 	return e.tmp
 }
@@ -401,46 +404,28 @@ func (l loc) inside() bool {
 // agents keep their bookkeeping there).
 func (l loc) writable() bool { return l.inside() || l == locSharedTmp }
 
-var rcFiles = map[string]bool{
-	".bashrc": true, ".bash_profile": true, ".bash_login": true, ".bash_logout": true, ".profile": true,
-	".zshrc": true, ".zprofile": true, ".zshenv": true, ".zlogin": true, ".zlogout": true, ".kshrc": true,
-	".mkshrc": true, ".cshrc": true, ".tcshrc": true, ".login": true, ".logout": true, ".inputrc": true,
-	".bash_aliases": true, ".envrc": false,
+// where anchors the protected list (package protect) for this command.
+func (e *pathEnv) where() protect.Where {
+	w := protect.Where{Project: e.project, Home: e.home}
+	if e.env != nil {
+		w.ConfigHome, w.Config = e.env("XDG_CONFIG_HOME"), e.env("GUARDSH_CONFIG")
+	}
+	return w
 }
 
-// protectedWrite reports whether writing abs is denied everywhere:
-// shell rc files, ~/.ssh, .git/hooks, .git/config, guardsh's config.
+// protectedWrite reports whether writing abs is denied everywhere: the
+// things of package protect (shell start-up files, ~/.ssh, git's config,
+// hooks and indirection files, guardsh's config), and a ".git" itself (a
+// directory renamed away, or a file that points git elsewhere).
 func (e *pathEnv) protectedWrite(abs string) bool {
 	if abs == "" {
 		return false
 	}
-	if strings.Contains(abs, "/.git/hooks/") || strings.HasSuffix(abs, "/.git/hooks") ||
-		strings.HasSuffix(abs, "/.git/config") || strings.HasSuffix(abs, "/.git") || gitControlFile(abs) {
+	if strings.HasSuffix(abs, "/.git") {
 		return true
 	}
-	if e.project != "" && abs == e.project+"/.guardsh.toml" {
-		return true
-	}
-	switch {
-	case abs == "/etc/profile", abs == "/etc/bash.bashrc", abs == "/etc/bashrc", abs == "/etc/zshrc",
-		abs == "/etc/zshenv", abs == "/etc/environment", strings.HasPrefix(abs, "/etc/profile.d"),
-		strings.HasPrefix(abs, "/etc/zsh/"), strings.HasPrefix(abs, "/etc/sudoers"),
-		strings.HasPrefix(abs, "/etc/ssh/"), abs == "/etc/passwd", abs == "/etc/shadow", abs == "/etc/group":
-		return true
-	}
-	if e.home == "" {
-		return false
-	}
-	rel, ok := strings.CutPrefix(abs, e.home+"/")
-	if !ok {
-		return false
-	}
-	if rcFiles[rel] || rel == ".ssh" || strings.HasPrefix(rel, ".ssh/") ||
-		strings.HasPrefix(rel, ".config/fish/") || rel == ".config/guardsh" ||
-		strings.HasPrefix(rel, ".config/guardsh/") || strings.HasPrefix(rel, ".local/state/guardsh") {
-		return true
-	}
-	return false
+	_, ok := protect.Match(abs, e.where())
+	return ok
 }
 
 // agentConfig reports whether abs is an AI agent's settings file.
@@ -463,21 +448,14 @@ var credentialHome = []string{
 }
 
 // loginFile reports whether abs is a shell start-up file a login shell
-// sources (/etc/profile, ~/.bashrc, ...): reading it is harmless.
+// sources (/etc/profile, ~/.bashrc, ...; package protect's Startup
+// entries, and the bash completion scripts): reading it is harmless.
 func (e *pathEnv) loginFile(abs string) bool {
-	switch {
-	case abs == "/etc/profile", abs == "/etc/bash.bashrc", abs == "/etc/bashrc", abs == "/etc/zshrc",
-		abs == "/etc/zprofile", abs == "/etc/zshenv", abs == "/etc/environment",
-		strings.HasPrefix(abs, "/etc/profile.d/"), strings.HasPrefix(abs, "/etc/bash_completion"),
-		strings.HasPrefix(abs, "/usr/share/bash-completion/"):
+	if strings.HasPrefix(abs, "/etc/bash_completion") || strings.HasPrefix(abs, "/usr/share/bash-completion/") {
 		return true
 	}
-	if e.home != "" {
-		if rel, ok := strings.CutPrefix(abs, e.home+"/"); ok && rcFiles[rel] {
-			return true
-		}
-	}
-	return false
+	en, ok := protect.Match(abs, protect.Where{Home: e.home})
+	return ok && en.Startup
 }
 
 // agentState reports whether abs is an agent's shell state that its
@@ -525,7 +503,7 @@ func (e *pathEnv) credential(abs string) bool {
 // (Resolved, or resolved here when not given) and as written; the more
 // dangerous reading wins.
 func (p *Policy) ClassifyAccess(a Access) Verdict {
-	e := pathEnv{dir: a.Dir, project: cleanAbs(a.Project), home: cleanAbs(a.Home), tmp: cleanAbs(a.TmpDir)}
+	e := pathEnv{dir: a.Dir, project: cleanAbs(a.Project), home: cleanAbs(a.Home), tmp: cleanAbs(a.TmpDir), env: a.Env, tmpDone: true}
 	written, wok := e.abs(a.Path)
 	if a.Resolved == "" {
 		if !wok {
@@ -555,7 +533,7 @@ func (p *Policy) ClassifyAccess(a Access) Verdict {
 // accessBoth judges an access as written (abs, in the written frame) and
 // as resolved (r, in the resolved frame re); the stricter verdict wins.
 func (p *Policy) accessBoth(a Access, abs string, re pathEnv, r Access) Verdict {
-	e := pathEnv{dir: a.Dir, project: cleanAbs(a.Project), home: cleanAbs(a.Home), tmp: cleanAbs(a.TmpDir)}
+	e := pathEnv{dir: a.Dir, project: cleanAbs(a.Project), home: cleanAbs(a.Home), tmp: cleanAbs(a.TmpDir), env: a.Env, tmpDone: true}
 	w := a
 	w.Link = ""
 	v := p.classifyAccessAt(w, e, abs, false)

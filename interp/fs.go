@@ -262,8 +262,10 @@ func pathError(op, path string, err error) error {
 }
 
 func (f *JailFS) access(hc interp.HandlerContext, path string, res jail.Resolved, write bool, via string) guardsh.Access {
+	env := hc.Env
 	return guardsh.Access{Path: path, Resolved: res.Real, Inside: res.Inside, Link: res.Link,
-		Write: write, Dir: hc.Dir, Project: f.jail.Root(), Home: hc.Env.Get("HOME").String(), Via: via}
+		Write: write, Dir: hc.Dir, Project: f.jail.Root(), Home: env.Get("HOME").String(), Via: via,
+		Env: func(name string) string { return env.Get(name).String() }}
 }
 
 // stdioFile is one of the shell's current standard streams behind
