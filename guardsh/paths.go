@@ -408,7 +408,7 @@ func (l loc) writable() bool { return l.inside() || l == locSharedTmp }
 func (e *pathEnv) where() protect.Where {
 	w := protect.Where{Project: e.project, Home: e.home}
 	if e.env != nil {
-		w.ConfigHome, w.Config = e.env("XDG_CONFIG_HOME"), e.env("GUARDSH_CONFIG")
+		w.ConfigHome, w.Config, w.Shim = e.env("XDG_CONFIG_HOME"), e.env("GUARDSH_CONFIG"), e.env("GUARDSH_LAUNCH_SHIM")
 	}
 	return w
 }

@@ -105,6 +105,7 @@ var Entries = []Entry{
 	{Base: Home, Path: ".config/git", Tree: true, Why: whyGit + ", in every repository"},
 	{Base: Home, Path: ".config/guardsh", Tree: true, Why: whyGuard},
 	{Base: Home, Path: ".local/state/guardsh", Tree: true, Why: whyGuard},
+	{Base: Home, Path: ".local/share/guardsh", Tree: true, Why: "guardsh's launcher shims: the shells agents start"},
 	{Base: ConfigHome, Path: "guardsh", Tree: true, Why: whyGuard},
 	{Base: ConfigHome, Path: "git", Tree: true, Why: whyGit + ", in every repository"},
 
@@ -138,6 +139,7 @@ type Where struct {
 	Home       string // the user's home
 	ConfigHome string // $XDG_CONFIG_HOME
 	Config     string // $GUARDSH_CONFIG: guardsh's user file, wherever it is
+	Shim       string // $GUARDSH_LAUNCH_SHIM: the launcher's shim directory
 }
 
 // Match reports whether writing abs (absolute, clean) changes a protected
@@ -149,6 +151,9 @@ func Match(abs string, w Where) (Entry, bool) {
 	}
 	if w.Config != "" && path.IsAbs(w.Config) && abs == path.Clean(w.Config) {
 		return Entry{Base: System, Path: path.Clean(w.Config), Why: whyGuard}, true
+	}
+	if s := path.Clean(w.Shim); w.Shim != "" && path.IsAbs(s) && s != "/" && (abs == s || strings.HasPrefix(abs, s+"/")) {
+		return Entry{Base: System, Path: s, Tree: true, Why: "the launcher's shim: the shell the agent starts"}, true
 	}
 	if e, ok := gitMatch(abs); ok {
 		return e, true
@@ -260,6 +265,9 @@ func Paths(w Where) []string {
 		}
 	}
 	if c := abs(w.Config); c != "" {
+		add(c)
+	}
+	if c := abs(w.Shim); c != "" {
 		add(c)
 	}
 	if p := abs(w.Project); p != "" {

@@ -111,6 +111,9 @@ func NewConfig(project, tmpDir, home string, getenv func(string) string) Config 
 	if x := getenv("GUARDSH_CONFIG"); filepath.IsAbs(x) {
 		w.Config = canon(x)
 	}
+	if x := getenv("GUARDSH_LAUNCH_SHIM"); filepath.IsAbs(x) {
+		w.Shim = canon(x)
+	}
 	c.Protected = protect.Paths(w)
 	return c
 }
