@@ -118,6 +118,14 @@ func (cx *cmdCtx) run(args []string) {
 		}
 		return
 	}
+	if name != "guardsh" && strings.Contains(args[0], "/") {
+		// guardsh under another name (a copy, a link, a rename) is
+		// guardsh: judged by what the file is, not what it is called
+		if t := cx.pe.resolve(args[0]); t.abs != "" && IsGuardshBinary(t.abs) {
+			hGuardsh(cx, "guardsh", args)
+			return
+		}
+	}
 	if h := handlerTable()[name]; h != nil {
 		h(cx, name, args)
 		return
@@ -209,6 +217,10 @@ func hGuardsh(cx *cmdCtx, name string, args []string) {
 	cx.j.atLeast(kDev)
 	for k, a := range args[1:] {
 		switch {
+		case len(a) > 1 && a[0] == '-' && a[1] != '-' && strings.ContainsRune(a, 'c') && k+2 < len(args):
+			// its commands run in the session's interpreter (interp's
+			// nested guardsh), judged like sh -c's
+			cx.nestScript(args[k+2])
 		case a == "--mode" && k+2 < len(args):
 			cx.guardshEnv("GUARDSH_MODE=" + args[k+2])
 		case strings.HasPrefix(a, "--mode="):
