@@ -95,6 +95,7 @@ func doctorSandbox(w io.Writer) bool {
 		fmt.Fprintln(w, "  project: none (started in /, your home directory or an ancestor of it, which are never writable; cd into a project or set GUARDSH_PROJECT)")
 	}
 	fmt.Fprintf(w, "  writable: %s\n", strings.Join(c.WritableRoots(), ", "))
+	fmt.Fprintf(w, "  process limit per session: %s\n", sandbox.DescribeProcLimit())
 	if prot := c.ProtectedInside(); len(prot) > 0 {
 		fmt.Fprintf(w, "  read-only inside them: %s\n", strings.Join(prot, ", "))
 	}
