@@ -117,7 +117,7 @@ func buildCatalogue() map[string]BuiltinRule {
 		"sys.crontab-remove": {Decision: Deny, Reason: "crontab -r deletes all your cron jobs without confirmation", Hint: "edit single entries with crontab -e (human)"},
 		"sys.service":        {Decision: Ask, Reason: "starting, stopping or changing system services", Hint: "a human must approve changes to system services"},
 		// Files.
-		idWriteProtected:     {Decision: Deny, Reason: "writing a protected file: shell rc files, ~/.ssh, .git/hooks, .git/config and guardsh's own config run code or grant access later", Hint: "these files are changed by the human only; describe the change you need"},
+		idWriteProtected:     {Decision: Deny, Reason: "writing a protected file: shell start-up files, ~/.ssh, git's config, hooks and the files that point git elsewhere (commondir, alternates, ...), .gitmodules and guardsh's own config run code or grant access later (docs/sandbox.md lists them)", Hint: "these files are changed by the human only; describe the change you need"},
 		idWriteOutside:       {Decision: Ask, Reason: "writes outside the project", Hint: "write inside the project or its temp dir ($TMPDIR); a human must approve anything else"},
 		"write.agent-config": {Decision: Ask, Reason: "writing an AI agent's settings (.claude/settings.json, hooks) changes what the agent is allowed to do", Hint: "a human must approve changes to agent settings"},
 		idReadCredentials:    {Decision: Ask, Reason: "reading credentials (SSH keys, cloud credentials, .netrc, keyrings, browser profiles)", Hint: "the agent should not need secrets; ask the human to run the step that needs them"},

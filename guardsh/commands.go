@@ -1689,6 +1689,19 @@ func hTar(cx *cmdCtx, name string, args []string) {
 		cx.optionCommands(args, 'I', "use-compress-program", "to-command", "checkpoint-action", "rsh-command", "info-script", "new-volume-script")
 	}
 	file, hasF := optValue(args[1:], 'f', "file")
+	for k, a := range args[1:] {
+		// -xf FILE, -xzvf FILE: f closes a cluster and takes the next word
+		if hasF || a == "--" || len(a) < 3 || a[0] != '-' || a[1] == '-' {
+			continue
+		}
+		if i := strings.IndexByte(a, 'f'); i > 0 {
+			if i == len(a)-1 && k+2 < len(args) {
+				file, hasF = args[k+2], true
+			} else if i < len(a)-1 {
+				file, hasF = a[i+1:], true
+			}
+		}
+	}
 	if !hasF && !strings.HasPrefix(first, "-") && strings.IndexByte(first, 'f') >= 0 {
 		if ops := operands(args[2:], optSpec{short: "CfTXIbHgKLMNV", long: []string{"directory", "file"}}); len(ops) > 0 {
 			file = ops[0]
@@ -1704,6 +1717,10 @@ func hTar(cx *cmdCtx, name string, args []string) {
 		cx.write(dir, false)
 		if hasF {
 			cx.read(file)
+			if a, ok := cx.pe.abs(file); ok && file != "-" {
+				ms, _ := archiveMembers(a)
+				cx.writeMembers(dir, ms)
+			}
 		}
 	case "c":
 		if hasF {
@@ -1733,10 +1750,16 @@ func hArchive(cx *cmdCtx, name string, args []string) {
 			cx.j.kind = kRead
 			return
 		}
-		if d, ok := optValue(args[1:], 'd', ""); ok {
-			cx.write(d, false)
-		} else {
-			cx.write(".", false)
+		d, ok := optValue(args[1:], 'd', "")
+		if !ok {
+			d = "."
+		}
+		cx.write(d, false)
+		if ops := operands(args[1:], optSpec{short: "dxP"}); len(ops) > 0 {
+			if a, ok := cx.pe.abs(ops[0]); ok {
+				ms, _ := archiveMembers(a)
+				cx.writeMembers(d, ms)
+			}
 		}
 		return
 	case "zip", "7z", "7za", "rar":
@@ -1774,8 +1797,37 @@ func hPatch(cx *cmdCtx, name string, args []string) {
 	if o, ok := optValue(args[1:], 'o', "output"); ok {
 		cx.write(o, false)
 	}
-	if ops := operands(args[1:], optSpec{short: "pdoiFBrzYVDg", long: []string{"strip", "directory", "output", "input", "fuzz", "prefix", "reject-file", "suffix"}}); len(ops) > 0 {
+	ops := operands(args[1:], optSpec{short: "pdoiFBrzYVDg", long: []string{"strip", "directory", "output", "input", "fuzz", "prefix", "reject-file", "suffix"}})
+	if len(ops) > 0 {
 		cx.write(ops[0], false)
+	}
+	// the files the patch names
+	pf, ok := optValue(args[1:], 'i', "input")
+	if !ok && len(ops) > 1 {
+		pf, ok = ops[1], true
+	}
+	if !ok {
+		return
+	}
+	a, ok := cx.pe.abs(pf)
+	if !ok {
+		return
+	}
+	dir, ok := optValue(args[1:], 'd', "directory")
+	if !ok {
+		dir = "."
+	}
+	strips := []int{0, 1} // without -p, patch picks the name it finds
+	if p, ok := optValue(args[1:], 'p', "strip"); ok {
+		if n, ok := stripCount(p); ok {
+			strips = []int{n}
+		}
+	}
+	for _, n := range strips {
+		names, _ := patchTargets(a, n)
+		for _, name := range names {
+			cx.writeName(strings.TrimSuffix(dir, "/")+"/"+name, false)
+		}
 	}
 }
 

@@ -246,6 +246,26 @@ func gitSub(cx *cmdCtx, sub string, rest, lrest []string) {
 			for _, o := range operands(rest, optSpec{}) {
 				cx.writeName(o, false)
 			}
+		case "apply", "am":
+			// the files the patches name (patch file read here; -p1 default)
+			strip := 1
+			if p, ok := optValue(rest, 'p', ""); ok {
+				if n, ok := stripCount(p); ok {
+					strip = n
+				}
+			}
+			dir, _ := optValue(rest, 0, "directory")
+			for _, o := range operands(rest, optSpec{short: "pC", long: []string{"directory", "exclude", "include", "whitespace", "build-fake-ancestor"}}) {
+				if a, ok := cx.pe.abs(o); ok {
+					names, _ := patchTargets(a, strip)
+					for _, n := range names {
+						if dir != "" {
+							n = strings.TrimSuffix(dir, "/") + "/" + n
+						}
+						cx.writeName(n, false)
+					}
+				}
+			}
 		case "archive":
 			if longHas(lrest, "--remote", 5) {
 				j.eff.Network = true
