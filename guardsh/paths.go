@@ -351,8 +351,9 @@ func (e *pathEnv) resolveAt(arg string, follow bool) target {
 	if !ok {
 		return t
 	}
+	follow = follow || t.whole || hasGlob(arg)
 	real := realPath
-	if !follow && !t.whole && !hasGlob(arg) {
+	if !follow {
 		real = realName
 	}
 	if e.resolved {
@@ -367,14 +368,14 @@ func (e *pathEnv) resolveAt(arg string, follow bool) target {
 	t.abs = path.Clean(j)
 	t.loc = e.locate(t.abs)
 	if !e.differs {
-		e.differs = e.resolvesElsewhere(p, t.abs, real)
+		e.differs = e.resolvesElsewhere(p, t.abs, follow)
 	}
 	return t
 }
 
 // resolvesElsewhere reports whether p (an argument after glob cutting),
 // written as abs, resolves to another path.
-func (e *pathEnv) resolvesElsewhere(p, abs string, real func(p, dir string, links map[string]string) (string, bool)) bool {
+func (e *pathEnv) resolvesElsewhere(p, abs string, followLast bool) bool {
 	if !e.realDirSet {
 		e.realDirSet = true
 		if e.dir != "" {
@@ -385,11 +386,22 @@ func (e *pathEnv) resolvesElsewhere(p, abs string, real func(p, dir string, link
 			e.realDir = r
 		}
 	}
-	j, _ := e.joined(p)
-	if !path.IsAbs(p) && !strings.HasPrefix(p, "~") && !strings.HasPrefix(p, "$") {
-		j = e.realDir + "/" + p
+	var r string
+	var ok bool
+	relative := !path.IsAbs(p) && !strings.HasPrefix(p, "~") && !strings.HasPrefix(p, "$")
+	switch {
+	case relative && e.realDir != "" && followLast:
+		// below the working directory, resolved once
+		r, ok = walkFrom(e.realDir, p, e.realDir, e.links)
+	case relative:
+		r, ok = realName(e.realDir+"/"+p, e.realDir, e.links)
+	case followLast:
+		j, _ := e.joined(p)
+		r, ok = realPath(j, e.realDir, e.links)
+	default:
+		j, _ := e.joined(p)
+		r, ok = realName(j, e.realDir, e.links)
 	}
-	r, ok := real(j, e.realDir, e.links)
 	return !ok || r != abs
 }
 

@@ -35,8 +35,13 @@ func realPath(p, dir string, links map[string]string) (string, bool) {
 	if !path.IsAbs(p) {
 		return "", false
 	}
-	parts := strings.Split(p, "/")
-	cur := "/"
+	return walkFrom("/", p, dir, links)
+}
+
+// walkFrom resolves rel (relative, or absolute: then from "/") below cur,
+// a path already resolved (no symlinks in it).
+func walkFrom(cur, rel, dir string, links map[string]string) (string, bool) {
+	parts := strings.Split(rel, "/")
 	hops := 0
 	for i := 0; i < len(parts); i++ {
 		c := parts[i]
