@@ -8,9 +8,12 @@ type BuiltinRule struct {
 	ID       string   `json:"id"`
 	Decision Decision `json:"decision"` // the decision in default and auto mode
 	// Catastrophic rules deny even in bypass mode.
-	Catastrophic bool   `json:"catastrophic,omitempty"`
-	Reason       string `json:"reason"`
-	Hint         string `json:"hint"`
+	Catastrophic bool `json:"catastrophic,omitempty"`
+	// Destination rules decide the connections a command opens through the
+	// session's proxy (network.go), not commands.
+	Destination bool   `json:"destination,omitempty"`
+	Reason      string `json:"reason"`
+	Hint        string `json:"hint"`
 }
 
 // ruleID names a built-in rule: an index into builtinRules. The zero value,
@@ -113,6 +116,10 @@ const (
 	idContainerHostMount
 	idContainerPrivileged
 	idNetCloud
+	idNetHostAllowed
+	idNetHostUnlisted
+	idNetHostDenied
+	idNetPrivateAddress
 	idInstall
 	idInstallVenv
 	idUnknown
@@ -226,8 +233,14 @@ var builtinRules = [numRules]BuiltinRule{
 	idContainerHostMount:  {ID: "container.host-mount", Decision: Deny, Catastrophic: true, Reason: "bind-mounts the root file system, home, a system directory or the docker socket into a container, which then has root access to it", Hint: "mount only directories inside the project, e.g. -v \"$PWD\":/work"},
 	idContainerPrivileged: {ID: "container.privileged", Decision: Ask, Reason: "privileged container or host namespaces", Hint: "a human must approve privileged containers"},
 	idNetCloud:            {ID: "net.cloud", Decision: Ask, Reason: "cloud, cluster or database CLI acting on remote resources", Hint: "a human must approve changes to remote infrastructure"},
-	idInstall:             {ID: "install.package", Decision: Ask, Reason: "installs packages outside a project virtual environment (network and writes outside the project)", Hint: "create a project venv (python -m venv .venv) and use .venv/bin/pip, or ask the human to install it"},
-	idInstallVenv:         {ID: "install.venv", Decision: Allow, Reason: "installs into the project's virtual environment", Hint: ""},
+	// Destinations: decided per connection by the session's proxy
+	// (network.go), not per command.
+	idNetHostAllowed:    {ID: "net.host-allowed", Decision: Allow, Destination: true, Reason: "a destination the configuration allows", Hint: ""},
+	idNetHostUnlisted:   {ID: "net.host-unlisted", Decision: Ask, Destination: true, Reason: "a connection to a host no [network] rule allows", Hint: "a human approves it, or adds the host to the user config"},
+	idNetHostDenied:     {ID: "net.host-denied", Decision: Deny, Destination: true, Reason: "a connection to a host denied by", Hint: "this destination is refused by the configuration; use an allowed host"},
+	idNetPrivateAddress: {ID: "net.private-address", Decision: Deny, Destination: true, Reason: "a connection to a private, loopback or link-local address", Hint: "the host's and its network's own services are reached only when a rule names them"},
+	idInstall:           {ID: "install.package", Decision: Ask, Reason: "installs packages outside a project virtual environment (network and writes outside the project)", Hint: "create a project venv (python -m venv .venv) and use .venv/bin/pip, or ask the human to install it"},
+	idInstallVenv:       {ID: "install.venv", Decision: Allow, Reason: "installs into the project's virtual environment", Hint: ""},
 	// Modes and the rest.
 	idUnknown:     {ID: "cmd.unknown", Decision: Ask, Reason: "command guardsh does not know as routine development work", Hint: "a human must approve it once or for this session; a rule in ~/.config/guardsh/config.toml can allow it"},
 	idModeDefault: {ID: "mode.default", Decision: Ask, Reason: "default mode asks before running shell commands", Hint: "approve it, or run guardsh --mode auto to allow routine development commands"},
