@@ -455,8 +455,11 @@ func (c *countConn) Read(p []byte) (int, error) {
 }
 
 func (c *countConn) Write(p []byte) (int, error) {
+	// Counted before the write: the server can answer (and the request
+	// end) before this goroutine returns from the write.
+	c.up.Add(int64(len(p)))
 	n, err := c.Conn.Write(p)
-	c.up.Add(int64(n))
+	c.up.Add(int64(n - len(p)))
 	return n, err
 }
 

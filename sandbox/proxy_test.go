@@ -11,6 +11,8 @@ import (
 	"net/http/httptest"
 	"net/netip"
 	"net/url"
+	"os"
+	"os/exec"
 	"strings"
 	"sync"
 	"testing"
@@ -318,4 +320,62 @@ func (c *recordingConn) bytes() []byte {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return append([]byte(nil), c.buf...)
+}
+
+// TestProxyRelayCurl: the confined side's relay hands curl's connections
+// (configured by ProxyEnv alone) to the proxy on its Unix socket: an
+// allowed host is reached, over plain HTTP and through CONNECT; a refused
+// one gets the proxy's answer with the rule ID.
+func TestProxyRelayCurl(t *testing.T) {
+	curl, err := exec.LookPath("curl")
+	if err != nil {
+		t.Skip("curl not installed")
+	}
+	plain := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "plain "+r.Host) }))
+	defer plain.Close()
+	secure := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "secure "+r.TLS.ServerName) }))
+	defer secure.Close()
+	tp := newTestProxy(t, map[string]string{"reg.test": "127.0.0.1"}, []string{"reg.test"}, nil, false)
+	// The proxy on a Unix socket, as on the privileged side.
+	dir, err := os.MkdirTemp("", "gsproxy")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	l, sock, err := ListenProxy(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	go tp.Serve(l)
+	relay, err := StartProxyRelay(sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer relay.Close()
+	env := append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir}, ProxyEnv(relay.Addr(), "cmd-9")...)
+	run := func(args ...string) (string, error) {
+		cmd := exec.Command(curl, append([]string{"-sS", "--max-time", "10"}, args...)...)
+		cmd.Env = env
+		out, err := cmd.CombinedOutput()
+		return string(out), err
+	}
+	p := func(s *httptest.Server) int { return s.Listener.Addr().(*net.TCPAddr).Port }
+	if out, err := run(fmt.Sprintf("http://reg.test:%d/a", p(plain))); err != nil || out != fmt.Sprintf("plain reg.test:%d", p(plain)) {
+		t.Errorf("plain http through the relay: %v %q", err, out)
+	}
+	if out, err := run("-k", fmt.Sprintf("https://reg.test:%d/a", p(secure))); err != nil || out != "secure reg.test" {
+		t.Errorf("https through the relay: %v %q", err, out)
+	}
+	out, err := run("-k", fmt.Sprintf("https://evil.test:%d/", p(secure)))
+	if err == nil || !strings.Contains(out, "403") {
+		t.Errorf("refused https: %v %q", err, out)
+	}
+	out, _ = run(fmt.Sprintf("http://evil.test:%d/", p(plain)))
+	if !strings.Contains(out, "denied [net.host-denied]") {
+		t.Errorf("refused plain http: %q", out)
+	}
+	recs := tp.waitRecords(t, 4)
+	if len(recs) < 4 || recs[0].Client != "cmd-9" {
+		t.Errorf("records %d, first client %q", len(recs), recs[0].Client)
+	}
 }
