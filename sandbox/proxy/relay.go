@@ -1,4 +1,4 @@
-package sandbox
+package proxy
 
 import (
 	"errors"
@@ -10,19 +10,19 @@ import (
 	"sync"
 )
 
-// ProxySocket is the name of the privileged side's proxy socket in the
-// session's private temp dir; EnvProxySocket passes its path to the
+// SocketName is the name of the privileged side's proxy socket in the
+// session's private temp dir; EnvSocket passes its path to the
 // interpreter.
 const (
-	ProxySocket    = ".guardsh-proxy.sock"
-	EnvProxySocket = "GUARDSH_PROXY_SOCKET"
+	SocketName = ".guardsh-proxy.sock"
+	EnvSocket  = "GUARDSH_PROXY_SOCKET"
 )
 
-// ListenProxy makes the privileged side's end of the session proxy: a
+// Listen makes the privileged side's end of the session proxy: a
 // Unix socket in dir (the session's temp dir, which the confined
 // interpreter can reach), mode 0600.
-func ListenProxy(dir string) (net.Listener, string, error) {
-	path := filepath.Join(dir, ProxySocket)
+func Listen(dir string) (net.Listener, string, error) {
+	path := filepath.Join(dir, SocketName)
 	os.Remove(path)
 	l, err := net.Listen("unix", path)
 	if err != nil {
@@ -32,17 +32,17 @@ func ListenProxy(dir string) (net.Listener, string, error) {
 	return l, path, nil
 }
 
-// ProxyRelay is the confined side's end: a TCP listener on 127.0.0.1 in
+// Relay is the confined side's end: a TCP listener on 127.0.0.1 in
 // the session's network namespace (the only address commands there can
 // reach) whose every connection is relayed to the proxy socket.
-type ProxyRelay struct {
+type Relay struct {
 	l    net.Listener
 	sock string
 	wg   sync.WaitGroup
 }
 
-// StartProxyRelay listens on 127.0.0.1 and relays to the proxy at sock.
-func StartProxyRelay(sock string) (*ProxyRelay, error) {
+// StartRelay listens on 127.0.0.1 and relays to the proxy at sock.
+func StartRelay(sock string) (*Relay, error) {
 	if sock == "" {
 		return nil, errors.New("no proxy socket")
 	}
@@ -50,13 +50,13 @@ func StartProxyRelay(sock string) (*ProxyRelay, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &ProxyRelay{l: l, sock: sock}
+	r := &Relay{l: l, sock: sock}
 	r.wg.Add(1)
 	go r.loop()
 	return r, nil
 }
 
-func (r *ProxyRelay) loop() {
+func (r *Relay) loop() {
 	defer r.wg.Done()
 	for {
 		c, err := r.l.Accept()
@@ -67,7 +67,7 @@ func (r *ProxyRelay) loop() {
 	}
 }
 
-func (r *ProxyRelay) relay(c net.Conn) {
+func (r *Relay) relay(c net.Conn) {
 	defer c.Close()
 	u, err := net.Dial("unix", r.sock)
 	if err != nil {
@@ -89,21 +89,21 @@ func (r *ProxyRelay) relay(c net.Conn) {
 }
 
 // Addr is the relay's host:port.
-func (r *ProxyRelay) Addr() string { return r.l.Addr().String() }
+func (r *Relay) Addr() string { return r.l.Addr().String() }
 
 // Close stops accepting; relayed connections end on their own.
-func (r *ProxyRelay) Close() error {
+func (r *Relay) Close() error {
 	err := r.l.Close()
 	r.wg.Wait()
 	return err
 }
 
-// ProxyEnv returns the variables that send the common clients (curl,
+// Env returns the variables that send the common clients (curl,
 // git, pip, npm, go, cargo, wget, Python's and Node's HTTP libraries that
 // read them) through the proxy at addr, as user (so the proxy knows which
 // command opened a connection). Loopback stays direct: it is the
 // session's own network.
-func ProxyEnv(addr, user string) []string {
+func Env(addr, user string) []string {
 	u := "http://" + addr
 	if user != "" {
 		u = "http://" + user + "@" + addr

@@ -1,4 +1,4 @@
-package sandbox
+package proxy
 
 import (
 	"bufio"
@@ -13,6 +13,7 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
+	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -27,7 +28,7 @@ type testProxy struct {
 	*Proxy
 	url     *url.URL
 	mu      sync.Mutex
-	conns   []ProxyConn
+	conns   []Conn
 	refused []string
 }
 
@@ -43,22 +44,22 @@ func newTestProxy(t *testing.T, hosts map[string]string, allow, ask []string, ap
 		return false
 	}
 	tp.Proxy = &Proxy{
-		Decide: func(d Dest) ProxyVerdict {
+		Decide: func(d Dest) Verdict {
 			if d.Addr.IsValid() && d.Addr.IsLoopback() && in(allow, "~"+d.Host) {
-				return ProxyVerdict{"deny", "net.private-address", d.Host + " is loopback", "name it"}
+				return Verdict{"deny", "net.private-address", d.Host + " is loopback", "name it"}
 			}
 			if in(allow, "~"+d.Host) {
-				return ProxyVerdict{"allow", "net.host-allowed", "allowed by a pattern", ""}
+				return Verdict{"allow", "net.host-allowed", "allowed by a pattern", ""}
 			}
 			switch {
 			case d.Addr.IsValid() && d.Addr.IsLoopback() && !in(allow, d.Host):
-				return ProxyVerdict{"deny", "net.private-address", d.Host + " is loopback", "name it"}
+				return Verdict{"deny", "net.private-address", d.Host + " is loopback", "name it"}
 			case in(allow, d.Host):
-				return ProxyVerdict{"allow", "net.host-allowed", "allowed", ""}
+				return Verdict{"allow", "net.host-allowed", "allowed", ""}
 			case in(ask, d.Host):
-				return ProxyVerdict{"ask", "net.host-unlisted", "unlisted host " + d.String(), "approve"}
+				return Verdict{"ask", "net.host-unlisted", "unlisted host " + d.String(), "approve"}
 			}
-			return ProxyVerdict{"deny", "net.host-denied", "denied host " + d.String(), "use another"}
+			return Verdict{"deny", "net.host-denied", "denied host " + d.String(), "use another"}
 		},
 		Resolve: func(_ context.Context, h string) ([]netip.Addr, error) {
 			if a, ok := hosts[h]; ok {
@@ -66,15 +67,15 @@ func newTestProxy(t *testing.T, hosts map[string]string, allow, ask []string, ap
 			}
 			return nil, fmt.Errorf("no such host %s", h)
 		},
-		Record: func(c ProxyConn) { tp.mu.Lock(); tp.conns = append(tp.conns, c); tp.mu.Unlock() },
-		Refused: func(d Dest, v ProxyVerdict) {
+		Record: func(c Conn) { tp.mu.Lock(); tp.conns = append(tp.conns, c); tp.mu.Unlock() },
+		Refused: func(d Dest, v Verdict) {
 			tp.mu.Lock()
 			tp.refused = append(tp.refused, v.Rule+" "+d.String())
 			tp.mu.Unlock()
 		},
 	}
 	if approve {
-		tp.Ask = func(Dest, ProxyVerdict) bool { return true }
+		tp.Ask = func(Dest, Verdict) bool { return true }
 	}
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -86,15 +87,15 @@ func newTestProxy(t *testing.T, hosts map[string]string, allow, ask []string, ap
 	return tp
 }
 
-func (tp *testProxy) records() []ProxyConn {
+func (tp *testProxy) records() []Conn {
 	tp.mu.Lock()
 	defer tp.mu.Unlock()
-	return append([]ProxyConn(nil), tp.conns...)
+	return append([]Conn(nil), tp.conns...)
 }
 
 // waitRecords waits for n connection records (they are written when a
 // connection ends, after the client saw its answer).
-func (tp *testProxy) waitRecords(t *testing.T, n int) []ProxyConn {
+func (tp *testProxy) waitRecords(t *testing.T, n int) []Conn {
 	t.Helper()
 	deadline := time.Now().Add(5 * time.Second)
 	for len(tp.records()) < n && time.Now().Before(deadline) {
@@ -144,8 +145,12 @@ func TestProxyHTTP(t *testing.T) {
 		t.Fatalf("other.test -> 127.0.0.1: %d", resp.StatusCode)
 	}
 	recs := tp.waitRecords(t, 3)
-	if len(recs) != 3 || recs[0].Decision != "allow" || recs[0].Client != "cmd-7" || recs[0].Down == 0 || recs[0].Up == 0 ||
-		recs[0].Addr != netip.MustParseAddr("127.0.0.1") || recs[1].Decision != "deny" || recs[2].Rule != "net.private-address" {
+	by := map[string]Conn{}
+	for _, r := range recs {
+		by[r.Host] = r
+	}
+	if l := by["local.test"]; len(recs) != 3 || l.Decision != "allow" || l.Client != "cmd-7" || l.Down == 0 || l.Up == 0 ||
+		l.Addr != netip.MustParseAddr("127.0.0.1") || by["evil.test"].Decision != "deny" || by["other.test"].Rule != "net.private-address" {
 		for _, r := range recs {
 			t.Errorf("record %s: %#v", r.Dest, r)
 		}
@@ -192,7 +197,8 @@ func TestProxyConnectTLS(t *testing.T) {
 	for _, r := range recs {
 		rules = append(rules, r.Decision+" "+r.Rule+" "+r.Gate)
 	}
-	want := "allow net.host-allowed |deny net.tls-name |deny net.host-unlisted no-human"
+	sort.Strings(rules) // records are written as connections end
+	want := "allow net.host-allowed |deny net.host-unlisted no-human|deny net.tls-name "
 	if got := strings.Join(rules, "|"); got != want {
 		t.Errorf("records %q, want %q", got, want)
 	}
@@ -323,7 +329,7 @@ func (c *recordingConn) bytes() []byte {
 }
 
 // TestProxyRelayCurl: the confined side's relay hands curl's connections
-// (configured by ProxyEnv alone) to the proxy on its Unix socket: an
+// (configured by Env alone) to the proxy on its Unix socket: an
 // allowed host is reached, over plain HTTP and through CONNECT; a refused
 // one gets the proxy's answer with the rule ID.
 func TestProxyRelayCurl(t *testing.T) {
@@ -342,17 +348,17 @@ func TestProxyRelayCurl(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer os.RemoveAll(dir)
-	l, sock, err := ListenProxy(dir)
+	l, sock, err := Listen(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	go tp.Serve(l)
-	relay, err := StartProxyRelay(sock)
+	relay, err := StartRelay(sock)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer relay.Close()
-	env := append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir}, ProxyEnv(relay.Addr(), "cmd-9")...)
+	env := append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir}, Env(relay.Addr(), "cmd-9")...)
 	run := func(args ...string) (string, error) {
 		cmd := exec.Command(curl, append([]string{"-sS", "--max-time", "10"}, args...)...)
 		cmd.Env = env
@@ -378,4 +384,18 @@ func TestProxyRelayCurl(t *testing.T) {
 	if len(recs) < 4 || recs[0].Client != "cmd-9" {
 		t.Errorf("records %d, first client %q", len(recs), recs[0].Client)
 	}
+}
+
+// FuzzClientHello: the ClientHello reader never panics, and a name it
+// returns lies within the input.
+func FuzzClientHello(f *testing.F) {
+	f.Add([]byte{0x16, 3, 1, 0, 5, 1, 0, 0, 1, 0})
+	f.Add([]byte("SSH-2.0-x\r\n"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		name, ok := clientHelloServerName(b)
+		if ok && name != "" && !strings.Contains(string(b), name) {
+			t.Fatalf("name %q not in the input", name)
+		}
+		checkSNI(b, "a.test")
+	})
 }
