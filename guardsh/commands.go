@@ -194,10 +194,12 @@ func laxer(a, b Mode) bool {
 			return -1
 		case ModePlan:
 			return 0
-		case ModeAuto:
+		case ModeEdits:
 			return 2
-		case ModeBypass:
+		case ModeAuto:
 			return 3
+		case ModeBypass:
+			return 4
 		}
 		return 1
 	}

@@ -74,7 +74,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 	fs.SetOutput(stderr)
 	model := fs.String("model", "", "Ollama model (default: GUARDSH_MODEL, agent.toml, "+defaultModel+")")
 	host := fs.String("host", "", "Ollama server URL (default: OLLAMA_HOST, agent.toml, http://127.0.0.1:11434)")
-	mode := fs.String("mode", "", "guardsh mode: default, plan, auto, bypass or strict (default: GUARDSH_MODE, config, default)")
+	mode := fs.String("mode", "", "guardsh mode: default, plan, edits, auto, bypass or strict (default: GUARDSH_MODE, config, default)")
 	workdir := fs.String("workdir", ".", "the project to work in")
 	testCmd := fs.String("test-cmd", "", "the command that runs the tests (default: agent.toml, or detected)")
 	maxSteps := fs.Int("max-steps", 0, "most model turns (default 40)")
