@@ -13,16 +13,21 @@ import (
 	"time"
 
 	"github.com/guardsh/guardsh/guardsh"
+	"github.com/guardsh/guardsh/interp/jail"
 	"github.com/ollama/ollama/api"
 )
 
 // param is one argument of a tool.
 type param struct {
 	Name     string
-	Type     string // string, integer
+	Type     string // string, integer, array
 	Desc     string
 	Required bool
 	Default  any // used when a required argument is missing (lenient)
+	// Items is the JSON schema of an array's elements; Fields are the
+	// string fields each element (an object) must have.
+	Items  any
+	Fields []string
 }
 
 // toolSpec is one tool offered to the model.
@@ -46,8 +51,15 @@ func (t *toolSpec) usage() string {
 	var parts []string
 	for _, p := range t.Params {
 		v := `"..."`
-		if p.Type == "integer" {
+		switch p.Type {
+		case "integer":
 			v = "1"
+		case "array":
+			var fs []string
+			for _, f := range p.Fields {
+				fs = append(fs, fmt.Sprintf("%q: \"...\"", f))
+			}
+			v = "[{" + strings.Join(fs, ", ") + "}, ...]"
 		}
 		opt := ""
 		if !p.Required {
@@ -62,7 +74,7 @@ func (t *toolSpec) api() api.Tool {
 	props := api.NewToolPropertiesMap()
 	var req []string
 	for _, p := range t.Params {
-		props.Set(p.Name, api.ToolProperty{Type: api.PropertyType{p.Type}, Description: p.Desc})
+		props.Set(p.Name, api.ToolProperty{Type: api.PropertyType{p.Type}, Description: p.Desc, Items: p.Items})
 		if p.Required {
 			req = append(req, p.Name)
 		}
@@ -89,11 +101,17 @@ var toolSpecs = []toolSpec{
 			{Name: "path", Type: "string", Desc: "file path relative to the project root", Required: true},
 			{Name: "content", Type: "string", Desc: "the complete new content of the file", Required: true},
 		}},
-	{Name: "edit_file", Desc: "Replace one exact piece of text in a file you have read. old_string must appear exactly once in the file (copy it exactly, with its indentation; add neighbouring lines to make it unique).",
+	{Name: "edit_file", Desc: "Replace exact pieces of text in a file you have read: one with old_string and new_string, or several at once with edits (applied in order, all or none). Each old text must appear exactly once in the file (copy it exactly, with its indentation; add neighbouring lines to make it unique).",
 		Params: []param{
 			{Name: "path", Type: "string", Desc: "file path relative to the project root", Required: true},
-			{Name: "old_string", Type: "string", Desc: "the exact text to replace; it must occur exactly once", Required: true},
-			{Name: "new_string", Type: "string", Desc: "the text to put in its place", Required: true},
+			{Name: "old_string", Type: "string", Desc: "the exact text to replace; it must occur exactly once"},
+			{Name: "new_string", Type: "string", Desc: "the text to put in its place"},
+			{Name: "edits", Type: "array", Desc: "instead of old_string/new_string: several replacements, applied in order to the result of the ones before; if one does not match, none is applied",
+				Fields: []string{"old_string", "new_string"},
+				Items: map[string]any{"type": "object", "required": []string{"old_string", "new_string"}, "properties": map[string]any{
+					"old_string": map[string]any{"type": "string", "description": "the exact text to replace; it must occur exactly once"},
+					"new_string": map[string]any{"type": "string", "description": "the text to put in its place"},
+				}}},
 		}},
 	{Name: "delete_file", Desc: "Delete one file you have read (not a directory).",
 		Params: []param{{Name: "path", Type: "string", Desc: "file path relative to the project root", Required: true}}},
@@ -165,7 +183,7 @@ func (a *agent) exec(ctx context.Context, c Call) toolResult {
 	case "write_file":
 		return a.writeFile(ctx, str(c.Args, "path"), str(c.Args, "content"))
 	case "edit_file":
-		return a.editFile(ctx, str(c.Args, "path"), str(c.Args, "old_string"), str(c.Args, "new_string"))
+		return a.editFile(ctx, str(c.Args, "path"), editsOf(c.Args))
 	case "delete_file":
 		return a.deleteFile(ctx, str(c.Args, "path"))
 	case "run_shell":
@@ -461,7 +479,28 @@ func (a *agent) writeFile(ctx context.Context, p, content string) toolResult {
 		note: fmt.Sprintf("%s, %d lines", verb, n)}
 }
 
-func (a *agent) editFile(ctx context.Context, p, oldS, newS string) toolResult {
+// editsOf reads edit_file's replacements: the edits list, or old_string
+// and new_string; nil when the call gave neither.
+func editsOf(args map[string]any) []jail.Edit {
+	if l, ok := args["edits"].([]any); ok {
+		var out []jail.Edit
+		for _, x := range l {
+			m, _ := x.(map[string]any)
+			out = append(out, jail.Edit{Old: str(m, "old_string"), New: str(m, "new_string")})
+		}
+		return out
+	}
+	_, o := args["old_string"]
+	_, n := args["new_string"]
+	if !o && !n {
+		return nil
+	}
+	return []jail.Edit{{Old: str(args, "old_string"), New: str(args, "new_string")}}
+}
+
+// editFile applies edits to a file in order, each to the result of the
+// ones before, all or none: one snapshot, one diff at the gate, one write.
+func (a *agent) editFile(ctx context.Context, p string, edits []jail.Edit) toolResult {
 	rel, err := a.files.Clean(p)
 	if err != nil {
 		return errResult("%v", err)
@@ -469,11 +508,8 @@ func (a *agent) editFile(ctx context.Context, p, oldS, newS string) toolResult {
 	if why := protected(rel); why != "" {
 		return errResult("%s: %s", rel, why)
 	}
-	if oldS == "" {
-		return errResult("old_string is empty: give the exact text to replace (to create a file use write_file)")
-	}
-	if oldS == newS {
-		return errResult("old_string and new_string are the same; nothing to change")
+	if len(edits) == 0 {
+		return errResult(`give the replacement: "old_string" and "new_string", or "edits": [{"old_string": "...", "new_string": "..."}, ...]`)
 	}
 	old, mode, existed, r := a.current(rel, "edit_file")
 	if r != nil {
@@ -483,25 +519,46 @@ func (a *agent) editFile(ctx context.Context, p, oldS, newS string) toolResult {
 		return errResult("%s does not exist; use write_file to create it", rel)
 	}
 	text := string(old)
-	switch n := strings.Count(text, oldS); {
-	case n == 0:
-		return errResult("%s", noMatchHelp(rel, text, oldS))
-	case n > 1:
-		var at []string
-		off := 0
-		for range n {
-			i := strings.Index(text[off:], oldS)
-			at = append(at, fmt.Sprint(strings.Count(text[:off+i], "\n")+1))
-			off += i + len(oldS)
+	for i, e := range edits {
+		which := ""
+		if len(edits) > 1 {
+			which = fmt.Sprintf("edit %d of %d (the edits before it applied): ", i+1, len(edits))
 		}
-		return errResult("old_string occurs %d times in %s (at lines %s); it must occur exactly once: include neighbouring lines in old_string to make it unique", n, rel, strings.Join(at, ", "))
+		none := ""
+		if len(edits) > 1 {
+			none = " None of the edits was applied; the file is unchanged."
+		}
+		switch n := strings.Count(text, e.Old); {
+		case e.Old == "":
+			return errResult("%sold_string is empty: give the exact text to replace (to create a file use write_file).%s", which, none)
+		case e.Old == e.New:
+			return errResult("%sold_string and new_string are the same; nothing to change.%s", which, none)
+		case n == 0:
+			return errResult("%s%s%s", which, noMatchHelp(rel, text, e.Old), none)
+		case n > 1:
+			var at []string
+			off := 0
+			for range n {
+				k := strings.Index(text[off:], e.Old)
+				at = append(at, fmt.Sprint(strings.Count(text[:off+k], "\n")+1))
+				off += k + len(e.Old)
+			}
+			return errResult("%sold_string occurs %d times in %s (at lines %s); it must occur exactly once: include neighbouring lines in old_string to make it unique.%s", which, n, rel, strings.Join(at, ", "), none)
+		}
+		text = strings.Replace(text, e.Old, e.New, 1)
 	}
-	updated := strings.Replace(text, oldS, newS, 1)
-	if r := a.change(ctx, "edit_file", p, rel, old, mode, true, []byte(updated), false); r != nil {
+	if text == string(old) {
+		return toolResult{text: rel + ": the edits leave the file as it was; nothing changed", note: "unchanged"}
+	}
+	if r := a.change(ctx, "edit_file", p, rel, old, mode, true, []byte(text), false); r != nil {
 		return *r
 	}
-	d := unifiedDiff(rel, text, updated)
-	return toolResult{text: "edited " + rel + "\n" + clip(d, 3000), note: fmt.Sprintf("edited, +%d -%d lines", countPrefix(d, '+')-1, countPrefix(d, '-')-1)}
+	d := unifiedDiff(rel, string(old), text)
+	what := "edited " + rel
+	if len(edits) > 1 {
+		what = fmt.Sprintf("edited %s (%d edits)", rel, len(edits))
+	}
+	return toolResult{text: what + "\n" + clip(d, 3000), note: fmt.Sprintf("edited, +%d -%d lines", countPrefix(d, '+')-1, countPrefix(d, '-')-1)}
 }
 
 func countPrefix(diff string, c byte) int {
