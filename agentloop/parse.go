@@ -281,6 +281,11 @@ func checkCall(name string, args map[string]any, tools []toolSpec) (Call, error)
 		sort.Strings(unknown)
 		return Call{}, &formatError{fmt.Sprintf("%s has no argument %s; %s", name, strings.Join(quoteAll(unknown), ", "), spec.usage())}
 	}
+	if spec.Check != nil {
+		if why := spec.Check(out); why != "" {
+			return Call{}, &formatError{fmt.Sprintf("%s %s; %s", name, why, spec.usage())}
+		}
+	}
 	return Call{Name: name, Args: out}, nil
 }
 

@@ -3,8 +3,10 @@ package agentloop
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"path"
 	"path/filepath"
 	"regexp"
@@ -35,6 +37,9 @@ type toolSpec struct {
 	Name   string
 	Desc   string
 	Params []param
+	// Check tells what is wrong with a call's checked arguments beyond
+	// each one's type ("" if nothing).
+	Check func(args map[string]any) string
 }
 
 func (t *toolSpec) param(name string) *param {
@@ -112,6 +117,22 @@ var toolSpecs = []toolSpec{
 					"old_string": map[string]any{"type": "string", "description": "the exact text to replace; it must occur exactly once"},
 					"new_string": map[string]any{"type": "string", "description": "the text to put in its place"},
 				}}},
+		},
+		Check: func(args map[string]any) string {
+			_, e := args["edits"]
+			_, o := args["old_string"]
+			_, n := args["new_string"]
+			switch {
+			case e && (o || n):
+				return "takes either edits or old_string and new_string, not both"
+			case e:
+				return ""
+			case !o:
+				return `needs the argument "old_string" (string), or "edits"`
+			case !n:
+				return `needs the argument "new_string" (string)`
+			}
+			return ""
 		}},
 	{Name: "delete_file", Desc: "Delete one file you have read (not a directory).",
 		Params: []param{{Name: "path", Type: "string", Desc: "file path relative to the project root", Required: true}}},
@@ -300,23 +321,58 @@ func (a *agent) listFiles(ctx context.Context, p string) toolResult {
 	return toolResult{text: a.untrusted("list_files "+rel, text), note: fmt.Sprintf("%d entries", len(lines))}
 }
 
+// readOutside is read_file of a path outside the project: asked at the
+// gate like every read guardsh makes outside the project (rule
+// read.outside-project, or read.credentials), then read from the
+// canonical path the jail resolved, with no symlink followed.
+func (a *agent) readOutside(ctx context.Context, out *OutsideError) ([]byte, *toolResult) {
+	acc := guardsh.Access{Path: out.Path, Resolved: out.Real, Inside: false, Link: out.Link,
+		Dir: a.shell.Cwd(), Project: a.files.Root(), Home: a.home, Via: "agent"}
+	v := a.shell.DecideAccess(ctx, acc, "read_file", "")
+	if v.Decision != guardsh.Allow {
+		r := errResult("%s", v.Message())
+		r.text = denialText(v.Message())
+		return nil, &r
+	}
+	if fi, err := os.Lstat(out.Real); err == nil && fi.IsDir() {
+		r := errResult("%s is a directory outside the project; read_file reads files (list it with run_shell: ls %s)", out.Real, out.Real)
+		return nil, &r
+	}
+	data, err := a.files.ReadOutside(out.Real)
+	if err != nil {
+		r := errResult("%v", err)
+		return nil, &r
+	}
+	return data, nil
+}
+
 func (a *agent) readFile(ctx context.Context, p string, offset, limit int) toolResult {
+	var data []byte
 	rel, err := a.files.Clean(p)
-	if err != nil {
+	var out *OutsideError
+	switch {
+	case errors.As(err, &out):
+		var r *toolResult
+		if data, r = a.readOutside(ctx, out); r != nil {
+			return *r
+		}
+		rel = out.Real // shown as is; never recorded as known (no tool changes it)
+	case err != nil:
 		return errResult("%v", err)
+	default:
+		if r := a.access(ctx, "read_file", p, rel, false, ""); r != nil {
+			return *r
+		}
+		fi, err := a.files.Lstat(rel)
+		if err == nil && fi.IsDir() {
+			return errResult("%s is a directory; use list_files to see its files", rel)
+		}
+		data, err = a.files.ReadFile(rel)
+		if err != nil {
+			return errResult("%v", err)
+		}
+		a.known[rel] = sha(data)
 	}
-	if r := a.access(ctx, "read_file", p, rel, false, ""); r != nil {
-		return *r
-	}
-	fi, err := a.files.Lstat(rel)
-	if err == nil && fi.IsDir() {
-		return errResult("%s is a directory; use list_files to see its files", rel)
-	}
-	data, err := a.files.ReadFile(rel)
-	if err != nil {
-		return errResult("%v", err)
-	}
-	a.known[rel] = sha(data)
 	if bytes.IndexByte(data[:min(len(data), 8000)], 0) >= 0 {
 		return toolResult{text: fmt.Sprintf("%s is a binary file (%d bytes); not shown", rel, len(data)), note: "binary"}
 	}
