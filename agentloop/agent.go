@@ -74,11 +74,14 @@ type Result struct {
 	RunDir   string // snapshots, manifest and transcript
 	Finished bool   // the model finished and the finish was accepted
 	Summary  string
-	Stopped  string // why the run ended without an accepted finish
-	Changed  []string
-	Steps    int
-	Verified string // how the work was verified
-	Git      string // diffstat and the review/merge/discard commands
+	Stopped  string   // why the run ended without an accepted finish
+	Changed  []string // by the file tools
+	// ShellChanged are the files shell commands changed, found outside git
+	// by scanning the project around each command (undo covers them).
+	ShellChanged []string
+	Steps        int
+	Verified     string // how the work was verified
+	Git          string // diffstat and the review/merge/discard commands
 }
 
 // ErrDirty is returned when the repository has uncommitted changes and
@@ -108,9 +111,13 @@ type agent struct {
 	// shellChanged: a shell command changed files (counts as a write for
 	// the verification gate).
 	shellChanged bool
-	testPassed   bool
-	testStatus   int
-	summary      string
+	// track follows the shell's changes outside git (shelltrack.go);
+	// shellFiles are the paths shell commands changed.
+	track      shellTracker
+	shellFiles map[string]bool
+	testPassed bool
+	testStatus int
+	summary    string
 
 	logMu sync.Mutex
 	trans *os.File
@@ -141,7 +148,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if cfg.Client == nil || cfg.Shell == nil {
 		return nil, errors.New("agentloop: Config needs a Client and a Shell")
 	}
-	a := &agent{cfg: cfg, out: cfg.Out, shell: cfg.Shell, known: map[string]string{}, changed: map[string]bool{}}
+	a := &agent{cfg: cfg, out: cfg.Out, shell: cfg.Shell, known: map[string]string{}, changed: map[string]bool{}, shellFiles: map[string]bool{}}
 	a.home, _ = os.UserHomeDir()
 	a.files = cfg.Files
 	if a.files == nil {
@@ -188,12 +195,17 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	res := &Result{RunID: id, RunDir: store.Dir}
 	err = a.loop(ctx, res)
 	a.reap() // nothing the commands started changes the project after this (reap.go)
+	a.shellEnd()
 	// Final checkpoint, even after Ctrl-C: the context may be gone.
 	a.checkpoint("final checkpoint")
 	for p := range a.changed {
 		res.Changed = append(res.Changed, p)
 	}
 	sort.Strings(res.Changed)
+	for p := range a.shellFiles {
+		res.ShellChanged = append(res.ShellChanged, p)
+	}
+	sort.Strings(res.ShellChanged)
 	switch {
 	case a.writeSeq == 0:
 		res.Verified = "no files changed"
@@ -245,6 +257,12 @@ func (a *agent) log(kind string, fields map[string]any) {
 }
 
 func (a *agent) noteChange(rel string) {
+	if a.track.base != nil {
+		if a.track.toolSince == nil {
+			a.track.toolSince = map[string]bool{}
+		}
+		a.track.toolSince[rel] = true
+	}
 	a.seq++
 	a.writeSeq = a.seq
 	a.changed[rel] = true

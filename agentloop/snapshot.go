@@ -136,6 +136,20 @@ func (s *Store) Before(op, rel string, old []byte, mode fs.FileMode) error {
 	return s.Append(e)
 }
 
+// SaveBase keeps a copy of a file's content before the first shell
+// command (files/base/NNNNNN) and returns its name relative to the run dir,
+// for a later "before" entry.
+func (s *Store) SaveBase(data []byte) (string, error) {
+	s.mu.Lock()
+	s.snaps++
+	name := fmt.Sprintf("files/base-%06d", s.snaps)
+	s.mu.Unlock()
+	if err := writeSynced(filepath.Join(s.Dir, name), data); err != nil {
+		return "", err
+	}
+	return name, nil
+}
+
 // After records the content rel has after a change (nil: removed).
 func (s *Store) After(rel string, content []byte, removed bool) error {
 	e := Entry{Kind: "after", Path: rel}

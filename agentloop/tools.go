@@ -715,9 +715,11 @@ func (a *agent) runShell(ctx context.Context, command string, timeoutS int) tool
 	if !isTest {
 		before = a.treeState()
 	}
+	scanned := a.shellBefore() // outside git
 	start := time.Now()
 	status := a.shell.RunCommand(cctx, command, stdout, stderr)
 	elapsed := time.Since(start).Round(10 * time.Millisecond)
+	shellChanged := a.shellAfter(scanned)
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "exit status: %d", status)
 	switch {
@@ -752,12 +754,16 @@ func (a *agent) runShell(ctx context.Context, command string, timeoutS int) tool
 	if len(denied) > 0 {
 		note = fmt.Sprintf("denied [%s]", denied[0][2])
 	}
-	if !isTest && before != "" && a.treeState() != before {
+	if !isTest && (before != "" && a.treeState() != before || len(shellChanged) > 0) {
 		// A command changed files: tests must run again before finish.
 		a.seq++
 		a.writeSeq = a.seq
 		a.shellChanged = true
-		sb.WriteString("\nnote: this command changed files in the project.")
+		sb.WriteString("\nnote: this command changed files in the project")
+		if len(shellChanged) > 0 {
+			fmt.Fprintf(&sb, " (%s)", strings.Join(clipList(shellChanged, 5), ", "))
+		}
+		sb.WriteString(".")
 	}
 	if isTest {
 		if !atRoot {
@@ -775,6 +781,14 @@ func (a *agent) runShell(ctx context.Context, command string, timeoutS int) tool
 		}
 	}
 	return toolResult{text: sb.String(), note: note, isErr: status != 0}
+}
+
+// clipList keeps the first n entries of l, and says how many more.
+func clipList(l []string, n int) []string {
+	if len(l) <= n {
+		return l
+	}
+	return append(append([]string(nil), l[:n]...), fmt.Sprintf("and %d more", len(l)-n))
 }
 
 // treeState fingerprints the work tree's changes in git ("" outside git).

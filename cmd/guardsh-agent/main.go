@@ -263,9 +263,12 @@ func report(w io.Writer, res *agentloop.Result) {
 	if len(res.Changed) > 0 {
 		fmt.Fprintf(w, "changed by the file tools: %s\n", strings.Join(res.Changed, ", "))
 	}
+	if len(res.ShellChanged) > 0 {
+		fmt.Fprintf(w, "changed by shell commands: %s\n", strings.Join(res.ShellChanged, ", "))
+	}
 	if res.Git != "" {
 		fmt.Fprint(w, res.Git)
-	} else if len(res.Changed) > 0 {
+	} else if len(res.Changed) > 0 || len(res.ShellChanged) > 0 {
 		fmt.Fprintln(w, "take it all back: guardsh-agent undo")
 	}
 	fmt.Fprintf(w, "run record (snapshots, manifest, transcript): %s\n", res.RunDir)
