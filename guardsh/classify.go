@@ -173,6 +173,9 @@ func (p *Policy) settleIn(j *judgement, mode Mode) Verdict {
 	default:
 		mode = ModeDefault // unknown modes are the strict default
 	}
+	if v, ok := p.adminLift(j, mode); ok {
+		return v
+	}
 	switch {
 	case j.f.dec == Deny:
 		if mode == ModeBypass && !ruleTable()[j.f.id].Catastrophic {

@@ -217,6 +217,8 @@ func hGuardsh(cx *cmdCtx, name string, args []string) {
 			cx.guardshEnv("GUARDSH_MODE=" + a[len("--mode="):])
 		case a == "--no-sandbox" || a == "--trust" || strings.HasPrefix(a, "--trust="):
 			cx.j.deny("guardsh.self", a)
+		case strings.HasPrefix(strings.TrimLeft(a, "-"), "admin") && strings.HasPrefix(a, "-"):
+			cx.j.deny(idGuardshAdmin, a)
 		}
 	}
 }

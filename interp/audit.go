@@ -36,6 +36,19 @@ type AuditLog struct {
 	// envScrubbed goes on the next decide record (SetEnvScrubbed).
 	envScrubbed []string
 	pure        pureEnc // notePure's cache
+	// admin goes on every record (SetAdmin).
+	admin string
+}
+
+// SetAdmin states the session's admin context (guardsh.AdminGrant.Describe)
+// on every record from now on.
+func (a *AuditLog) SetAdmin(desc string) {
+	if a == nil {
+		return
+	}
+	a.mu.Lock()
+	a.admin = desc
+	a.mu.Unlock()
 }
 
 // SetEnvScrubbed records the names of the variables the session removed
@@ -213,6 +226,9 @@ func (a *AuditLog) Err() error {
 
 func (a *AuditLog) writeLocked(rec *guardsh.AuditRecord) {
 	rec.Session = a.session
+	if a.admin != "" {
+		rec.Admin = a.admin
+	}
 	if a.envScrubbed != nil && rec.Event == guardsh.AuditDecide {
 		rec.EnvScrubbed, a.envScrubbed = a.envScrubbed, nil
 	}
@@ -328,8 +344,9 @@ func (a *AuditLog) notePure(cwd, project string, argv []string, mode guardsh.Mod
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if a.envScrubbed != nil {
-		// the session's first record carries more: the general path
+	if a.envScrubbed != nil || a.admin != "" {
+		// the session's first record, or an admin context's, carries
+		// more: the general path
 		return a.noteLocked(&guardsh.AuditRecord{Cwd: cwd, Project: project, Argv: argv, Via: "shell", Mode: mode,
 			Decision: guardsh.Allow.String(), Rule: rule, Reason: reason, Sandbox: sandbox})
 	}

@@ -84,6 +84,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 	noStream := fs.Bool("no-stream", false, "ask Ollama for whole replies instead of a stream")
 	noSandbox := fs.Bool("no-sandbox", false, "run the agent's commands without OS confinement (recorded in the audit log)")
 	cleanEnvFlag := fs.Bool("clean-env", false, "start the commands' environment from an allow-list, with HOME in a directory of the run's own (default: clean_env in agent.toml, else off)")
+	adminOn := fs.Bool("admin", false, "the admin context: only the irreversible-delete rules still deny, every other deny asks (a human's flag; refused inside a session)")
+	var adminDevices deviceList
+	fs.Var(&adminDevices, "admin-device", "in the admin context, a device (or disk image) whose formatting and writing may be approved (repeatable; implies --admin)")
 	scrubEnv := fs.Bool("scrub-env", true, "remove secret-looking variables from the commands' environment (default: [env] scrub_secrets in config.toml, else on)")
 	fs.Usage = func() { usage(stderr); fs.PrintDefaults() }
 	if err := fs.Parse(args); err != nil {
@@ -202,6 +205,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 	// local decides the file tools' accesses, and runs the commands too
 	// when the sandbox is off.
 	policy := gcfg.Policy(md)
+	grant, err := adminGrant(*adminOn, adminDevices, getenv)
+	if err != nil {
+		fmt.Fprintf(stderr, "guardsh-agent: %v\n", err)
+		return 2
+	}
+	policy.Admin = grant
+	audit.SetAdmin(grant.Describe())
 	agentAdvisor = newAgentAdvisor(gcfg, getenv) // advisor.go
 	// The path jail guards the local runner's own file access (redirections,
 	// source, globs) when commands run without the sandboxed session.
@@ -230,13 +240,16 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 		fmt.Fprintf(stderr, "guardsh-agent: %v\n", err)
 		return 2
 	}
-	sess, err := startShell(root, md, policy, local, env, runHome, *noSandbox, auditFile, stderr)
+	sess, err := startShell(root, md, policy, local, env, runHome, adminArgs(grant), *noSandbox, auditFile, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "guardsh-agent: %v\n", err)
 		return 2
 	}
 	defer sess.close()
 	fmt.Fprintf(stdout, "guardsh-agent: %s, mode %s (%s), sandbox %s, gate %s, Ollama at %s\n", root, md, modeSrc, sess.desc, gateDesc, hostDesc)
+	if grant != nil {
+		fmt.Fprintf(stdout, "guardsh-agent: %s: only the irreversible-delete rules deny; every other deny asks at the gate\n", grant.Describe())
+	}
 	if cleanOn {
 		fmt.Fprintf(stdout, "guardsh-agent: clean environment: commands get only %s, HOME=%s (removed at the end)\n", envNames(env), runHome)
 	}

@@ -50,7 +50,8 @@ type shellSession struct {
 // switch the session runs in this process.
 // runHome, if set, is the clean environment's HOME: writable in the
 // sandbox.
-func startShell(root string, md guardsh.Mode, policy *guardsh.Policy, local *interp.Runner, env []string, runHome string, noSandbox bool, audit *os.File, stderr io.Writer) (*shellSession, error) {
+// admin are the session's arguments for the admin context (adminArgs).
+func startShell(root string, md guardsh.Mode, policy *guardsh.Policy, local *interp.Runner, env []string, runHome string, admin []string, noSandbox bool, audit *os.File, stderr io.Writer) (*shellSession, error) {
 	if why, off := sandboxOff(noSandbox); off {
 		fmt.Fprintf(stderr, "guardsh-agent: warning: sandbox %s: the agent's commands run without OS confinement\n", why)
 		return &shellSession{shell: localShell{local}, desc: why, close: func() {
@@ -115,7 +116,7 @@ func startShell(root string, md guardsh.Mode, policy *guardsh.Policy, local *int
 		// sandbox.Start runs this binary again with os.Args: make them the
 		// session's.
 		saved := os.Args
-		os.Args = []string{saved[0], sessionArg, "--mode", string(md), "--project", root, "--home", home}
+		os.Args = append([]string{saved[0], sessionArg, "--mode", string(md), "--project", root, "--home", home}, admin...)
 		s, err := sandbox.Start(chosen.Backend, c, chosen.Describe(), append(env, "TMPDIR="+tmp), clientEnd,
 			map[string]*os.File{"agent-req": reqR, "agent-resp": respW, "audit": audit})
 		os.Args = saved
@@ -340,6 +341,9 @@ func sessionMain(args []string) int {
 	mode := fs.String("mode", "", "")
 	project := fs.String("project", "", "")
 	userHome := fs.String("home", "", "")
+	adminSource := fs.String("admin-source", "", "")
+	var adminDevices deviceList
+	fs.Var(&adminDevices, "admin-device", "")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -391,9 +395,15 @@ func sessionMain(args []string) int {
 		return 2
 	}
 	defer jfs.Close()
+	policy := gcfg.Policy(md)
+	if *adminSource != "" {
+		// The agent checked and resolved the grant; this argv is its word.
+		policy.Admin = &guardsh.AdminGrant{Devices: adminDevices, Source: *adminSource}
+		audit.SetAdmin(policy.Admin.Describe())
+	}
 	cfg := interp.Config{
 		FS:       jfs,
-		Policy:   gcfg.Policy(md),
+		Policy:   policy,
 		Project:  *project,
 		Dir:      *project,
 		Env:      os.Environ(),
