@@ -133,6 +133,10 @@ func (a *agent) shellBefore() map[string]fileStamp {
 			return nil
 		}
 	}
+	if err := a.store.SyncBase(); err != nil {
+		a.trackingOff("the baseline could not be saved: " + err.Error())
+		return nil
+	}
 	return before
 }
 

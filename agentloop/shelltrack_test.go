@@ -3,6 +3,7 @@ package agentloop
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -99,5 +100,33 @@ func BenchmarkShellScan(b *testing.B) {
 		if st, ok := a.scan(); !ok || len(st) != MaxTrackedFiles {
 			b.Fatalf("scan: %d entries, ok %v", len(st), ok)
 		}
+	}
+}
+
+// BenchmarkShellBaseline is the baseline a run outside git takes before its
+// first shell command, at the cap (MaxTrackedFiles files of 1 KiB).
+func BenchmarkShellBaseline(b *testing.B) {
+	root := b.TempDir()
+	b.Setenv("XDG_STATE_HOME", filepath.Join(b.TempDir(), "state"))
+	for i := range MaxTrackedFiles - 100 {
+		d := filepath.Join(root, fmt.Sprintf("d%02d", i%100))
+		os.MkdirAll(d, 0o755)
+		os.WriteFile(filepath.Join(d, fmt.Sprintf("f%05d.go", i)), []byte(strings.Repeat("x", 1024)), 0o644)
+	}
+	files, err := OpenFiles(root)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for i := range b.N {
+		st, err := CreateStore(fmt.Sprintf("bench-%d", i), Entry{Workdir: root})
+		if err != nil {
+			b.Fatal(err)
+		}
+		a := &agent{files: files, store: st, out: io.Discard}
+		if a.shellBefore() == nil || a.track.off != "" {
+			b.Fatalf("no baseline: %s", a.track.off)
+		}
+		st.Close()
 	}
 }
