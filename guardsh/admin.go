@@ -33,17 +33,14 @@ type AdminGrant struct {
 // irreversible deletes of the root file system, home, system directories
 // or the project (and the switches that disable their protection), and
 // guardsh's own protection, without which a command could widen the grant.
-var adminKept = map[string]bool{
-	idRmRoot: true, idRmHome: true, idRmSystem: true, idRmProjectRoot: true, "rm.no-preserve-root": true,
-	"rm.xargs": true, "find.delete-outside": true, "mv.catastrophic": true, "mv.devnull": true,
-	"guardsh.self": true, idGuardshAdmin: true,
+var adminKept = map[ruleID]bool{
+	idRmRoot: true, idRmHome: true, idRmSystem: true, idRmProjectRoot: true, idRmNoPreserveRoot: true,
+	idRmXargs: true, idFindDeleteOutside: true, idMvCatastrophic: true, idMvDevnull: true,
+	idGuardshSelf: true, idGuardshAdmin: true,
 }
 
 // adminDeviceRules are lifted only for a device the human named.
-var adminDeviceRules = map[string]bool{"disk.format": true, idDevice: true, "disk.read-raw": true}
-
-// idGuardshAdmin denies entering the admin context from inside a session.
-const idGuardshAdmin = "guardsh.admin"
+var adminDeviceRules = map[ruleID]bool{idDiskFormat: true, idDevice: true, idDiskReadRaw: true}
 
 // NewAdminGrant checks the devices a human named: each must exist and be a
 // block or character device or a regular file (a disk image); symlinks
@@ -123,7 +120,7 @@ func (p *Policy) adminLift(j *judgement, mode Mode) (Verdict, bool) {
 		eff.Writes = appendUnique(append([]string(nil), eff.Writes...), dev)
 	}
 	reason, hint := reasonOf(j.f.id, j.f.detail)
-	return Verdict{Decision: Ask, Rule: j.f.id,
+	return Verdict{Decision: Ask, Rule: j.f.id.String(),
 		Reason:  g.Describe() + " lifts this deny to an ask: " + reason,
 		Hint:    "a human may approve it; outside the admin context it is denied (" + hint + ")",
 		Effects: eff}, true
