@@ -9,6 +9,11 @@ type BuiltinRule struct {
 	Decision Decision `json:"decision"` // the decision in default and auto mode
 	// Catastrophic rules deny even in bypass mode.
 	Catastrophic bool `json:"catastrophic,omitempty"`
+	// ByDestination rules ask only because the command uses the network:
+	// in a session whose connections go through its proxy (Policy.NetProxy)
+	// the proxy decides each connection by destination instead, and the
+	// rule does not ask.
+	ByDestination bool `json:"by_destination,omitempty"`
 	// Destination rules decide the connections a command opens through the
 	// session's proxy (network.go), not commands.
 	Destination bool   `json:"destination,omitempty"`
@@ -214,7 +219,7 @@ var builtinRules = [numRules]BuiltinRule{
 	idGitAbort:             {ID: "git.abort", Decision: Ask, Reason: "aborting a merge/rebase/cherry-pick throws away the resolution in progress", Hint: "finish the operation or ask the human"},
 	idGitConfigExec:        {ID: "git.config-exec", Decision: Ask, Reason: "git -c or git config with a key that runs a program (pager, editor, ssh command, hooks path, alias, filter)", Hint: "run git without overriding these keys"},
 	idGitConfigWrite:       {ID: "git.config-write", Decision: Ask, Reason: "git config writes .git/config or ~/.gitconfig, which guardsh protects", Hint: "ask the human to change git configuration"},
-	idGitNetwork:           {ID: "git.network", Decision: Ask, Reason: "git fetch/pull/clone and other remote operations use the network", Hint: "a human must approve network access"},
+	idGitNetwork:           {ID: "git.network", Decision: Ask, ByDestination: true, Reason: "git fetch/pull/clone and other remote operations use the network", Hint: "a human must approve network access"},
 	idGitRmAll:             {ID: "git.rm-all", Decision: Ask, Reason: "git rm -r -f of the whole tree", Hint: "remove specific paths"},
 	// System.
 	idSysShutdown:      {ID: "sys.shutdown", Decision: Deny, Catastrophic: true, Reason: "shutting down or rebooting the machine", Hint: "never needed for development work"},
@@ -229,7 +234,7 @@ var builtinRules = [numRules]BuiltinRule{
 	idReadCredentials:  {ID: "read.credentials", Decision: Ask, Reason: "reading credentials (SSH keys, cloud credentials, .netrc, keyrings, browser profiles)", Hint: "the agent should not need secrets; ask the human to run the step that needs them"},
 	idReadOutside:      {ID: "read.outside-project", Decision: Ask, Reason: "reading outside the project", Hint: "work with files inside the project; a human must approve reading elsewhere"},
 	// Network and installs.
-	idNetwork:             {ID: "net.command", Decision: Ask, Reason: "uses the network", Hint: "a human must approve network access (allow once or for this session)"},
+	idNetwork:             {ID: "net.command", Decision: Ask, ByDestination: true, Reason: "uses the network", Hint: "a human must approve network access (allow once or for this session)"},
 	idNetRemoteShell:      {ID: "net.remote-shell", Decision: Ask, Reason: "runs commands on another machine (ssh) or copies files there", Hint: "a human must approve remote access"},
 	idNetReverseShell:     {ID: "net.reverse-shell", Decision: Deny, Catastrophic: true, Reason: "reverse shell: connects a shell to a network socket, handing the machine to whoever listens", Hint: "never needed; run the command you need directly"},
 	idContainerHostMount:  {ID: "container.host-mount", Decision: Deny, Catastrophic: true, Reason: "bind-mounts the root file system, home, a system directory or the docker socket into a container, which then has root access to it", Hint: "mount only directories inside the project, e.g. -v \"$PWD\":/work"},

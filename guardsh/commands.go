@@ -1859,6 +1859,7 @@ func (cx *cmdCtx) copyRemote(name string, args []string, pre finding) {
 	if local {
 		// a local copy: no network
 		cx.j.f = pre
+		cx.j.netf, cx.j.netOther, cx.j.netFirst = finding{}, false, false
 		cx.j.kind = kEdit
 		cx.j.eff.Network = false
 	}
@@ -1871,6 +1872,7 @@ func (cx *cmdCtx) copyRemote(name string, args []string, pre finding) {
 		if hasOpt(args[1:], 'n', "dry-run") {
 			// lists names, reads no contents
 			cx.j.f = pre
+			cx.j.netf, cx.j.netOther, cx.j.netFirst = finding{}, false, false
 			cx.j.kind = kRead
 			return
 		}

@@ -135,3 +135,52 @@ host = "files.pythonhosted.org"
 		}
 	}
 }
+
+// TestNetProxyPolicy: with the session proxy, commands that ask only for
+// using the network run (their connections are decided by destination);
+// everything else they do is judged as before, and without the proxy
+// nothing changes.
+func TestNetProxyPolicy(t *testing.T) {
+	home := "/home/u"
+	cmd := func(line string) Command {
+		return Command{Args: strings.Fields(line), Dir: "/home/u/proj", Project: "/home/u/proj", Home: home}
+	}
+	tests := []struct {
+		line         string
+		proxy, plain string // "decision rule" with and without the proxy
+	}{
+		{"curl -sSL https://go.dev/doc", "allow dev.routine", "ask net.command"},
+		{"wget https://example.org/a.tgz", "allow dev.routine", "ask net.command"},
+		{"git fetch origin", "allow", "ask git.network"},
+		{"git pull", "allow", "ask git.network"},
+		{"git clone https://x /opt/y", "ask write.outside-project", "ask git.network"},
+		{"curl -o /etc/motd https://x", "ask write.outside-project", ""},
+		{"ssh host", "ask net.remote-shell", "ask net.remote-shell"},
+		{"git push origin main", "ask git.push", "ask git.push"},
+		{"git push --force origin main", "deny git.push-force", "deny git.push-force"},
+		{"kubectl delete pod x", "ask net.cloud", "ask net.cloud"},
+		{"rsync -a src/ build/", "allow edit.project", "allow edit.project"},
+		{"rsync -a src/ host:/srv/", "ask net.remote-shell", "ask net.remote-shell"},
+	}
+	for _, tt := range tests {
+		for _, proxied := range []bool{true, false} {
+			want := tt.plain
+			if proxied {
+				want = tt.proxy
+			}
+			if want == "" {
+				continue
+			}
+			p := NewPolicy(ModeAuto)
+			p.NetProxy = proxied
+			v := p.Classify(cmd(tt.line))
+			got := v.Decision.String() + " " + v.Rule
+			if !strings.HasPrefix(got, want) {
+				t.Errorf("%q (proxy %v): %s (%s), want %s", tt.line, proxied, got, v.Reason, want)
+			}
+			if proxied && v.Decision == Allow && !v.Effects.Network && strings.Contains(tt.line, "https") {
+				t.Errorf("%q: allowed without the network effect", tt.line)
+			}
+		}
+	}
+}

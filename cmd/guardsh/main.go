@@ -167,6 +167,7 @@ func shell(inv *invocation) int {
 			sessionEnv = os.Environ()
 		}
 		sessionEnv = append(sessionEnv, penv...)
+		policy.NetProxy = true // connections are decided by destination
 	}
 	sessionEnv = dropEnv(sessionEnv, proxySocketVar)
 	jfs, err := interp.NewJailFS("") // the path jail for in-process file access (interp/fs.go)
