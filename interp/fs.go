@@ -262,9 +262,12 @@ func pathError(op, path string, err error) error {
 }
 
 func (f *JailFS) access(hc interp.HandlerContext, path string, res jail.Resolved, write bool, via string) guardsh.Access {
+	f.mu.Lock()
+	r := f.runner
+	f.mu.Unlock()
 	env := hc.Env
 	return guardsh.Access{Path: path, Resolved: res.Real, Inside: res.Inside, Link: res.Link,
-		Write: write, Dir: hc.Dir, Project: f.jail.Root(), Home: env.Get("HOME").String(), Via: via,
+		Write: write, Dir: hc.Dir, Project: f.jail.Root(), Home: r.policyHome(env.Get("HOME").String()), Via: via,
 		Env: func(name string) string { return env.Get(name).String() }}
 }
 
