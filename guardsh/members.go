@@ -35,7 +35,7 @@ type member struct {
 // archiveMembers lists the members of a tar (plain, gzip or bzip2) or zip
 // file. ok is false when the file could not be read to its end.
 func archiveMembers(file string) (ms []member, ok bool) {
-	f, err := os.Open(file)
+	f, err := openRegular(file)
 	if err != nil {
 		return nil, false
 	}
@@ -104,7 +104,7 @@ func archiveMembers(file string) (ms []member, ok bool) {
 // leading components removed (patch -pN; git apply's default is 1). ok is
 // false when the file could not be read.
 func patchTargets(file string, strip int) (names []string, ok bool) {
-	f, err := os.Open(file)
+	f, err := openRegular(file)
 	if err != nil {
 		return nil, false
 	}

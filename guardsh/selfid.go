@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sync"
+	"syscall"
 )
 
 // guardsh is guardsh by identity, not by name: a copy, hard link or rename
@@ -25,14 +26,14 @@ const idHead = 64 << 10
 // goBuildID returns the Go build ID of the program at path, "" if it has
 // none in its first idHead bytes (not a Go binary, or not a file).
 func goBuildID(path string) string {
-	f, err := os.Open(path)
+	if fi, err := os.Stat(path); err != nil || !fi.Mode().IsRegular() || fi.Size() < 1<<20 {
+		return "" // a Go binary is a file larger than 1 MiB
+	}
+	f, err := openRegular(path)
 	if err != nil {
 		return ""
 	}
 	defer f.Close()
-	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() || fi.Size() < 1<<20 {
-		return "" // a Go binary is larger than 1 MiB
-	}
 	buf := make([]byte, idHead)
 	n, _ := f.ReadAt(buf, 0)
 	return buildIDIn(buf[:n])
@@ -85,4 +86,19 @@ var guardshIDs = sync.OnceValue(func() map[string]bool {
 func IsGuardshBinary(path string) bool {
 	id := goBuildID(path)
 	return id != "" && guardshIDs()[id]
+}
+
+// openRegular opens path for reading without blocking (a FIFO swapped in
+// after a Stat would block an ordinary open until a writer comes) and only
+// if it is a regular file.
+func openRegular(path string) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, os.ErrInvalid
+	}
+	return f, nil
 }
