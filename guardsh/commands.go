@@ -219,10 +219,6 @@ func hGuardsh(cx *cmdCtx, name string, args []string) {
 	cx.j.atLeast(kDev)
 	for k, a := range args[1:] {
 		switch {
-		case len(a) > 1 && a[0] == '-' && a[1] != '-' && strings.ContainsRune(a, 'c') && k+2 < len(args):
-			// its commands run in the session's interpreter (interp's
-			// nested guardsh), judged like sh -c's
-			cx.nestScript(args[k+2])
 		case a == "--mode" && k+2 < len(args):
 			cx.guardshEnv("GUARDSH_MODE=" + args[k+2])
 		case strings.HasPrefix(a, "--mode="):
