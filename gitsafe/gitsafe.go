@@ -1,0 +1,352 @@
+// Package gitsafe builds the git commands guardsh itself runs outside the
+// session sandbox (guardsh-agent's checkpoints, branch and undo; the
+// broker's escalated git): git that never runs code the repository
+// controls.
+//
+// A repository's own files decide a lot of what git executes: hooks,
+// core.fsmonitor, filters and textconv drivers, external diff, pagers and
+// editors, ssh and credential helpers, and the files that send git
+// elsewhere for all of these (.git/commondir, a .git file's gitdir:,
+// objects/info/alternates, core.worktree). Command builds a git that
+//
+//   - turns off what an override can turn off (core.hooksPath=/dev/null,
+//     core.fsmonitor=false, automatic gc and maintenance, the ext::
+//     transport, pagers), ignores the system config and the caller's GIT_*
+//     environment;
+//   - refuses, saying why, a repository whose git directory is redirected
+//     or whose own config (local or worktree scope, includes followed)
+//     sets anything that runs a program;
+//   - refuses arguments that run a program (--upload-pack, --receive-pack,
+//     --exec, -c KEY=program, --config-env, clone --template/--config).
+//
+// The user's global config (~/.gitconfig) stays in effect: it is the
+// user's, not the repository's. git's own ownership check (safe.directory)
+// stays on.
+package gitsafe
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+)
+
+// overrides are the -c options every command gets: command-line config
+// beats the repository's.
+var overrides = []string{
+	"-c", "core.hooksPath=/dev/null",
+	"-c", "core.fsmonitor=false",
+	"-c", "core.pager=cat",
+	"-c", "gc.auto=0",
+	"-c", "maintenance.auto=false",
+	"-c", "protocol.ext.allow=never",
+	"-c", "core.untrackedCache=false",
+}
+
+// Refusal is the error for a repository or a command line guardsh does not
+// run git on outside the sandbox.
+type Refusal struct {
+	Why string // what was found, and why it matters
+}
+
+func (r *Refusal) Error() string {
+	return "guardsh does not run git outside the sandbox here: " + r.Why
+}
+
+// Command returns git (found on the caller's PATH as exec.LookPath does,
+// or gitPath when not empty) run in dir with args, hardened as the package
+// doc says, with env (the caller's environment; nil: os.Environ()) minus
+// every GIT_* variable but the author and committer ones, plus
+// GIT_CONFIG_NOSYSTEM=1. A repository or argument that would run a program
+// is a *Refusal.
+func Command(gitPath, dir string, env []string, args ...string) (*exec.Cmd, error) {
+	argv, envOut, err := Prepare(gitPath, dir, env, args)
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Dir = dir
+	cmd.Env = envOut
+	return cmd, nil
+}
+
+// Prepare is Command's argv and environment, for callers that start the
+// process themselves (the broker starts it confined).
+func Prepare(gitPath, dir string, env, args []string) (argv, envOut []string, err error) {
+	if gitPath == "" {
+		if gitPath, err = exec.LookPath("git"); err != nil {
+			return nil, nil, err
+		}
+	}
+	if env == nil {
+		env = os.Environ()
+	}
+	envOut = Env(env)
+	if err := CheckArgs(args); err != nil {
+		return nil, nil, err
+	}
+	if err := CheckRepo(gitPath, dir, envOut); err != nil {
+		return nil, nil, err
+	}
+	argv = append(append([]string{gitPath}, overrides...), args...)
+	return argv, envOut, nil
+}
+
+// Env is env without the GIT_* variables that choose a repository, config,
+// program or hook (all of them but GIT_AUTHOR_*, GIT_COMMITTER_* and
+// GIT_TERMINAL_PROMPT), with GIT_CONFIG_NOSYSTEM=1.
+func Env(env []string) []string {
+	out := make([]string, 0, len(env)+1)
+	for _, e := range env {
+		name, _, _ := strings.Cut(e, "=")
+		if strings.HasPrefix(name, "GIT_") && !strings.HasPrefix(name, "GIT_AUTHOR_") &&
+			!strings.HasPrefix(name, "GIT_COMMITTER_") && name != "GIT_TERMINAL_PROMPT" {
+			continue
+		}
+		out = append(out, e)
+	}
+	return append(out, "GIT_CONFIG_NOSYSTEM=1")
+}
+
+// CheckRepo refuses the repository containing dir (none: nil) when its git
+// directory is redirected (a .git file or symlink, commondir, gitdir,
+// objects/info/alternates, core.worktree) or its own config sets a key
+// that runs a program. It runs git only to locate the repository and list
+// its config, which execute nothing the repository controls.
+func CheckRepo(gitPath, dir string, env []string) error {
+	out, err := run(gitPath, dir, env, "rev-parse", "--absolute-git-dir", "--git-common-dir", "--show-toplevel")
+	if err != nil {
+		if strings.Contains(err.Error(), "not a git repository") {
+			return nil
+		}
+		return err
+	}
+	lines := strings.Split(out, "\n")
+	gitDir := lines[0]
+	if len(lines) > 1 {
+		common := lines[1]
+		if !filepath.IsAbs(common) {
+			common = filepath.Join(dir, common)
+		}
+		if filepath.Clean(common) != filepath.Clean(gitDir) {
+			return &Refusal{Why: fmt.Sprintf("its git directory %s takes its objects, refs, config and hooks from %s (a linked worktree or a planted commondir)", gitDir, common)}
+		}
+	}
+	if len(lines) > 2 && lines[2] != "" {
+		dotgit := filepath.Join(lines[2], ".git")
+		if fi, err := os.Lstat(dotgit); err == nil && !fi.IsDir() {
+			what := "a file (gitdir: redirection)"
+			if fi.Mode()&os.ModeSymlink != 0 {
+				what = "a symbolic link"
+			}
+			return &Refusal{Why: fmt.Sprintf("%s is %s to %s, not the repository's own directory", dotgit, what, gitDir)}
+		}
+	}
+	for _, f := range []string{"commondir", "gitdir", filepath.Join("objects", "info", "alternates")} {
+		if _, err := os.Lstat(filepath.Join(gitDir, f)); err == nil {
+			return &Refusal{Why: fmt.Sprintf("%s exists: it sends git to another directory for the repository's data", filepath.Join(gitDir, f))}
+		}
+	}
+	list, err := run(gitPath, dir, env, "config", "--list", "--show-scope", "--includes", "-z")
+	if err != nil {
+		return err
+	}
+	// -z with --show-scope: scope NUL key LF value NUL, per entry
+	recs := strings.Split(list, "\x00")
+	for n := 0; n+1 < len(recs); n += 2 {
+		scope, kv := recs[n], recs[n+1]
+		if scope != "local" && scope != "worktree" {
+			continue
+		}
+		k, v, _ := strings.Cut(kv, "\n")
+		lk := strings.ToLower(k)
+		if lk == "core.hookspath" || lk == "core.fsmonitor" || lk == "core.pager" {
+			continue // overridden on the command line
+		}
+		if RunsProgram(lk, v) || lk == "core.worktree" {
+			return &Refusal{Why: fmt.Sprintf("the repository's own config sets %s = %q (%s scope), which git would run or follow", k, v, scope)}
+		}
+	}
+	return nil
+}
+
+// run runs git with the overrides and returns its stdout, trimmed of the
+// final newline (the error carries stderr).
+func run(gitPath, dir string, env []string, args ...string) (string, error) {
+	cmd := exec.Command(gitPath, append(append([]string(nil), overrides...), args...)...)
+	cmd.Dir = dir
+	cmd.Env = env
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		msg := strings.TrimSpace(errb.String())
+		if msg == "" {
+			msg = err.Error()
+		}
+		return "", errors.New("git " + args[0] + ": " + msg)
+	}
+	return strings.TrimSuffix(out.String(), "\n"), nil
+}
+
+// RunsProgram reports whether git config key k (lower case) set to v makes
+// git run a program (or a shell command line): hooks, fsmonitor, pagers
+// and editors, ssh/proxy/askpass/credential helpers, diff/merge/filter
+// drivers, remote helpers' programs, ext:: URLs. The policy (guardsh/) and
+// CheckRepo share it.
+func RunsProgram(k, v string) bool {
+	switch k {
+	case "core.fsmonitor":
+		switch strings.ToLower(strings.TrimSpace(v)) {
+		case "", "false", "no", "off", "0", "true", "yes", "on", "1":
+			return false // off, or git's own built-in daemon
+		}
+		return true
+	case "core.pager", "core.editor", "sequence.editor":
+		return !harmlessPager(v)
+	case "core.sshcommand", "core.hookspath", "core.askpass", "core.gitproxy", "core.alternaterefscommand",
+		"diff.external", "credential.helper", "gpg.program", "uploadpack.packobjectshook", "interactive.difffilter",
+		"web.browser", "sendemail.smtpserver", "imap.tunnel", "init.templatedir", "sendemail.tocmd", "sendemail.cccmd":
+		return true
+	}
+	if strings.HasPrefix(k, "pager.") {
+		switch strings.ToLower(strings.TrimSpace(v)) {
+		case "true", "false", "yes", "no", "on", "off", "1", "0":
+			return false
+		}
+		return !harmlessPager(v)
+	}
+	if strings.HasPrefix(k, "alias.") {
+		return strings.HasPrefix(strings.TrimSpace(v), "!")
+	}
+	if strings.HasPrefix(k, "url.") || strings.HasPrefix(k, "remote.") && strings.HasSuffix(k, ".url") {
+		return strings.Contains(v, "ext::")
+	}
+	if strings.HasPrefix(k, "submodule.") && strings.HasSuffix(k, ".update") {
+		return strings.HasPrefix(strings.TrimSpace(v), "!")
+	}
+	if strings.HasPrefix(k, "trace2.") {
+		return true // writes wherever it says
+	}
+	for _, suf := range [...]string{".textconv", ".command", ".driver", ".cmd", ".program", ".helper", ".receivepack",
+		".uploadpack", ".clean", ".smudge", ".process", ".tool", ".path"} {
+		if strings.HasSuffix(k, suf) && (suf != ".path" || strings.HasPrefix(k, "difftool.") || strings.HasPrefix(k, "mergetool.") || strings.HasPrefix(k, "man.")) &&
+			(suf != ".tool" || k == "diff.tool" || k == "merge.tool") {
+			return true
+		}
+	}
+	return false
+}
+
+func harmlessPager(v string) bool {
+	switch strings.TrimSpace(v) {
+	case "", "cat", "less", "more", "true", ":", "less -r", "less -R", "less -FRX":
+		return true
+	}
+	return false
+}
+
+// CheckArgs refuses a git command line (without the program name) that
+// makes git run a program: -c KEY=VALUE with such a key (RunsProgram) or
+// an include, --config-env, --exec-path=DIR, and the subcommand options
+// --upload-pack/-u (fetch, pull, clone, ls-remote, archive), --receive-pack
+// and --exec (push, send-pack, archive), clone's --template and
+// -c/--config, rebase --exec/-x, difftool --extcmd, bisect run.
+func CheckArgs(args []string) error {
+	i := 0
+	for ; i < len(args); i++ {
+		a := args[i]
+		if a == "" || a[0] != '-' {
+			break
+		}
+		switch {
+		case a == "-c" || strings.HasPrefix(a, "-c") && len(a) > 2:
+			kv := a[2:]
+			if a == "-c" {
+				if i+1 >= len(args) {
+					return nil
+				}
+				i++
+				kv = args[i]
+			}
+			if err := checkConfig(kv); err != nil {
+				return err
+			}
+		case strings.HasPrefix(a, "--config-env"):
+			return &Refusal{Why: a + " sets config from the environment"}
+		case strings.HasPrefix(a, "--exec-path"):
+			if strings.Contains(a, "=") {
+				return &Refusal{Why: a + " makes git run its subcommands from another directory"}
+			}
+		case a == "-C" || a == "--git-dir" || a == "--work-tree" || a == "--namespace" || a == "--super-prefix":
+			i++
+		}
+	}
+	if i >= len(args) {
+		return nil
+	}
+	sub, rest := args[i], args[i+1:]
+	for k, a := range rest {
+		if a == "--" {
+			break
+		}
+		name, _, _ := strings.Cut(a, "=")
+		long := func(full string) bool {
+			return strings.HasPrefix(name, "--") && len(name) >= 4 && strings.HasPrefix(full, name)
+		}
+		switch sub {
+		case "fetch", "pull", "clone", "ls-remote", "archive", "fetch-pack", "submodule":
+			shortU := (sub == "clone" || sub == "ls-remote") && len(a) > 1 && a[0] == '-' && a[1] != '-' && strings.ContainsRune(a, 'u')
+			if long("--upload-pack") || shortU || (sub == "archive" || sub == "fetch-pack") && long("--exec") {
+				return &Refusal{Why: fmt.Sprintf("git %s %s names the program to run on the other side (through ssh or locally)", sub, a)}
+			}
+		case "push", "send-pack":
+			if long("--receive-pack") || long("--exec") {
+				return &Refusal{Why: fmt.Sprintf("git %s %s names the program to run on the other side (through ssh or locally)", sub, a)}
+			}
+		case "rebase":
+			if long("--exec") || a == "-x" {
+				return &Refusal{Why: "git rebase --exec runs commands"}
+			}
+		case "difftool", "mergetool":
+			if long("--extcmd") || a == "-x" || long("--tool") || a == "-t" {
+				return &Refusal{Why: "git " + sub + " " + a + " runs a program"}
+			}
+		case "bisect":
+			if k == 0 && a == "run" {
+				return &Refusal{Why: "git bisect run runs commands"}
+			}
+		}
+		if sub == "clone" {
+			if long("--template") {
+				return &Refusal{Why: "git clone --template installs hooks from a directory"}
+			}
+			if a == "-c" || long("--config") {
+				v := ""
+				if strings.Contains(a, "=") {
+					_, v, _ = strings.Cut(a, "=")
+				} else if k+1 < len(rest) {
+					v = rest[k+1]
+				}
+				if err := checkConfig(v); err != nil {
+					return err
+				}
+			}
+		}
+		if strings.Contains(a, "ext::") {
+			return &Refusal{Why: "an ext:: URL runs a command"}
+		}
+	}
+	return nil
+}
+
+func checkConfig(kv string) error {
+	k, v, _ := strings.Cut(kv, "=")
+	lk := strings.ToLower(k)
+	if RunsProgram(lk, v) || strings.HasPrefix(lk, "include") || lk == "core.worktree" || strings.HasPrefix(lk, "protocol.") {
+		return &Refusal{Why: fmt.Sprintf("-c %s makes git run a program or read config from elsewhere", kv)}
+	}
+	return nil
+}
