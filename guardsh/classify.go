@@ -2,6 +2,7 @@ package guardsh
 
 import (
 	"path"
+	"slices"
 	"strings"
 )
 
@@ -320,7 +321,7 @@ func (p *Policy) classifyArgsIn(c *Command, args []string, depth int, fromInput 
 	cx := &cmdCtx{p: p, c: c, pe: newPathEnv(c), depth: depth, j: j, fromInput: fromInput, stdin: stdin}
 	cx.run(args)
 	v := p.settle(j)
-	v = p.applyRules(v, args)
+	v = p.applyRules(v, args, j.f.id)
 	if j.hasNested {
 		n := j.nested
 		if j.priv != "" && n.Decision == Deny && (v.Decision != Deny || v.Rule == idModePlan) {
@@ -347,7 +348,11 @@ func (p *Policy) classifyArgsIn(c *Command, args []string, depth int, fromInput 
 // applyRules lets configured rules and session approvals change a verdict:
 // a deny rule denies, an ask rule asks, an allow rule (or a session
 // approval) allows what would be asked. A built-in deny stays.
-func (p *Policy) applyRules(v Verdict, args []string) Verdict {
+//
+// finding is the built-in rule that asked at this level ("" none): a
+// session approval covers only the finding it was given for, and no option
+// word the human did not see (Rule.Unlocks, Rule.Options).
+func (p *Policy) applyRules(v Verdict, args []string, finding string) Verdict {
 	if len(p.Rules) == 0 && len(p.Session) == 0 {
 		return v
 	}
@@ -365,7 +370,7 @@ func (p *Policy) applyRules(v Verdict, args []string) Verdict {
 	if best == nil || best.Decision == Allow {
 		for i := range p.Session {
 			r := &p.Session[i]
-			if r.matchArgs(norm) || r.matchArgs(basic) || r.matchArgs(args) {
+			if (r.matchArgs(norm) || r.matchArgs(basic) || r.matchArgs(args)) && r.approves(args, finding) {
 				best = r
 				break
 			}
@@ -442,13 +447,54 @@ func (r *Rule) matchArgs(args []string) bool {
 	return true
 }
 
+// approves reports whether approval r covers args, whose own finding (the
+// built-in rule that asked) is finding: the same finding as the approved
+// command's, and every option or NAME=value word of args one the approved
+// command had. Rules that are not approvals (no Options) cover by prefix.
+func (r *Rule) approves(args []string, finding string) bool {
+	if r.Options == nil {
+		return true
+	}
+	if finding != r.Unlocks {
+		return false
+	}
+	for _, w := range optionWords(args) {
+		if !slices.Contains(r.Options, w) {
+			return false
+		}
+	}
+	return true
+}
+
+// optionWords are the words of args after the first that are options
+// (-x, --long, --long=value) or NAME=value assignments (env X=y, git -c
+// k=v's value), as written.
+func optionWords(args []string) []string {
+	var out []string
+	for k, a := range args {
+		if k == 0 {
+			continue
+		}
+		if len(a) > 1 && a[0] == '-' || isAssignWord(a) || k > 0 && args[k-1] == "-c" {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
 // ApprovalRule is the rule stored when a human allows c for the session:
 // its normalised argv as a prefix, with a wildcard where the words that
 // follow are the command's object (the branch of git push, ...), and an
-// exact match otherwise. Never the literal command line.
+// exact match otherwise. Never the literal command line. It covers only
+// commands asked for the same reason with no option the human did not see
+// (Rule.Unlocks, Rule.Options).
 func ApprovalRule(c Command) Rule {
 	args := NormalizeArgv(c.Args)
-	r := Rule{ID: "session.approval", Decision: Allow, Source: "session"}
+	r := Rule{ID: "session.approval", Decision: Allow, Source: "session", Options: optionWords(c.Args)}
+	if r.Options == nil {
+		r.Options = []string{}
+	}
+	r.Unlocks = approvalFinding(c, args)
 	if len(args) == 0 {
 		return r
 	}
@@ -483,6 +529,19 @@ func ApprovalRule(c Command) Rule {
 		r.Network = true
 	}
 	return r
+}
+
+// approvalFinding is the built-in finding of args (c's command, wrappers
+// stripped) at its own level, as applyRules sees it there.
+func approvalFinding(c Command, args []string) string {
+	if len(args) == 0 {
+		return ""
+	}
+	p := NewPolicy(ModeAuto)
+	j := &judgement{}
+	cx := &cmdCtx{p: p, c: &c, pe: newPathEnv(&c), j: j}
+	cx.run(args)
+	return j.f.id
 }
 
 var subcommandCLI = map[string]bool{

@@ -208,7 +208,11 @@ func TestSessionApprovals(t *testing.T) {
 		allowed []string
 		still   []string // not covered by the approval
 	}{
-		{"git push origin main", "git push origin *", []string{"git push origin feature", "/usr/bin/git push origin x", "timeout 9 git push origin y"}, []string{"git push upstream main", "git push --force origin main"}},
+		{"git push origin main", "git push origin *", []string{"git push origin feature", "/usr/bin/git push origin x", "timeout 9 git push origin y"}, []string{"git push upstream main", "git push --force origin main",
+			// options that run a program, and any option the human never saw
+			"git push origin main --receive-pack=x.py", "git push origin main --exec=x.py", "git push --receive-pack x.py origin main",
+			"git -c core.sshCommand=x.py push origin main", "git -c core.hooksPath=h push origin main", "env GIT_SSH_COMMAND=x.py git push origin main",
+			"git push origin main -o ci.skip", "git push origin --delete main", "git --git-dir=/elsewhere push origin main"}},
 		{"pip install requests", "pip install requests $", []string{"pip install requests"}, []string{"pip install requests evil", "pip install flask"}},
 		{"sudo apt-get update", "apt-get update $", nil, nil},
 		{"rm -rf src", "rm -rf src $", []string{"rm -rf src"}, []string{"rm -rf src lib", "rm -rf /"}},
@@ -216,7 +220,8 @@ func TestSessionApprovals(t *testing.T) {
 		{"cp *.txt /opt/x", `cp \*.txt /opt/x $`, []string{"cp *.txt /opt/x"}, []string{"cp a.txt /opt/x"}},
 		{"docker compose up", "docker compose up $", []string{"docker compose up"}, []string{"docker compose down -v"}},
 		{"git fetch origin", "git fetch origin *", []string{"git fetch origin", "git fetch origin main"}, []string{"git fetch evil"}},
-		{"git push", "git push *", []string{"git push", "git push -u origin x"}, []string{"git push --force"}},
+		{"git push", "git push *", []string{"git push", "git push origin x"}, []string{"git push --force", "git push -u origin x"}},
+		{"git push -u origin x", "git push *", []string{"git push -u origin x", "git push origin x", "git push -u origin y"}, []string{"git push -u --receive-pack=y origin x", "git push -u -o x origin x"}},
 	}
 	for _, tt := range tests {
 		r := ApprovalRule(c(tt.approve))

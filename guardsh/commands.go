@@ -3,6 +3,7 @@ package guardsh
 import (
 	"fmt"
 	"path"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -34,6 +35,38 @@ var handlersOnce sync.Once
 // nest classifies a command this one runs.
 func (cx *cmdCtx) nest(args []string) {
 	cx.j.addNested(cx.p.classifyArgsIn(cx.c, args, cx.depth+1, cx.fromInput, cx.stdin))
+}
+
+// nestEnv classifies inner, run by a wrapper whose own words before it are
+// pre (env GIT_SSH_COMMAND=x git push): the NAME=value words among them
+// are in inner's environment.
+func (cx *cmdCtx) nestEnv(pre, inner []string) {
+	var set map[string]string
+	for _, a := range pre {
+		if isAssignWord(a) {
+			if set == nil {
+				set = map[string]string{}
+			}
+			k, v, _ := strings.Cut(a, "=")
+			set[k] = v
+		}
+	}
+	if set == nil {
+		cx.nest(inner)
+		return
+	}
+	c := *cx.c
+	outer := cx.c.Env
+	c.Env = func(name string) string {
+		if v, ok := set[name]; ok {
+			return v
+		}
+		if outer != nil {
+			return outer(name)
+		}
+		return ""
+	}
+	cx.j.addNested(cx.p.classifyArgsIn(&c, inner, cx.depth+1, cx.fromInput, cx.stdin))
 }
 
 // nestInput classifies a command whose argv is completed from input.
@@ -110,7 +143,11 @@ func (cx *cmdCtx) run(args []string) {
 		if script != "" {
 			cx.nestScript(script)
 		} else if len(inner) > 0 {
-			cx.nest(inner)
+			var pre []string
+			if n := len(args) - len(inner); n > 1 && slices.Equal(args[n:], inner) {
+				pre = args[1:n]
+			}
+			cx.nestEnv(pre, inner)
 			if name == "watch" {
 				// watch joins its arguments and runs them with sh -c
 				cx.nestScript(strings.Join(inner, " "))
