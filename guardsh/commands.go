@@ -432,6 +432,8 @@ func (cx *cmdCtx) write(arg string, del bool) {
 		j.deny(idWriteProtected, t.abs)
 	case agentConfig(t.abs):
 		j.other("write.agent-config", t.abs)
+	case del && t.loc.inside() && gitDataID(cx.pe.project, t.abs) != "":
+		j.deny(gitDataDelete(cx.pe.project, t.abs))
 	case t.loc.inside() || t.loc == locSharedTmp && !del:
 		j.atLeast(kEdit)
 	case t.loc == locSystem && del:
@@ -514,6 +516,8 @@ func (cx *cmdCtx) remove(arg string, rec bool) {
 		} else {
 			j.deny(idRmSystemFile, what)
 		}
+	case t.loc == locProject && gitDataID(cx.pe.project, t.abs) != "":
+		j.deny(gitDataDelete(cx.pe.project, t.abs))
 	case t.loc == locProjectRoot:
 		if rec {
 			j.deny(idRmProjectRoot, what)
