@@ -17,6 +17,7 @@ type cmdCtx struct {
 	j         *judgement
 	fromInput bool    // argv is completed from standard input (xargs)
 	stdin     *source // what the checker knows about standard input
+	code      string  // the inline code being judged (inlineCode), for its calls
 }
 
 type handler func(cx *cmdCtx, name string, args []string)
@@ -810,6 +811,20 @@ var readSpecs = map[string]int{
 	"journalctl": -1, "timedatectl-status": -1, "lsmod": -1, "sensors": -1, "nvidia-smi": -1,
 }
 
+// readerSpecs are the options of readers whose option letters differ from
+// grep's (the default spec): od -c and hexdump -C take no value, so the
+// file after them is an operand.
+var readerSpecs = map[string]optSpec{
+	"od":      {short: "AjNSstw", long: []string{"address-radix", "skip-bytes", "read-bytes", "strings", "format", "width", "endian"}},
+	"hexdump": {short: "efns", long: []string{"format", "format-file", "length", "skip"}},
+	"xxd":     {short: "cglosnC", long: []string{"cols", "groupsize", "len", "offset", "seek", "name"}},
+	"wc":      {long: []string{"files0-from"}},
+	"strings": {short: "ntesT", long: []string{"bytes", "radix", "encoding", "target", "output-separator"}},
+	"nl":      {short: "bdfhilnpsvw", long: []string{"body-numbering", "section-delimiter", "footer-numbering", "header-numbering", "line-increment", "join-blank-lines", "number-format", "number-separator", "starting-line-number", "number-width"}},
+	"md5sum":  {}, "sha1sum": {}, "sha256sum": {}, "sha512sum": {}, "sha224sum": {}, "sha384sum": {}, "b2sum": {short: "l", long: []string{"length"}},
+	"cksum": {short: "al", long: []string{"algorithm", "length"}}, "sum": {}, "base32": {short: "w", long: []string{"wrap"}}, "tac": {short: "s", long: []string{"separator"}}, "rev": {},
+}
+
 func hRead(cx *cmdCtx, name string, args []string) {
 	skip := readSpecs[name]
 	j := cx.j
@@ -859,10 +874,27 @@ func hRead(cx *cmdCtx, name string, args []string) {
 			j.other("sys.system-write", "ifconfig "+strings.Join(displayArgs(ops, 3), " "))
 		}
 	case "sqlite3":
-		// sqlite3 DB [SQL]: local database file, may write it.
+		// sqlite3 DB [SQL]: local database file, may write it; its SQL
+		// arguments, -cmd values and standard input may hold dot-commands.
 		j.atLeast(kEdit)
-		if ops := operands(args[1:], optSpec{short: "", long: []string{"cmd", "init", "separator", "newline", "nullvalue"}}); len(ops) > 0 {
+		ops := operands(args[1:], optSpec{short: "", long: []string{"cmd", "init", "separator", "newline", "nullvalue"}})
+		if len(ops) > 0 && ops[0] != ":memory:" && ops[0] != "" {
 			cx.write(ops[0], false)
+		}
+		for k, a := range args[1:] {
+			if (a == "-cmd" || a == "--cmd") && k+2 < len(args) {
+				cx.sqliteText(args[k+2])
+			}
+			if (a == "-init" || a == "--init") && k+2 < len(args) {
+				cx.read(args[k+2])
+			}
+		}
+		if len(ops) > 1 {
+			for _, sql := range ops[1:] {
+				cx.sqliteText(sql)
+			}
+		} else if text, ok := cx.stdinText(); ok {
+			cx.sqliteText(text)
 		}
 		return
 	case "uniq":
@@ -894,6 +926,9 @@ func hRead(cx *cmdCtx, name string, args []string) {
 	spec := optSpec{short: "efABCmdgtTMDnco", long: []string{"regexp", "file", "max-count", "context", "after-context", "before-context", "glob", "type", "type-not", "max-depth", "lines", "bytes"}}
 	if name == "ls" || name == "cat" || name == "tree" || name == "du" {
 		spec = optSpec{short: "ILIw", long: []string{"ignore", "hide", "block-size", "width", "exclude"}}
+	}
+	if s, ok := readerSpecs[name]; ok {
+		spec = s
 	}
 	ops := operands(args[1:], spec)
 	if skip > 0 && (name == "grep" || name == "egrep" || name == "fgrep" || name == "zgrep" || name == "rg" || name == "ag" || name == "ack") {
@@ -2109,6 +2144,10 @@ func (cx *cmdCtx) inVenv(program string) bool {
 }
 
 func hNpm(cx *cmdCtx, name string, args []string) {
+	if name == "bun" && (hasOpt(args[1:], 'e', "eval") || hasOpt(args[1:], 'p', "print")) {
+		hPythonLike(cx, name, args) // bun -e CODE is node -e CODE
+		return
+	}
 	ops := operands(args[1:], optSpec{short: "wC", long: []string{"workspace", "prefix", "cwd", "filter", "dir", "registry"}})
 	if len(ops) == 0 {
 		if name == "yarn" || name == "bun" || name == "pnpm" {
@@ -2242,6 +2281,8 @@ func hPythonLike(cx *cmdCtx, name string, args []string) {
 		lang = "python"
 	case "nodejs":
 		lang = "node"
+	case "tclsh", "wish", "expect":
+		lang = "tcl"
 	}
 	var code string
 	hasCode := false
@@ -2249,7 +2290,7 @@ func hPythonLike(cx *cmdCtx, name string, args []string) {
 	if lang == "deno" && len(args) > 2 && args[1] == "eval" {
 		code, hasCode, i = args[len(args)-1], true, len(args)
 	}
-	codeFlag := map[string]string{"python": "c", "node": "ep", "perl": "eE", "ruby": "e", "php": "r", "lua": "e", "deno": "", "bun": "e", "Rscript": "e", "rscript": "e", "osascript": "e", "tclsh": "", "julia": "e"}[lang]
+	codeFlag := map[string]string{"python": "c", "node": "ep", "perl": "eE", "ruby": "e", "php": "r", "lua": "e", "deno": "", "bun": "e", "Rscript": "e", "rscript": "e", "osascript": "e", "tcl": "c", "julia": "e"}[lang]
 	argFlag := map[string]string{"python": "mWXQ", "node": "r", "perl": "IMmxdDCl", "ruby": "IrCxEF", "php": "dcfzt", "lua": "l", "julia": "LJ"}[lang]
 	for !hasCode && i < len(args) {
 		a := args[i]
@@ -2322,11 +2363,24 @@ func hPythonLike(cx *cmdCtx, name string, args []string) {
 			return
 		}
 		cx.inlineCode(lang, code)
-		// perl -pi -e CODE FILES, ruby -i: the files are edited in place
-		if (lang == "perl" || lang == "ruby") && inPlace(args[1:i]) {
+		// perl -pi -e CODE FILES, ruby -i: the files are edited in place;
+		// without -i, perl -pe/-ne and <> read them (and print them)
+		if lang == "perl" || lang == "ruby" {
+			edit := inPlace(args[1:i])
+			for _, f := range args[i:] {
+				switch {
+				case strings.HasPrefix(f, "-"):
+				case edit:
+					cx.write(f, false)
+				default:
+					cx.read(f)
+				}
+			}
+		} else if cx.codeReadsArgs(code) {
+			// python -c "...open(sys.argv[1])..." FILE
 			for _, f := range args[i:] {
 				if !strings.HasPrefix(f, "-") {
-					cx.write(f, false)
+					cx.read(f)
 				}
 			}
 		}
@@ -2335,6 +2389,9 @@ func hPythonLike(cx *cmdCtx, name string, args []string) {
 	if i >= len(args) {
 		// reads the program from standard input; the checker judges what feeds it
 		cx.j.atLeast(kDev)
+		if text, ok := cx.stdinText(); ok && lang == "tcl" {
+			cx.tclCode(text)
+		}
 		return
 	}
 	t := cx.pe.resolve(args[i])
@@ -2478,6 +2535,28 @@ func hKubectl(cx *cmdCtx, name string, args []string) {
 
 func hMake(cx *cmdCtx, name string, args []string) {
 	cx.j.atLeast(kDev)
+	if name == "make" || name == "gmake" || name == "bmake" {
+		// the makefile from standard input (-f -) or --eval: its recipes
+		// are command lines like any others
+		f, ok := optValue(args[1:], 'f', "file")
+		if !ok {
+			f, ok = optValue(args[1:], 0, "makefile")
+		}
+		if ok && (f == "-" || f == "/dev/stdin" || f == "/dev/fd/0" || f == "/proc/self/fd/0") {
+			if text, ok := cx.stdinText(); ok {
+				cx.makefileText(text)
+			} else {
+				cx.j.other(idInlineCode, name+" -f - runs the recipes of a makefile read from standard input, not known before it runs")
+			}
+		}
+		for k, a := range args[1:] {
+			if v, ok := strings.CutPrefix(a, "--eval="); ok {
+				cx.makefileText(v)
+			} else if a == "--eval" && k+2 < len(args) {
+				cx.makefileText(args[k+2])
+			}
+		}
+	}
 	for _, o := range operands(args[1:], optSpec{short: "CfIjloWE", long: []string{"directory", "file", "makefile", "include-dir", "jobs", "load-average", "old-file", "what-if", "eval"}}) {
 		lo := strings.ToLower(displayArg(o))
 		if lo == "install" || lo == "deploy" || lo == "publish" || lo == "release" || lo == "upload" || lo == "push" || strings.HasPrefix(lo, "deploy") || strings.HasPrefix(lo, "publish") {
@@ -2503,6 +2582,29 @@ func hCommandBuiltin(cx *cmdCtx, name string, args []string) {
 func hEditor(cx *cmdCtx, name string, args []string) {
 	// interactive editors edit the files they are given
 	cx.j.atLeast(kEdit)
+	if name == "ed" || name == "ex" && hasOpt(args[1:], 's') {
+		cx.edScript(name)
+	}
+	if name == "emacs" {
+		// emacs --eval CODE, -eval, --eval=CODE: lisp that may start
+		// processes or delete files
+		for k, a := range args[1:] {
+			code := ""
+			switch {
+			case (a == "--eval" || a == "-eval") && k+2 < len(args):
+				code = args[k+2]
+			case strings.HasPrefix(a, "--eval="):
+				code = a[len("--eval="):]
+			}
+			if code != "" {
+				if isDynamic(code) {
+					cx.j.other(idInlineCode, "emacs --eval of code not known before it runs")
+				} else {
+					cx.inlineCode("elisp", code)
+				}
+			}
+		}
+	}
 	for _, o := range operands(args[1:], optSpec{short: "cu", long: []string{"cmd"}}) {
 		if !strings.HasPrefix(o, "+") {
 			cx.write(o, false)
@@ -2685,7 +2787,7 @@ func buildHandlers() {
 		"choco", "winget", "scoop", "mas", "asdf", "mise", "rtx", "nvm", "pyenv", "rbenv", "rustup", "sdk", "volta", "fnm",
 		"gvm", "goenv", "nodenv", "bundle", "bundler", "vcpkg", "conan", "spack", "dotnet-tools", "krew", "helmfile", "rpm")
 	reg(hPythonLike, "python", "python2", "python3", "pypy", "node", "nodejs", "perl", "ruby", "php", "lua", "deno", "rscript",
-		"julia", "osascript", "tclsh", "wish", "pwsh", "powershell", "irb", "jshell", "ts-node", "tsx", "elixir", "iex", "erl",
+		"julia", "osascript", "tclsh", "wish", "expect", "pwsh", "powershell", "irb", "jshell", "ts-node", "tsx", "elixir", "iex", "erl",
 		"escript", "groovy", "scala", "kotlin", "swift", "guile", "racket", "sbcl", "clisp", "ghci", "runghc", "R")
 	reg(hGradle, "gradle", "gradlew")
 	reg(hMvn, "mvn", "mvnw")

@@ -270,6 +270,21 @@ func gitSub(cx *cmdCtx, sub string, rest, lrest []string, cfg map[string]string)
 		if sub == "hash-object" && shortHas(lrest, 'w') {
 			j.atLeast(kEdit)
 		}
+		// readers of files named on the command line, inside the
+		// repository or not: git diff --no-index A B, git hash-object FILE
+		// (with -w the file becomes a blob a push would publish), git grep
+		// --no-index
+		if sub == "hash-object" || (sub == "diff" || sub == "grep") && longHas(lrest, "--no-index", 6) {
+			_, pos, paths, _ := gitOpts(rest, func(a string) bool {
+				return a == "-t" || a == "--path" || a == "-e" || a == "-f" || a == "-m" || a == "--max-depth" || a == "-A" || a == "-B" || a == "-C"
+			})
+			if sub == "grep" && len(pos) > 0 && !hasOpt(rest, 'e') && !hasOpt(rest, 'f') {
+				pos = pos[1:] // the pattern
+			}
+			for _, f := range append(pos, paths...) {
+				cx.read(f)
+			}
+		}
 		if sub == "difftool" && (shortHasA(rest, 'x', "") || longHas(lrest, "--extcmd", 4)) {
 			j.other("git.config-exec", "git difftool --extcmd runs a command")
 			cx.optionCommands(append([]string{"git"}, rest...), 'x', "extcmd")
