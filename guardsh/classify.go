@@ -234,7 +234,11 @@ func (p *Policy) Classify(c Command) Verdict {
 			return v
 		}
 	}
-	v := p.classifyArgs(&c, c.Args, 0, false)
+	var in *source
+	if c.Input != nil {
+		in = &source{kind: srcStatic, text: *c.Input}
+	}
+	v := p.classifyArgsIn(&c, c.Args, 0, false, in)
 	if c.Source != "" && v.Decision != Deny && hasGlob(c.Source) {
 		if w := p.scriptVerdict(c.Source, &c, 1); w.Decision == Deny {
 			w.Reason = "as written (" + c.Source + "): " + w.Reason
@@ -242,6 +246,37 @@ func (p *Policy) Classify(c Command) Verdict {
 		}
 	}
 	return v
+}
+
+// InputMatters reports whether the verdict on args depends on what the
+// command reads on standard input: xargs and parallel make it arguments,
+// sqlite3 and ed run it as commands. A runner that can read the input
+// before the command starts passes it as Command.Input.
+func InputMatters(args []string) bool {
+	norm := basicArgv(args)
+	for range 4 {
+		if len(norm) == 0 {
+			return false
+		}
+		switch norm[0] {
+		case "xargs":
+			for _, a := range norm[1:] {
+				if a == "-a" || strings.HasPrefix(a, "--arg-file") || strings.HasPrefix(a, "-a") && len(a) > 2 {
+					return false // reads a file, not stdin
+				}
+			}
+			return true
+		case "parallel", "ed", "sqlite3":
+			return true
+		}
+		// timeout 5 xargs ..., env X=y sqlite3 ...
+		inner, _, ok := unwrap(norm)
+		if !ok || len(inner) == 0 || len(inner) >= len(norm) {
+			return false
+		}
+		norm = basicArgv(inner)
+	}
+	return false
 }
 
 var pureVerdict = Verdict{Decision: Allow, Rule: "shell.builtin", Reason: "shell builtin without side effects"}

@@ -810,12 +810,27 @@ func (g *Runner) call(ctx context.Context, args []string) ([]string, error) {
 	// handler, so a builtin's name is always decided as itself.
 	maybeFunc := !interp.IsBuiltin(args[0]) && g.sh.mayBeFunction(args[0])
 	c.Function = maybeFunc
+	var input io.Reader
+	if !maybeFunc && !interp.IsBuiltin(args[0]) && guardsh.InputMatters(args) {
+		// the verdict depends on stdin: read it first (input.go)
+		data, all, rest := readInput(hc.Stdin)
+		if all {
+			text := string(data)
+			c.Input = &text
+		}
+		if rest != hc.Stdin {
+			input = rest
+		}
+	}
 	v := g.decide(ctx, c)
 	if v.Decision != guardsh.Allow {
 		return []string{deniedCmd, v.Message()}, nil
 	}
 	if maybeFunc {
 		g.sh.markRecheck(args)
+	}
+	if input != nil {
+		return withInput(g.compatCall(ctx, hc, args), input), nil
 	}
 	return g.compatCall(ctx, hc, args), nil
 }
@@ -831,6 +846,9 @@ func (g *Runner) exec(ctx context.Context, args []string) error {
 		}
 		fmt.Fprintln(hc.Stderr, strings.TrimRight(msg, "\n"))
 		return interp.ExitStatus(126)
+	}
+	if args[0] == inputCmd {
+		hc, args = takeInput(hc, args)
 	}
 	if strings.HasPrefix(args[0], internalPrefix) {
 		return g.builtin(ctx, hc, args)
