@@ -88,11 +88,108 @@ func Prepare(gitPath, dir string, env, args []string) (argv, envOut []string, er
 	if err := CheckArgs(args); err != nil {
 		return nil, nil, err
 	}
-	if err := CheckRepo(gitPath, dir, envOut); err != nil {
+	globals, sub := repoOptions(args)
+	if err := checkRepo(gitPath, dir, envOut, globals); err != nil {
 		return nil, nil, err
+	}
+	if sub >= 0 && args[sub] == "push" && localPush(gitPath, dir, envOut, globals, args[sub+1:]) {
+		// A push to a repository on this machine runs its receive-pack
+		// here, with that repository's hooks, and git does not pass
+		// command-line config across a local transport: turn them off
+		// there too.
+		args = append(append(append([]string(nil), args[:sub+1]...), "--receive-pack=git -c core.hooksPath=/dev/null receive-pack"), args[sub+1:]...)
 	}
 	argv = append(append([]string{gitPath}, overrides...), args...)
 	return argv, envOut, nil
+}
+
+// repoOptions returns the global options of a git command line that choose
+// its repository (-C, --git-dir, --work-tree, --bare), to locate the same
+// repository, and the index of the subcommand (-1 none).
+func repoOptions(args []string) (globals []string, sub int) {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "" || a[0] != '-' {
+			return globals, i
+		}
+		switch {
+		case a == "-C" || a == "--git-dir" || a == "--work-tree":
+			if i+1 < len(args) {
+				globals = append(globals, a, args[i+1])
+			}
+			i++
+		case strings.HasPrefix(a, "--git-dir=") || strings.HasPrefix(a, "--work-tree=") || a == "--bare":
+			globals = append(globals, a)
+		case a == "-c" || a == "--namespace" || a == "--super-prefix" || a == "--config-env":
+			i++
+		}
+	}
+	return globals, -1
+}
+
+// localPush reports whether git push with words rest goes to a repository
+// on this machine: a path or file:// URL, given or configured for the
+// remote named.
+func localPush(gitPath, dir string, env, globals, rest []string) bool {
+	target := ""
+	for k := 0; k < len(rest); k++ {
+		a := rest[k]
+		if a == "--" {
+			if k+1 < len(rest) {
+				target = rest[k+1]
+			}
+			break
+		}
+		if strings.HasPrefix(a, "--repo=") {
+			target = a[len("--repo="):]
+			break
+		}
+		if a == "--repo" || a == "-o" || a == "--push-option" {
+			k++
+			if a == "--repo" && k < len(rest) {
+				target = rest[k]
+				break
+			}
+			continue
+		}
+		if !strings.HasPrefix(a, "-") {
+			target = a
+			break
+		}
+	}
+	if target == "" {
+		target = "origin" // an unconfigured default remote is origin
+		if b, err := run(gitPath, dir, env, append(append([]string(nil), globals...), "config", "--get", "remote.pushDefault")...); err == nil && b != "" {
+			target = b
+		}
+	}
+	urls := []string{target}
+	if !strings.ContainsAny(target, "/:") && target != "." {
+		urls = nil
+		for _, key := range []string{"remote." + target + ".pushurl", "remote." + target + ".url"} {
+			if out, err := run(gitPath, dir, env, append(append([]string(nil), globals...), "config", "--get-all", key)...); err == nil {
+				urls = append(urls, strings.Split(out, "\n")...)
+			}
+		}
+	}
+	for _, u := range urls {
+		u = strings.TrimSpace(u)
+		if u == "" {
+			continue
+		}
+		if strings.HasPrefix(u, "file://") || u == "." || !strings.Contains(u, "://") && !scpLike(u) {
+			return true
+		}
+	}
+	return false
+}
+
+// scpLike reports whether u is git's host:path form (a colon before the
+// first slash).
+func scpLike(u string) bool {
+	c := strings.IndexByte(u, ':')
+	s := strings.IndexByte(u, '/')
+	return c > 0 && (s < 0 || c < s)
 }
 
 // Env is env without the GIT_* variables that choose a repository, config,
@@ -117,7 +214,14 @@ func Env(env []string) []string {
 // that runs a program. It runs git only to locate the repository and list
 // its config, which execute nothing the repository controls.
 func CheckRepo(gitPath, dir string, env []string) error {
-	out, err := run(gitPath, dir, env, "rev-parse", "--absolute-git-dir", "--git-common-dir", "--show-toplevel")
+	return checkRepo(gitPath, dir, env, nil)
+}
+
+// checkRepo is CheckRepo for the repository the global options globals
+// (-C, --git-dir, --work-tree) choose.
+func checkRepo(gitPath, dir string, env, globals []string) error {
+	g := func(args ...string) []string { return append(append([]string(nil), globals...), args...) }
+	out, err := run(gitPath, dir, env, g("rev-parse", "--path-format=absolute", "--absolute-git-dir", "--git-common-dir", "--show-toplevel")...)
 	if err != nil {
 		if strings.Contains(err.Error(), "not a git repository") {
 			return nil
@@ -150,7 +254,7 @@ func CheckRepo(gitPath, dir string, env []string) error {
 			return &Refusal{Why: fmt.Sprintf("%s exists: it sends git to another directory for the repository's data", filepath.Join(gitDir, f))}
 		}
 	}
-	list, err := run(gitPath, dir, env, "config", "--list", "--show-scope", "--includes", "-z")
+	list, err := run(gitPath, dir, env, g("config", "--list", "--show-scope", "--includes", "-z")...)
 	if err != nil {
 		return err
 	}
@@ -186,7 +290,7 @@ func run(gitPath, dir string, env []string, args ...string) (string, error) {
 		if msg == "" {
 			msg = err.Error()
 		}
-		return "", errors.New("git " + args[0] + ": " + msg)
+		return "", errors.New("git " + strings.Join(args, " ") + ": " + msg)
 	}
 	return strings.TrimSuffix(out.String(), "\n"), nil
 }

@@ -53,6 +53,16 @@ func TestBrokerGitRunsWhatWasApproved(t *testing.T) {
 			os.WriteFile(filepath.Join(project, ".git", "hooks", "pre-push"), []byte("#!/bin/sh\necho ran >> "+marker+"\n"), 0o755)
 			os.WriteFile(filepath.Join(project, ".git", "hooks", "reference-transaction"), []byte("#!/bin/sh\necho ran >> "+marker+"\n"), 0o755)
 		}, []string{"git", "push", "-q", "origin", "main"}, nil, ""},
+		// the remote's own hooks (planted below): a local transport runs
+		// its receive-pack here, without the command line's config
+		{"hooks of a local remote", nil, []string{"git", "push", "-q", "origin", "main"}, nil, ""},
+		{"hooks of a local remote named by path", nil, []string{"git", "push", "-q", "REMOTE", "main"}, nil, ""},
+		{"--git-dir to a planted repository", func(t *testing.T, project, marker string) {
+			other := filepath.Join(project, "other")
+			git(project, "init", "-q", "-b", "main", other)
+			git(other, "commit", "-q", "--allow-empty", "-m", "x")
+			git(other, "config", "core.sshCommand", "sh x.sh")
+		}, []string{"git", "--git-dir=other/.git", "push", "-q", "origin", "main"}, nil, "core.sshcommand"},
 		{"receivepack in the repository's config", func(t *testing.T, project, marker string) {
 			git(project, "config", "remote.origin.receivepack", strings.ReplaceAll(smuggled, "MARKER", marker))
 		}, []string{"git", "push", "-q", "origin", "main"}, nil, "remote.origin.receivepack"},
@@ -82,9 +92,14 @@ func TestBrokerGitRunsWhatWasApproved(t *testing.T) {
 			if c.plant != nil {
 				c.plant(t, project, marker)
 			}
+			if strings.HasPrefix(c.name, "hooks of a local remote") {
+				for _, h := range []string{"pre-receive", "post-receive", "update", "post-update"} {
+					os.WriteFile(filepath.Join(remote, "hooks", h), []byte("#!/bin/sh\necho ran >> "+marker+"\n"), 0o755)
+				}
+			}
 			args := make([]string, len(c.args))
 			for i, a := range c.args {
-				args[i] = strings.ReplaceAll(a, "MARKER", marker)
+				args[i] = strings.ReplaceAll(strings.ReplaceAll(a, "MARKER", marker), "REMOTE", remote)
 			}
 			env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir()}
 			for _, e := range c.env {
