@@ -397,8 +397,8 @@ func (p *Policy) applyRules(v Verdict, args []string, finding string) Verdict {
 	for i := range p.Rules {
 		r := &p.Rules[i]
 		if r.matchArgs(norm) || r.matchArgs(basic) || r.matchArgs(args) {
-			if best == nil || r.Decision > best.Decision {
-				best = r
+			if best == nil || r.Decision > best.Decision || r.Decision == best.Decision && namesOption(r.Prefix) && !namesOption(best.Prefix) {
+				best = r // the stricter, or the one that names options
 			}
 		}
 	}
@@ -412,6 +412,12 @@ func (p *Policy) applyRules(v Verdict, args []string, finding string) Verdict {
 		}
 	}
 	if best == nil || v.Decision == Deny {
+		return v
+	}
+	if best.Decision == Allow && finding == "git.config-exec" && !namesOption(best.Prefix) {
+		// a rule for git push origin * was not written for the program
+		// --receive-pack=CMD or -c core.sshCommand=CMD runs: only a rule
+		// that names such an option allows it
 		return v
 	}
 	out := func(d Decision) Verdict {
@@ -480,6 +486,17 @@ func (r *Rule) matchArgs(args []string) bool {
 		}
 	}
 	return true
+}
+
+// namesOption reports whether a rule prefix has an option or NAME=value
+// word.
+func namesOption(prefix []string) bool {
+	for _, w := range prefix {
+		if strings.HasPrefix(w, "-") || strings.Contains(w, "=") {
+			return true
+		}
+	}
+	return false
 }
 
 // approves reports whether approval r covers args, whose own finding (the

@@ -199,6 +199,7 @@ func TestConfigRules(t *testing.T) {
 // TestSessionApprovals: "allow for this session" stores a normalised
 // prefix rule, never the literal command line.
 func TestSessionApprovals(t *testing.T) {
+	t.Run("configured rule", testConfiguredRuleOptions)
 	c := func(s string) Command {
 		return Command{Args: strings.Fields(s), Dir: "/p", Project: "/p", Home: "/h"}
 	}
@@ -647,5 +648,27 @@ func TestUnknownModeIsDefault(t *testing.T) {
 		if sv := check(t, m, "ls"); sv.Decision != Ask || sv.Rule != idModeDefault {
 			t.Errorf("mode %q: ls = %s [%s]", m, sv.Decision, sv.Rule)
 		}
+	}
+}
+
+// testConfiguredRuleOptions: a configured allow rule with network rights
+// for git push origin * allows the pushes it names, not a program
+// smuggled in through an option or config it does not name.
+func testConfiguredRuleOptions(t *testing.T) {
+	p := NewPolicy(ModeAuto)
+	p.Rules = []Rule{{ID: "user.push", Decision: Allow, Prefix: []string{"git", "push", "origin", "*"}, Network: true}}
+	c := func(s string) Command { return Command{Args: strings.Fields(s), Dir: "/p", Project: "/p", Home: "/h"} }
+	if v := p.Classify(c("git push origin main")); v.Decision != Allow || !v.Effects.Network {
+		t.Errorf("git push origin main = %s [%s] network %v", v.Decision, v.Rule, v.Effects.Network)
+	}
+	for _, s := range []string{"git push origin main --receive-pack=x.py", "git push --exec=x.py origin main",
+		"git -c core.sshCommand=x.py push origin main", "env GIT_SSH_COMMAND=x.py git push origin main"} {
+		if v := p.Classify(c(s)); v.Decision == Allow {
+			t.Errorf("%s allowed [%s] by a rule that does not name the option", s, v.Rule)
+		}
+	}
+	p.Rules = append(p.Rules, Rule{ID: "user.push-rp", Decision: Allow, Prefix: []string{"git", "push", "origin", "main", "--receive-pack=x.py"}})
+	if v := p.Classify(c("git push origin main --receive-pack=x.py")); v.Decision != Allow {
+		t.Errorf("a rule naming the option: %s [%s]", v.Decision, v.Rule)
 	}
 }
