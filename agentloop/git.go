@@ -106,7 +106,11 @@ func (g *gitRepo) checkpoint(paths []string, msg string) (bool, error) {
 	if g.Branch == "" {
 		return false, nil
 	}
-	if cur, _ := gitOut(g.Top, "symbolic-ref", "--short", "-q", "HEAD"); cur != g.Branch {
+	cur, err := gitOut(g.Top, "symbolic-ref", "--short", "-q", "HEAD")
+	if r := (*gitsafe.Refusal)(nil); errors.As(err, &r) {
+		return false, fmt.Errorf("not committing a checkpoint: %w", r)
+	}
+	if cur != g.Branch {
 		return false, fmt.Errorf("not committing a checkpoint: the repository is on %q, not %s (a shell command switched branches)", cur, g.Branch)
 	}
 	if g.allowDirty {
