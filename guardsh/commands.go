@@ -2290,6 +2290,32 @@ func hPythonLike(cx *cmdCtx, name string, args []string) {
 	if lang == "deno" && len(args) > 2 && args[1] == "eval" {
 		code, hasCode, i = args[len(args)-1], true, len(args)
 	}
+	// languages whose code option is a word of its own: erl -eval,
+	// pwsh -Command (any case), sbcl --eval, guile -c, racket -e
+	if opts, ok := codeWords[lang]; ok && !hasCode {
+		for k := 1; k < len(args); k++ {
+			a := args[k]
+			if lang == "pwsh" || lang == "powershell" {
+				a = strings.ToLower(a)
+				if a == "-encodedcommand" || a == "-enc" || a == "-e" || a == "-ec" {
+					cx.j.other(idInlineCode, name+" runs an encoded command")
+					return
+				}
+			}
+			if slices.Contains(opts, a) && k+1 < len(args) {
+				code, hasCode, i = args[k+1], true, len(args)
+				break
+			}
+			if v, ok := strings.CutPrefix(a, "--eval="); ok && slices.Contains(opts, "--eval") {
+				code, hasCode, i = v, true, len(args)
+				break
+			}
+		}
+		if !hasCode {
+			cx.j.atLeast(kDev)
+			return
+		}
+	}
 	codeFlag := map[string]string{"python": "c", "node": "ep", "perl": "eE", "ruby": "e", "php": "r", "lua": "e", "deno": "", "bun": "e", "Rscript": "e", "rscript": "e", "osascript": "e", "tcl": "c", "julia": "e"}[lang]
 	argFlag := map[string]string{"python": "mWXQ", "node": "r", "perl": "IMmxdDCl", "ruby": "IrCxEF", "php": "dcfzt", "lua": "l", "julia": "LJ"}[lang]
 	for !hasCode && i < len(args) {
@@ -2407,6 +2433,14 @@ func hPythonLike(cx *cmdCtx, name string, args []string) {
 		}
 		cx.j.other(idShellStdin, "program "+t.abs+" outside the project")
 	}
+}
+
+// codeWords are the options that take inline code, as whole words, of
+// languages whose options are not single letters.
+var codeWords = map[string][]string{
+	"erl": {"-eval"}, "escript": {"-eval"}, "pwsh": {"-c", "-command"}, "powershell": {"-c", "-command"},
+	"sbcl": {"--eval"}, "clisp": {"-x"}, "guile": {"-c", "-e"}, "racket": {"-e", "--eval"},
+	"elixir": {"-e", "--eval"}, "iex": {"-e", "--eval"}, "groovy": {"-e"}, "scala": {"-e"},
 }
 
 // inPlace reports whether perl/ruby options include -i (in-place edit).
@@ -2714,10 +2748,19 @@ func buildHandlers() {
 	reg(func(cx *cmdCtx, name string, args []string) {
 		cx.j.atLeast(kDev)
 		for k, a := range args[1:] {
-			if (a == "-ex" || a == "--ex" || a == "-eval-command" || a == "--eval-command") && k+2 < len(args) {
+			if (a == "-ex" || a == "--ex" || a == "-eval-command" || a == "--eval-command" || name == "lldb" && (a == "-o" || a == "--one-line" || a == "-O" || a == "--one-line-before-file")) && k+2 < len(args) {
 				c := strings.TrimSpace(args[k+2])
-				if r, ok := strings.CutPrefix(c, "shell "); ok {
-					c = "!" + r
+				for _, pre := range [...]string{"platform shell ", "shell "} {
+					if r, ok := strings.CutPrefix(c, pre); ok {
+						c = "!" + r
+						break
+					}
+				}
+				if r, ok := strings.CutPrefix(c, "script "); ok {
+					cx.inlineCode("python", r) // gdb python / lldb script
+				}
+				if r, ok := strings.CutPrefix(c, "python "); ok {
+					cx.inlineCode("python", r)
 				}
 				if r, ok := strings.CutPrefix(c, "!"); ok {
 					cx.j.other(idInlineCode, name+" runs a shell command: "+r)

@@ -29,6 +29,9 @@ var codeMarkers = []codeMarker{
 	{"popen(", 's'}, {"proc_open", 's'}, {"os.execute", 's'}, {"io.popen", 's'}, {"Runtime.getRuntime", 'a'},
 	{"ProcessBuilder", 'a'}, {"do shell script", 's'}, {"Start-Process", 'a'}, {"Invoke-Expression", 'x'},
 	{"eval(", 'x'}, {"__import__", 'x'}, {"importlib", 'x'}, {"compile(", 'x'},
+	// lisps (scheme (system "..."), sbcl run-program), erlang/elixir
+	{"(system ", 's'}, {"run-program", 'a'}, {"System.cmd", 'a'}, {"os:cmd", 's'}, {":os.cmd", 's'}, {"open_port", 'a'},
+	{"Port.open", 'a'}, {"System.shell", 's'}, {"Runtime.exec", 'a'}, {".execute()", 'a'},
 	// emacs lisp (emacs --eval)
 	{"shell-command", 's'}, {"async-shell-command", 's'}, {"call-process", 'a'}, {"start-process", 'a'}, {"make-process", 'a'},
 	{"process-file", 'a'}, {"delete-directory", 'R'}, {"delete-file", 'd'}, {"url-retrieve", 'n'},
@@ -225,8 +228,9 @@ func computedString(s string, n int) bool {
 			return true
 		}
 	}
-	// perl/php concatenation: "a" . $b
-	if strings.HasPrefix(after, ".") && len(after) > 1 && (after[1] == ' ' || after[1] == '$') {
+	// perl/php concatenation ("a" . $b, "a".getenv()), or a method that
+	// changes the literal ("a".upper())
+	if strings.HasPrefix(after, ".") {
 		return true
 	}
 	// adjacent literals with a value between them are caught by the
@@ -418,7 +422,8 @@ func (cx *cmdCtx) codeCall(lang string, m codeMarker, rest string) {
 		// os.execv + p(, os.spawnl + p(: the rest of the name
 		rest = strings.TrimLeft(rest, "abcdefghijklmnopqrstuvwxyz")
 	}
-	if m.text == "call-process" || m.text == "start-process" || m.text == "make-process" || m.text == "process-file" {
+	if m.text == "call-process" || m.text == "start-process" || m.text == "make-process" || m.text == "process-file" ||
+		m.text == "run-program" || m.text == "open_port" || m.text == "Port.open" || m.text == ".execute()" || m.text == "Runtime.exec" {
 		cx.j.other(idInlineCode, lang+" code starts processes ("+m.text+")")
 		return
 	}

@@ -107,6 +107,16 @@ func TestInlineCodeSpawns(t *testing.T) {
 		{`perl -e 'system("rm -rf " . $ENV{HOME})'`, Ask, idInlineCode},
 		{`ruby -e 'system("git reset --hard")'`, Deny, "git.reset-hard"},
 		{"julia -e 'run(`git reset --hard`)'", Deny, "git.reset-hard"},
+		{`guile -c '(system "rm -rf ~")'`, Deny, "rm.recursive-home"},
+		{`racket -e '(system "git reset --hard")'`, Deny, "git.reset-hard"},
+		{`sbcl --eval '(sb-ext:run-program "/bin/rm" (list "-rf" "x"))'`, Ask, idInlineCode},
+		{`elixir -e 'System.cmd("git", ["reset", "--hard"])'`, Deny, "git.reset-hard"},
+		{`erl -eval 'os:cmd("rm -rf ~")'`, Deny, "rm.recursive-home"},
+		{`pwsh -Command 'Remove-Item -Recurse -Force $HOME'`, Ask, idInlineCode},
+		{`pwsh -EncodedCommand ZQBjAGgAbwA=`, Ask, idInlineCode},
+		{`lldb -o 'platform shell rm -rf ~'`, Deny, "rm.recursive-home"},
+		{`gdb -batch -ex 'python import os; os.system("git reset --hard")'`, Deny, "git.reset-hard"},
+		{`php -r 'system("rm -rf ".getenv("HOME"));'`, Ask, idInlineCode},
 	}
 	for _, tt := range tests {
 		sv := check(t, ModeAuto, tt.src)
@@ -117,7 +127,8 @@ func TestInlineCodeSpawns(t *testing.T) {
 	// the same tools running harmless commands stay allowed
 	for _, src := range []string{`sqlite3 db '.shell ls'`, `sqlite3 db 'select 1'`, `ed <<< '!ls'`, `make -f - all <<< 'all:; echo hi'`,
 		`tclsh <<< 'puts hi'`, `bun -e "console.log(1)"`, `emacs --batch --eval '(message "hi")'`, `python3 -c "exec('print(1)')"`,
-		`python3 -c "import subprocess as sp; sp.run(['ls'])"`, `python3 -c "import os; os.system('git status')"`} {
+		`python3 -c "import subprocess as sp; sp.run(['ls'])"`, `python3 -c "import os; os.system('git status')"`,
+		`guile -c '(display 1)'`, `elixir -e 'IO.puts 1'`, `pwsh -c 'Get-ChildItem'`, `erl -eval 'io:format("hi")' -s init stop`} {
 		if sv := check(t, ModeAuto, src); sv.Decision != Allow {
 			t.Errorf("auto: %s = %s [%s], want allow", src, sv.Decision, sv.Rule)
 		}
