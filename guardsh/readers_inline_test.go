@@ -39,11 +39,11 @@ func TestCredentialReaders(t *testing.T) {
 			// plan mode may deny the reader for being a program (perl,
 			// sqlite3, python), which is stricter; it must not allow it
 			sv := check(t, m, src)
-			if m == ModePlan && sv.Decision == Deny && sv.Rule == idModePlan {
+			if m == ModePlan && sv.Decision == Deny && sv.Rule == idModePlan.String() {
 				continue
 			}
-			if sv.Decision != Ask || !mentions(sv, idReadCredentials) {
-				t.Errorf("%s: %s = %s [%s], want ask [%s]", m, src, sv.Decision, sv.Rule, idReadCredentials)
+			if sv.Decision != Ask || !mentions(sv, idReadCredentials.String()) {
+				t.Errorf("%s: %s = %s [%s], want ask [%s]", m, src, sv.Decision, sv.Rule, idReadCredentials.String())
 			}
 		}
 	}
@@ -72,26 +72,26 @@ func TestInlineCodeSpawns(t *testing.T) {
 		{`python3 -c "from subprocess import call as c; c('git reset --hard', shell=True)"`, Deny, "git.reset-hard"},
 		{`python3 -c "from os import system; system('rm -rf ~')"`, Deny, "rm.recursive-home"},
 		{`python3 -c "import os; os.execvp('git', ['git','reset','--hard'])"`, Deny, "git.reset-hard"},
-		{`python3 -c "import os; os.system('rm -rf ' + os.environ['HOME'])"`, Ask, idInlineCode},
-		{`python3 -c "import os; os.system(f'rm -rf {os.environ[\"HOME\"]}')"`, Ask, idInlineCode},
-		{`python3 -c "import os; os.system('rm -rf %s' % d)"`, Ask, idInlineCode},
-		{`python3 -c "exec('import os; os.sys'+'tem(\"rm -rf ~\")')"`, Ask, idInlineCode},
+		{`python3 -c "import os; os.system('rm -rf ' + os.environ['HOME'])"`, Ask, "code.inline"},
+		{`python3 -c "import os; os.system(f'rm -rf {os.environ[\"HOME\"]}')"`, Ask, "code.inline"},
+		{`python3 -c "import os; os.system('rm -rf %s' % d)"`, Ask, "code.inline"},
+		{`python3 -c "exec('import os; os.sys'+'tem(\"rm -rf ~\")')"`, Ask, "code.inline"},
 		{`python3 -c "exec('import os; os.system(\"git reset --hard\")')"`, Deny, "git.reset-hard"},
-		{`node -e "require('child_process').execSync('rm -rf ' + process.env.HOME)"`, Ask, idInlineCode},
-		{"node -e 'require(\"child_process\").execSync(`rm -rf ${process.env.HOME}`)'", Ask, idInlineCode},
+		{`node -e "require('child_process').execSync('rm -rf ' + process.env.HOME)"`, Ask, "code.inline"},
+		{"node -e 'require(\"child_process\").execSync(`rm -rf ${process.env.HOME}`)'", Ask, "code.inline"},
 		{`bun -e "require('child_process').execSync('rm -rf ~')"`, Deny, "rm.recursive-home"},
 		{`bun --eval "Bun.spawn(['git','reset','--hard'])"`, Deny, "git.reset-hard"},
-		{`deno eval "Deno.removeSync(Deno.env.get('HOME'), {recursive: true})"`, Ask, idInlineCode},
+		{`deno eval "Deno.removeSync(Deno.env.get('HOME'), {recursive: true})"`, Ask, "code.inline"},
 		{`sqlite3 db '.shell rm -rf ~'`, Deny, "rm.recursive-home"},
 		{`sqlite3 db '.system git reset --hard'`, Deny, "git.reset-hard"},
 		{`sqlite3 db ".once |rm -rf ~"`, Deny, "rm.recursive-home"},
-		{`sqlite3 db ".output |sh"`, Ask, idShellStdin},
-		{`sqlite3 db ".load ./evil"`, Ask, idInlineCode},
+		{`sqlite3 db ".output |sh"`, Ask, "shell.unknown-script"},
+		{`sqlite3 db ".load ./evil"`, Ask, "code.inline"},
 		{`sqlite3 db <<< '.shell rm -rf ~'`, Deny, "rm.recursive-home"},
 		{`sqlite3 -cmd '.system rm -rf ~' db`, Deny, "rm.recursive-home"},
 		{`ed <<< '!rm -rf ~'`, Deny, "rm.recursive-home"},
 		{`ed -s f <<< 'w !git reset --hard'`, Deny, "git.reset-hard"},
-		{`cat cmds | ed -s f`, Ask, idInlineCode},
+		{`cat cmds | ed -s f`, Ask, "code.inline"},
 		{`make -f - <<< 'all:; rm -rf ~'`, Deny, "rm.recursive-home"},
 		{"make -f - <<< $'all:\\n\\tgit reset --hard'", Deny, "git.reset-hard"},
 		{`curl -s x | make -f -`, Ask, ""},
@@ -100,23 +100,23 @@ func TestInlineCodeSpawns(t *testing.T) {
 		{`echo 'exec git reset --hard' | tclsh`, Deny, "git.reset-hard"},
 		{`expect -c 'spawn rm -rf ~'`, Deny, "rm.recursive-home"},
 		{`emacs --batch --eval '(shell-command "rm -rf ~")'`, Deny, "rm.recursive-home"},
-		{`emacs --batch --eval '(call-process "sh" nil t nil "-c" "x")'`, Ask, idInlineCode},
+		{`emacs --batch --eval '(call-process "sh" nil t nil "-c" "x")'`, Ask, "code.inline"},
 		{`awk 'BEGIN{system("rm -rf ~")}'`, Deny, "rm.recursive-home"},
-		{`awk 'BEGIN{system("rm -rf " ENVIRON["HOME"])}'`, Ask, idInlineCode},
+		{`awk 'BEGIN{system("rm -rf " ENVIRON["HOME"])}'`, Ask, "code.inline"},
 		{`perl -e 'system "rm -rf ~"'`, Deny, "rm.recursive-home"},
-		{`perl -e 'system("rm -rf " . $ENV{HOME})'`, Ask, idInlineCode},
+		{`perl -e 'system("rm -rf " . $ENV{HOME})'`, Ask, "code.inline"},
 		{`ruby -e 'system("git reset --hard")'`, Deny, "git.reset-hard"},
 		{"julia -e 'run(`git reset --hard`)'", Deny, "git.reset-hard"},
 		{`guile -c '(system "rm -rf ~")'`, Deny, "rm.recursive-home"},
 		{`racket -e '(system "git reset --hard")'`, Deny, "git.reset-hard"},
-		{`sbcl --eval '(sb-ext:run-program "/bin/rm" (list "-rf" "x"))'`, Ask, idInlineCode},
+		{`sbcl --eval '(sb-ext:run-program "/bin/rm" (list "-rf" "x"))'`, Ask, "code.inline"},
 		{`elixir -e 'System.cmd("git", ["reset", "--hard"])'`, Deny, "git.reset-hard"},
 		{`erl -eval 'os:cmd("rm -rf ~")'`, Deny, "rm.recursive-home"},
-		{`pwsh -Command 'Remove-Item -Recurse -Force $HOME'`, Ask, idInlineCode},
-		{`pwsh -EncodedCommand ZQBjAGgAbwA=`, Ask, idInlineCode},
+		{`pwsh -Command 'Remove-Item -Recurse -Force $HOME'`, Ask, "code.inline"},
+		{`pwsh -EncodedCommand ZQBjAGgAbwA=`, Ask, "code.inline"},
 		{`lldb -o 'platform shell rm -rf ~'`, Deny, "rm.recursive-home"},
 		{`gdb -batch -ex 'python import os; os.system("git reset --hard")'`, Deny, "git.reset-hard"},
-		{`php -r 'system("rm -rf ".getenv("HOME"));'`, Ask, idInlineCode},
+		{`php -r 'system("rm -rf ".getenv("HOME"));'`, Ask, "code.inline"},
 	}
 	for _, tt := range tests {
 		sv := check(t, ModeAuto, tt.src)
