@@ -49,12 +49,24 @@ var overrides = []string{
 // Refusal is the error for a repository or a command line guardsh does not
 // run git on outside the sandbox.
 type Refusal struct {
-	Why string // what was found, and why it matters
+	Why  string // what was found, and why it matters
+	Hint string // how to do the legitimate thing
 }
 
 func (r *Refusal) Error() string {
-	return "guardsh does not run git outside the sandbox here: " + r.Why
+	msg := "guardsh does not run git outside the sandbox here: " + r.Why
+	if r.Hint != "" {
+		msg += ". " + r.Hint
+	}
+	return msg
 }
+
+// The hints of the three kinds of refusal.
+const (
+	hintArgs     = "Run it without that option or config: git then runs its own programs (git-receive-pack, git-upload-pack, ssh), and an ssh command or helper of yours belongs in your ~/.gitconfig"
+	hintRedirect = "If the session made it, remove it; a linked worktree or a submodule: run the command in the main repository's work tree"
+	hintConfig   = "Remove it from the repository's config (git config --unset KEY), or set it in your own ~/.gitconfig if you trust it"
+)
 
 // Command returns git (found on the caller's PATH as exec.LookPath does,
 // or gitPath when not empty) run in dir with args, hardened as the package
@@ -236,7 +248,7 @@ func checkRepo(gitPath, dir string, env, globals []string) error {
 			common = filepath.Join(dir, common)
 		}
 		if filepath.Clean(common) != filepath.Clean(gitDir) {
-			return &Refusal{Why: fmt.Sprintf("its git directory %s takes its objects, refs, config and hooks from %s (a linked worktree or a planted commondir)", gitDir, common)}
+			return &Refusal{Why: fmt.Sprintf("its git directory %s takes its objects, refs, config and hooks from %s (a linked worktree or a planted commondir)", gitDir, common), Hint: hintRedirect}
 		}
 	}
 	if len(lines) > 2 && lines[2] != "" {
@@ -246,12 +258,12 @@ func checkRepo(gitPath, dir string, env, globals []string) error {
 			if fi.Mode()&os.ModeSymlink != 0 {
 				what = "a symbolic link"
 			}
-			return &Refusal{Why: fmt.Sprintf("%s is %s to %s, not the repository's own directory", dotgit, what, gitDir)}
+			return &Refusal{Why: fmt.Sprintf("%s is %s to %s, not the repository's own directory", dotgit, what, gitDir), Hint: hintRedirect}
 		}
 	}
 	for _, f := range []string{"commondir", "gitdir", filepath.Join("objects", "info", "alternates")} {
 		if _, err := os.Lstat(filepath.Join(gitDir, f)); err == nil {
-			return &Refusal{Why: fmt.Sprintf("%s exists: it sends git to another directory for the repository's data", filepath.Join(gitDir, f))}
+			return &Refusal{Why: fmt.Sprintf("%s exists: it sends git to another directory for the repository's data", filepath.Join(gitDir, f)), Hint: hintRedirect}
 		}
 	}
 	list, err := run(gitPath, dir, env, g("config", "--list", "--show-scope", "--includes", "-z")...)
@@ -271,7 +283,7 @@ func checkRepo(gitPath, dir string, env, globals []string) error {
 			continue // overridden on the command line
 		}
 		if RunsProgram(lk, v) || lk == "core.worktree" {
-			return &Refusal{Why: fmt.Sprintf("the repository's own config sets %s = %q (%s scope), which git would run or follow", k, v, scope)}
+			return &Refusal{Why: fmt.Sprintf("the repository's own config sets %s = %q (%s scope), which git would run or follow", k, v, scope), Hint: strings.Replace(hintConfig, "KEY", k, 1)}
 		}
 	}
 	return nil
@@ -379,10 +391,10 @@ func CheckArgs(args []string) error {
 				return err
 			}
 		case strings.HasPrefix(a, "--config-env"):
-			return &Refusal{Why: a + " sets config from the environment"}
+			return &Refusal{Why: a + " sets config from the environment", Hint: hintArgs}
 		case strings.HasPrefix(a, "--exec-path"):
 			if strings.Contains(a, "=") {
-				return &Refusal{Why: a + " makes git run its subcommands from another directory"}
+				return &Refusal{Why: a + " makes git run its subcommands from another directory", Hint: hintArgs}
 			}
 		case a == "-C" || a == "--git-dir" || a == "--work-tree" || a == "--namespace" || a == "--super-prefix":
 			i++
@@ -404,28 +416,28 @@ func CheckArgs(args []string) error {
 		case "fetch", "pull", "clone", "ls-remote", "archive", "fetch-pack", "submodule":
 			shortU := (sub == "clone" || sub == "ls-remote") && len(a) > 1 && a[0] == '-' && a[1] != '-' && strings.ContainsRune(a, 'u')
 			if long("--upload-pack") || shortU || (sub == "archive" || sub == "fetch-pack") && long("--exec") {
-				return &Refusal{Why: fmt.Sprintf("git %s %s names the program to run on the other side (through ssh or locally)", sub, a)}
+				return &Refusal{Why: fmt.Sprintf("git %s %s names the program to run on the other side (through ssh or locally)", sub, a), Hint: hintArgs}
 			}
 		case "push", "send-pack":
 			if long("--receive-pack") || long("--exec") {
-				return &Refusal{Why: fmt.Sprintf("git %s %s names the program to run on the other side (through ssh or locally)", sub, a)}
+				return &Refusal{Why: fmt.Sprintf("git %s %s names the program to run on the other side (through ssh or locally)", sub, a), Hint: hintArgs}
 			}
 		case "rebase":
 			if long("--exec") || a == "-x" {
-				return &Refusal{Why: "git rebase --exec runs commands"}
+				return &Refusal{Why: "git rebase --exec runs commands", Hint: hintArgs}
 			}
 		case "difftool", "mergetool":
 			if long("--extcmd") || a == "-x" || long("--tool") || a == "-t" {
-				return &Refusal{Why: "git " + sub + " " + a + " runs a program"}
+				return &Refusal{Why: "git " + sub + " " + a + " runs a program", Hint: hintArgs}
 			}
 		case "bisect":
 			if k == 0 && a == "run" {
-				return &Refusal{Why: "git bisect run runs commands"}
+				return &Refusal{Why: "git bisect run runs commands", Hint: hintArgs}
 			}
 		}
 		if sub == "clone" {
 			if long("--template") {
-				return &Refusal{Why: "git clone --template installs hooks from a directory"}
+				return &Refusal{Why: "git clone --template installs hooks from a directory", Hint: hintArgs}
 			}
 			if a == "-c" || long("--config") {
 				v := ""
@@ -440,7 +452,7 @@ func CheckArgs(args []string) error {
 			}
 		}
 		if strings.Contains(a, "ext::") {
-			return &Refusal{Why: "an ext:: URL runs a command"}
+			return &Refusal{Why: "an ext:: URL runs a command", Hint: hintArgs}
 		}
 	}
 	return nil
@@ -450,7 +462,7 @@ func checkConfig(kv string) error {
 	k, v, _ := strings.Cut(kv, "=")
 	lk := strings.ToLower(k)
 	if RunsProgram(lk, v) || strings.HasPrefix(lk, "include") || lk == "core.worktree" || strings.HasPrefix(lk, "protocol.") {
-		return &Refusal{Why: fmt.Sprintf("-c %s makes git run a program or read config from elsewhere", kv)}
+		return &Refusal{Why: fmt.Sprintf("-c %s makes git run a program or read config from elsewhere", kv), Hint: hintArgs}
 	}
 	return nil
 }
