@@ -296,6 +296,9 @@ func InputMatters(args []string) bool {
 			return true
 		case "parallel", "ed", "sqlite3":
 			return true
+		case "python", "python2", "python3", "pypy", "node", "nodejs", "perl", "ruby", "php", "lua", "tclsh", "wish":
+			// the program itself on standard input (python3 <<< CODE)
+			return readsStdin(norm[0], norm)
 		}
 		// timeout 5 xargs ..., env X=y sqlite3 ...
 		inner, _, ok := unwrap(norm)

@@ -2423,8 +2423,14 @@ func hPythonLike(cx *cmdCtx, name string, args []string) {
 	if i >= len(args) {
 		// reads the program from standard input; the checker judges what feeds it
 		cx.j.atLeast(kDev)
-		if text, ok := cx.stdinText(); ok && lang == "tcl" {
-			cx.tclCode(text)
+		if text, ok := cx.stdinText(); ok {
+			// the runner read it (Command.Input); the checker judges it
+			// as code fed to the interpreter as well
+			if lang == "tcl" {
+				cx.tclCode(text)
+			} else {
+				cx.inlineCode(lang, text)
+			}
 		}
 		return
 	}

@@ -17,7 +17,8 @@ import (
 // are judged with it: a credential file named on stdin asks (and, with no
 // human, does not run) as cat FILE does; the same commands on harmless
 // input run and see all of it. Before, the runner judged `xargs cat` with
-// unknown input and the real xargs printed ~/.ssh keys.
+// unknown input and the real xargs printed ~/.ssh keys; python3 reading
+// its program from a here-string was not read at all.
 func TestRuntimeInputReaders(t *testing.T) {
 	run := func(t *testing.T, src string) (stdout, stderr string, status int) {
 		home, _ := makeHome(t)
@@ -50,6 +51,9 @@ func TestRuntimeInputReaders(t *testing.T) {
 		{`git diff --no-index /dev/null ~/.ssh/id_ed25519`, "git"},
 		{`od -c ~/.ssh/id_ed25519`, "od"},
 		{`perl -pe 1 ~/.ssh/id_ed25519`, "perl"},
+		// the program itself on standard input
+		{`/usr/bin/python3 <<< "print(open('$HOME/.ssh/id_ed25519').read())"`, "/usr/bin/python3"},
+		{`echo "print(open('$HOME/.ssh/id_ed25519').read())" | /usr/bin/python3 -`, "/usr/bin/python3"},
 	}
 	for _, a := range attacks {
 		t.Run(a.src, func(t *testing.T) {
@@ -65,6 +69,8 @@ func TestRuntimeInputReaders(t *testing.T) {
 		{`printf 'a\nb\n' | xargs -n1 echo got`, "got a\ngot b\n", "xargs"},
 		{`seq 1 20000 | xargs echo | wc -w`, "20000\n", "seq"}, // more than the read-ahead: nothing lost
 		{`sqlite3 :memory: <<< 'select 40+2;'`, "42\n", "sqlite3"},
+		{`echo 'print(1+1)' | /usr/bin/python3`, "2\n", "/usr/bin/python3"},
+		{`perl <<< 'print 42, "\n"'`, "42\n", "perl"},
 	}
 	for _, c := range controls {
 		t.Run(c.src, func(t *testing.T) {
