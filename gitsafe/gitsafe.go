@@ -44,6 +44,11 @@ var overrides = []string{
 	"-c", "maintenance.auto=false",
 	"-c", "protocol.ext.allow=never",
 	"-c", "core.untrackedCache=false",
+	// a submodule is another repository, with a config and hooks of its
+	// own that CheckRepo has not seen: no recursion into them
+	"-c", "submodule.recurse=false",
+	"-c", "push.recurseSubmodules=no",
+	"-c", "fetch.recurseSubmodules=false",
 }
 
 // Refusal is the error for a repository or a command line guardsh does not
@@ -266,6 +271,11 @@ func checkRepo(gitPath, dir string, env, globals []string) error {
 			return &Refusal{Why: fmt.Sprintf("%s exists: it sends git to another directory for the repository's data", filepath.Join(gitDir, f)), Hint: hintRedirect}
 		}
 	}
+	if len(lines) > 2 && lines[2] != "" {
+		if err := checkSubmodules(gitPath, lines[2], env, 0); err != nil {
+			return err
+		}
+	}
 	list, err := run(gitPath, dir, env, g("config", "--list", "--show-scope", "--includes", "-z")...)
 	if err != nil {
 		return err
@@ -284,6 +294,65 @@ func checkRepo(gitPath, dir string, env, globals []string) error {
 		}
 		if RunsProgram(lk, v) || lk == "core.worktree" {
 			return &Refusal{Why: fmt.Sprintf("the repository's own config sets %s = %q (%s scope), which git would run or follow", k, v, scope), Hint: strings.Replace(hintConfig, "KEY", k, 1)}
+		}
+	}
+	return nil
+}
+
+// checkSubmodules refuses a work tree whose initialised submodules (the
+// repositories git add and git status run git in, with their own config)
+// have a config that names a program, wherever their .git leads; nested
+// submodules are checked to depth 3.
+func checkSubmodules(gitPath, top string, env []string, depth int) error {
+	if depth > 3 {
+		return nil
+	}
+	out, err := run(gitPath, top, env, "ls-files", "--stage", "-z")
+	if err != nil {
+		return nil // nothing to list: nothing git would recurse into either
+	}
+	n := 0
+	for _, rec := range strings.Split(out, "\x00") {
+		meta, path, ok := strings.Cut(rec, "\t")
+		if !ok || !strings.HasPrefix(meta, "160000 ") {
+			continue
+		}
+		if n++; n > 64 {
+			return &Refusal{Why: "the repository has more than 64 submodules to check", Hint: hintRedirect}
+		}
+		wt := filepath.Join(top, path)
+		gd := filepath.Join(wt, ".git")
+		fi, err := os.Lstat(gd)
+		if err != nil {
+			continue // not initialised: git does not go there
+		}
+		if fi.Mode().IsRegular() {
+			b, err := os.ReadFile(gd)
+			target, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "gitdir:")
+			if err != nil || !ok {
+				return &Refusal{Why: gd + " is not a gitdir: file", Hint: hintRedirect}
+			}
+			gd = strings.TrimSpace(target)
+			if !filepath.IsAbs(gd) {
+				gd = filepath.Join(wt, gd)
+			}
+		}
+		cfg, err := run(gitPath, top, env, "config", "--file", filepath.Join(gd, "config"), "--list", "--includes", "-z")
+		if err == nil {
+			for _, kv := range strings.Split(cfg, "\x00") {
+				k, v, _ := strings.Cut(kv, "\n")
+				lk := strings.ToLower(k)
+				if lk == "core.hookspath" || lk == "core.fsmonitor" || lk == "core.pager" {
+					continue // overridden: command-line config reaches the submodule's git
+				}
+				if RunsProgram(lk, v) {
+					return &Refusal{Why: fmt.Sprintf("the config of submodule %s (%s) sets %s = %q, which git would run when it looks into the submodule", path, gd, k, v),
+						Hint: strings.Replace(hintConfig, "KEY", k, 1)}
+				}
+			}
+		}
+		if err := checkSubmodules(gitPath, wt, env, depth+1); err != nil {
+			return err
 		}
 	}
 	return nil

@@ -114,6 +114,34 @@ func TestCheckRepo(t *testing.T) {
 			os.WriteFile(filepath.Join(top, ".git", "commondir"), []byte(".\n"), 0o644)
 			return top
 		}, "commondir"},
+		{"submodule with a filter in its config", func(t *testing.T, top string) string {
+			sub := filepath.Join(t.TempDir(), "sub")
+			gitIn(t, filepath.Dir(sub), "init", "-q", sub)
+			gitIn(t, sub, "commit", "-q", "--allow-empty", "-m", "s")
+			gitIn(t, top, "-c", "protocol.file.allow=always", "submodule", "add", "-q", sub, "sub")
+			gitIn(t, top, "config", "--file", filepath.Join(top, ".git", "modules", "sub", "config"), "filter.x.clean", "sh x.sh")
+			return top
+		}, "submodule sub"},
+		{"submodule's .git pointed at a planted gitdir", func(t *testing.T, top string) string {
+			sub := filepath.Join(t.TempDir(), "sub")
+			gitIn(t, filepath.Dir(sub), "init", "-q", sub)
+			gitIn(t, sub, "commit", "-q", "--allow-empty", "-m", "s")
+			gitIn(t, top, "-c", "protocol.file.allow=always", "submodule", "add", "-q", sub, "sub")
+			planted := filepath.Join(top, "planted")
+			if err := os.CopyFS(planted, os.DirFS(filepath.Join(top, ".git", "modules", "sub"))); err != nil {
+				t.Fatal(err)
+			}
+			gitIn(t, top, "config", "--file", filepath.Join(planted, "config"), "diff.x.textconv", "sh x.sh")
+			os.WriteFile(filepath.Join(top, "sub", ".git"), []byte("gitdir: ../planted\n"), 0o644)
+			return top
+		}, "diff.x.textconv"},
+		{"submodule, clean", func(t *testing.T, top string) string {
+			sub := filepath.Join(t.TempDir(), "sub")
+			gitIn(t, filepath.Dir(sub), "init", "-q", sub)
+			gitIn(t, sub, "commit", "-q", "--allow-empty", "-m", "s")
+			gitIn(t, top, "-c", "protocol.file.allow=always", "submodule", "add", "-q", sub, "sub")
+			return top
+		}, ""},
 		{"alternates", func(t *testing.T, top string) string {
 			os.WriteFile(filepath.Join(top, ".git", "objects", "info", "alternates"), []byte("/tmp\n"), 0o644)
 			return top

@@ -205,6 +205,11 @@ func (b *Broker) handle(req Request, files []*os.File) Response {
 	}
 	argv := append([]string{path}, req.Args[1:]...)
 	env := EscalationEnv(req.Env)
+	switch filepath.Base(path) {
+	case "git-receive-pack", "git-upload-pack", "git-upload-archive", "git-shell", "git-http-backend", "git-daemon":
+		// the server side of git runs the hooks of the repository it serves
+		return Response{Status: 126, Err: fmt.Sprintf("guardsh: broker: not run outside the sandbox: %s serves a repository and runs its hooks. Run git push/fetch/archive instead", filepath.Base(path))}
+	}
 	if isGit(path) {
 		// An approved git runs with hooks, fsmonitor and the repository's
 		// programs off, and carries no option that runs a program: what the

@@ -72,6 +72,7 @@ func TestBrokerGitRunsWhatWasApproved(t *testing.T) {
 			os.WriteFile(x, []byte("#!/bin/sh\necho ran >> "+marker+"\nexec git-receive-pack \"$@\"\n"), 0o755)
 			os.WriteFile(filepath.Join(project, "h", ".gitconfig"), []byte("[remote \"origin\"]\n\treceivepack = "+x+"\n"), 0o644)
 		}, []string{"git", "push", "-q", "origin", "main"}, []string{"HOME=PROJECT/h"}, ""},
+		{"git-receive-pack itself", nil, []string{"git-receive-pack", "REMOTE"}, nil, "serves a repository"},
 		{"commondir", func(t *testing.T, project, marker string) {
 			c := filepath.Join(project, "c")
 			if err := os.CopyFS(c, os.DirFS(filepath.Join(project, ".git"))); err != nil {
