@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 )
@@ -646,12 +647,23 @@ func hShred(cx *cmdCtx, name string, args []string) {
 }
 
 // xargs and parallel run a command with arguments read from input.
+// maxXargsLines bounds the input lines of xargs and parallel judged (the
+// runner hands at most 64 KiB at a time); xargsGroup is how many input
+// words are judged in one command line.
+const (
+	maxXargsLines = 1 << 16
+	xargsGroup    = 32
+)
+
 func (cx *cmdCtx) xargs(name string, args []string) {
 	cx.j.kind = kPure
-	var known []string // input lines, when the checker knows them
+	// input lines, when the checker or the runner (Command.Input) knows
+	// them: all of them count, the 17th line as much as the first
+	var known []string
 	if cx.stdin != nil && cx.stdin.kind == srcStatic {
 		for _, l := range strings.Split(strings.TrimRight(cx.stdin.text, "\n"), "\n") {
-			if len(known) == 16 {
+			if len(known) == maxXargsLines {
+				cx.j.other(idInlineCode, name+" input of more than "+strconv.Itoa(maxXargsLines)+" lines")
 				break
 			}
 			known = append(known, l)
@@ -719,10 +731,7 @@ func (cx *cmdCtx) xargs(name string, args []string) {
 	}
 	if known != nil {
 		if hasRepl && repl != "" {
-			for n, line := range known {
-				if n == 8 {
-					break
-				}
+			for _, line := range known {
 				sub := make([]string, len(inner))
 				found := false
 				for k, w := range inner {
@@ -739,6 +748,11 @@ func (cx *cmdCtx) xargs(name string, args []string) {
 		var words []string
 		for _, l := range known {
 			words = append(words, strings.Fields(l)...)
+		}
+		// in groups the handlers judge whole (they look at 64 operands)
+		for len(words) > xargsGroup {
+			cx.nest(append(append([]string(nil), inner...), words[:xargsGroup]...))
+			words = words[xargsGroup:]
 		}
 		cx.nest(append(append([]string(nil), inner...), words...))
 		// xargs honours quotes: a line may also arrive as one argument

@@ -5,7 +5,9 @@ import (
 	"context"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -20,14 +22,25 @@ import (
 // unknown input and the real xargs printed ~/.ssh keys; python3 reading
 // its program from a here-string was not read at all.
 func TestRuntimeInputReaders(t *testing.T) {
+	var asked []string // the rules of the asks the (refusing) human saw
+	var mu sync.Mutex
+	gate := gateFunc(func(_ context.Context, q GateRequest) GateAnswer {
+		mu.Lock()
+		asked = append(asked, q.Verdict.Rule)
+		mu.Unlock()
+		return GateDeny
+	})
 	run := func(t *testing.T, src string) (stdout, stderr string, status int) {
+		mu.Lock()
+		asked = nil
+		mu.Unlock()
 		home, _ := makeHome(t)
 		proj := t.TempDir()
 		var outb, errb bytes.Buffer
 		r, err := New(Config{
 			Policy: guardsh.NewPolicy(guardsh.ModeAuto), Project: proj, Dir: proj,
 			Env:   []string{"HOME=" + home, "PATH=" + os.Getenv("PATH"), "TMPDIR=" + proj},
-			Stdin: strings.NewReader(""), Stdout: &outb, Stderr: &errb, Sandbox: "off (test)",
+			Stdin: strings.NewReader(""), Stdout: &outb, Stderr: &errb, Sandbox: "off (test)", Gate: gate,
 		})
 		if err != nil {
 			t.Fatal(err)
@@ -64,10 +77,33 @@ func TestRuntimeInputReaders(t *testing.T) {
 			}
 		})
 	}
+	// the name after 64 KiB of padding, or after the runner stopped
+	// waiting: the command runs on what came before, and the input stops
+	// at the chunk that names the key
+	late := []string{
+		`(seq 1 20000; echo ~/.ssh/id_ed25519; seq 1 10) | xargs cat 2>/dev/null`,
+		`(seq 1 20000; echo ~/.ssh/id_ed25519) | xargs -n 5000 cat 2>/dev/null`,
+		`(sleep 3; echo ~/.ssh/id_ed25519) | xargs cat`,
+	}
+	for _, src := range late {
+		t.Run(src, func(t *testing.T) {
+			need(t, "xargs")
+			out, errs, _ := run(t, src)
+			mu.Lock()
+			defer mu.Unlock()
+			// the refusal is asked of the human (and audited) while the
+			// command runs; its message on stderr may come after the
+			// command ended
+			if strings.Contains(out, "keep") || !slices.Contains(asked, "read.credentials") {
+				t.Fatalf("the key reached stdout, or no ask [read.credentials] (asked %q):\nstdout: %.300q\nstderr: %s", asked, out, errs)
+			}
+		})
+	}
 	controls := []struct{ src, want, prog string }{
 		{`xargs echo ok <<< hi`, "ok hi\n", "xargs"},
 		{`printf 'a\nb\n' | xargs -n1 echo got`, "got a\ngot b\n", "xargs"},
-		{`seq 1 20000 | xargs echo | wc -w`, "20000\n", "seq"}, // more than the read-ahead: nothing lost
+		{`seq 1 20000 | xargs echo | wc -w`, "20000\n", "seq"},         // more than the read-ahead: nothing lost
+		{`seq 1 40000 | xargs -n 3000 echo | wc -w`, "40000\n", "seq"}, // several checked chunks
 		{`sqlite3 :memory: <<< 'select 40+2;'`, "42\n", "sqlite3"},
 		{`echo 'print(1+1)' | /usr/bin/python3`, "2\n", "/usr/bin/python3"},
 		{`perl <<< 'print 42, "\n"'`, "42\n", "perl"},
@@ -82,3 +118,8 @@ func TestRuntimeInputReaders(t *testing.T) {
 		})
 	}
 }
+
+// gateFunc is a Gate made of a function.
+type gateFunc func(context.Context, GateRequest) GateAnswer
+
+func (f gateFunc) Approve(ctx context.Context, q GateRequest) GateAnswer { return f(ctx, q) }

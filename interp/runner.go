@@ -812,14 +812,34 @@ func (g *Runner) call(ctx context.Context, args []string) ([]string, error) {
 	c.Function = maybeFunc
 	var input io.Reader
 	if !maybeFunc && !interp.IsBuiltin(args[0]) && guardsh.InputMatters(args) {
-		// the verdict depends on stdin: read it first (input.go)
-		data, all, rest := readInput(hc.Stdin)
-		if all {
+		// the verdict depends on stdin: read it first, and judge what
+		// follows chunk by chunk as the command reads it (input.go)
+		data, all, read := readInput(hc.Stdin)
+		rest := hc.Stdin
+		switch {
+		case all:
 			text := string(data)
 			c.Input = &text
-		}
-		if rest != hc.Stdin {
-			input = rest
+			input = bytes.NewReader(data)
+		case read:
+			// judged in full lines: the first chunk up to its last newline
+			first, carry := data, []byte(nil)
+			if i := bytes.LastIndexByte(data, '\n'); i >= 0 {
+				first, carry = data[:i+1], append([]byte(nil), data[i+1:]...)
+			}
+			text := string(first)
+			c.Input = &text
+			tmpl := c
+			input = io.MultiReader(bytes.NewReader(first), &checkedInput{src: rest, carry: carry, judge: func(chunk string) bool {
+				cc := tmpl
+				cc.Input = &chunk
+				v := g.decide(ctx, cc)
+				if v.Decision != guardsh.Allow {
+					fmt.Fprintln(hc.Stderr, v.Message()+" (in the input of "+args[0]+"; the input stops there)")
+					return false
+				}
+				return true
+			}})
 		}
 	}
 	v := g.decide(ctx, c)
