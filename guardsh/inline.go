@@ -28,7 +28,7 @@ var codeMarkers = []codeMarker{
 	{"Open3", 's'}, {"Kernel.system", 's'}, {"Kernel.exec", 's'}, {"shell_exec", 's'}, {"passthru", 's'},
 	{"popen(", 's'}, {"proc_open", 's'}, {"os.execute", 's'}, {"io.popen", 's'}, {"Runtime.getRuntime", 'a'},
 	{"ProcessBuilder", 'a'}, {"do shell script", 's'}, {"Start-Process", 'a'}, {"Invoke-Expression", 'x'},
-	{"eval(", 'x'}, {"__import__", 'x'}, {"importlib", 'x'}, {"compile(", 'x'},
+	{"eval(", 'x'}, {"__import__", 'x'}, {"importlib", 'x'}, {"compile(", 'x'}, {"getattr(", 'x'},
 	// lisps (scheme (system "..."), sbcl run-program), erlang/elixir
 	{"(system ", 's'}, {"run-program", 'a'}, {"System.cmd", 'a'}, {"os:cmd", 's'}, {":os.cmd", 's'}, {"open_port", 'a'},
 	{"Port.open", 'a'}, {"System.shell", 's'}, {"Runtime.exec", 'a'}, {".execute()", 'a'},
@@ -444,6 +444,27 @@ func (cx *cmdCtx) codeCall(lang string, m codeMarker, rest string) {
 				// the code it runs is code of the same language
 				sub := &cmdCtx{p: cx.p, c: cx.c, pe: cx.pe, depth: cx.depth + 1, j: j, fromInput: cx.fromInput, stdin: cx.stdin, code: cx.code}
 				sub.inlineCode(lang, args[0])
+			}
+			return
+		}
+		if m.text == "getattr(" {
+			// getattr(os, 'system'), getattr(m, name): a function looked
+			// up by name is the call it names, or unknown
+			attr := ""
+			if c := strings.IndexByte(rest, ','); c >= 0 && c < 200 {
+				arg := strings.TrimLeft(rest[c+1:], " \t")
+				if v, k, ok := scanString(arg); ok && !computedString(arg, k) {
+					attr = v
+				} else {
+					j.other(idInlineCode, lang+" code looks up a function by a name computed at run time (getattr)")
+					return
+				}
+			}
+			switch attr {
+			case "system", "popen", "run", "call", "check_call", "check_output", "Popen", "getoutput", "getstatusoutput",
+				"execv", "execve", "execvp", "execvpe", "execl", "execlp", "spawnv", "spawnl", "posix_spawn", "remove", "unlink",
+				"rmtree", "rmdir", "removedirs", "kill", "fork", "eval", "exec", "__import__":
+				j.other(idInlineCode, lang+" code calls "+attr+" through getattr")
 			}
 			return
 		}

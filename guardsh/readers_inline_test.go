@@ -117,6 +117,9 @@ func TestInlineCodeSpawns(t *testing.T) {
 		{`lldb -o 'platform shell rm -rf ~'`, Deny, "rm.recursive-home"},
 		{`gdb -batch -ex 'python import os; os.system("git reset --hard")'`, Deny, "git.reset-hard"},
 		{`php -r 'system("rm -rf ".getenv("HOME"));'`, Ask, "code.inline"},
+		{`python3 -c "import os; getattr(os, 'system')('rm -rf x')"`, Ask, "code.inline"},
+		{`python3 -c "import os; getattr(os, 'sys'+'tem')('rm -rf x')"`, Ask, "code.inline"},
+		{`python3 -c "import os; f = 'system'; getattr(os, f)('ls')"`, Ask, "code.inline"},
 	}
 	for _, tt := range tests {
 		sv := check(t, ModeAuto, tt.src)
@@ -128,7 +131,7 @@ func TestInlineCodeSpawns(t *testing.T) {
 	for _, src := range []string{`sqlite3 db '.shell ls'`, `sqlite3 db 'select 1'`, `ed <<< '!ls'`, `make -f - all <<< 'all:; echo hi'`,
 		`tclsh <<< 'puts hi'`, `bun -e "console.log(1)"`, `emacs --batch --eval '(message "hi")'`, `python3 -c "exec('print(1)')"`,
 		`python3 -c "import subprocess as sp; sp.run(['ls'])"`, `python3 -c "import os; os.system('git status')"`,
-		`guile -c '(display 1)'`, `elixir -e 'IO.puts 1'`, `pwsh -c 'Get-ChildItem'`, `erl -eval 'io:format("hi")' -s init stop`} {
+		`python3 -c "import sys; print(getattr(sys, 'version'))"`, `guile -c '(display 1)'`, `elixir -e 'IO.puts 1'`, `pwsh -c 'Get-ChildItem'`, `erl -eval 'io:format("hi")' -s init stop`} {
 		if sv := check(t, ModeAuto, src); sv.Decision != Allow {
 			t.Errorf("auto: %s = %s [%s], want allow", src, sv.Decision, sv.Rule)
 		}
