@@ -233,10 +233,12 @@ func laxer(a, b Mode) bool {
 			return -1
 		case ModePlan:
 			return 0
-		case ModeAuto:
+		case ModeEdits:
 			return 2
-		case ModeBypass:
+		case ModeAuto:
 			return 3
+		case ModeBypass:
+			return 4
 		}
 		return 1
 	}
@@ -254,6 +256,8 @@ func hGuardsh(cx *cmdCtx, name string, args []string) {
 			cx.guardshEnv("GUARDSH_MODE=" + a[len("--mode="):])
 		case a == "--no-sandbox" || a == "--trust" || strings.HasPrefix(a, "--trust="):
 			cx.j.match(idGuardshSelf, a)
+		case strings.HasPrefix(strings.TrimLeft(a, "-"), "admin") && strings.HasPrefix(a, "-"):
+			cx.j.match(idGuardshAdmin, a)
 		}
 	}
 }
@@ -1945,6 +1949,7 @@ func (cx *cmdCtx) copyRemote(name string, args []string, pre finding) {
 	if local {
 		// a local copy: no network
 		cx.j.f = pre
+		cx.j.netf, cx.j.netOther, cx.j.netFirst = finding{}, false, false
 		cx.j.kind = kEdit
 		cx.j.eff.Network = false
 	}
@@ -1957,6 +1962,7 @@ func (cx *cmdCtx) copyRemote(name string, args []string, pre finding) {
 		if hasOpt(args[1:], 'n', "dry-run") {
 			// lists names, reads no contents
 			cx.j.f = pre
+			cx.j.netf, cx.j.netOther, cx.j.netFirst = finding{}, false, false
 			cx.j.kind = kRead
 			return
 		}
@@ -1974,6 +1980,10 @@ func (cx *cmdCtx) copyRemote(name string, args []string, pre finding) {
 
 func hCloud(cx *cmdCtx, name string, args []string) {
 	cx.j.eff.Network = true
+	if cloudRead(name, args) { // cloud.go
+		cx.j.other(idNetwork, strings.Join(displayArgs(args, 3), " ")+" reads remote state")
+		return
+	}
 	cx.j.other(idNetCloud, strings.Join(displayArgs(args, 3), " "))
 }
 
@@ -2586,6 +2596,13 @@ func hTerraform(cx *cmdCtx, name string, args []string) {
 		case "fmt", "validate", "version", "providers", "graph", "console", "show", "output":
 			cx.j.atLeast(kRead)
 			return
+		case "plan":
+			// reads the remote state, changes nothing there
+			if !hasOpt(args[1:], 0, "out") {
+				cx.j.eff.Network = true
+				cx.j.other(idNetwork, name+" plan reads remote state")
+				return
+			}
 		}
 	}
 	hCloud(cx, name, args)
