@@ -120,6 +120,8 @@ func (r ProbeResult) Describe() string {
 		return fmt.Sprintf("landlock+seccomp (abi %d)", r.ABI)
 	case BackendBwrap:
 		return "bwrap+seccomp"
+	case BackendContainer:
+		return fmt.Sprintf("container: landlock+seccomp (abi %d), no namespaces", r.ABI)
 	}
 	return r.Backend
 }
