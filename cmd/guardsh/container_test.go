@@ -139,3 +139,47 @@ python3 -m venv .venv && echo venv-ok`
 		t.Errorf("--doctor (status %d):\n%s\n%s", dcode, dout, derr)
 	}
 }
+
+// TestNestedInBwrap: inside another sandbox (bubblewrap with the host
+// read-only, /tmp included, and the project bound writable) guardsh finds
+// a temp dir it can write, reaches a verified level, says which, and
+// confines what it runs: the project is written, a directory the outer
+// sandbox leaves writable but guardsh's project does not include is not.
+func TestNestedInBwrap(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("runs as root (CI does)")
+	}
+	bw, err := exec.LookPath("bwrap")
+	if err != nil {
+		t.Skip("bwrap not installed")
+	}
+	f := newFixture(t)
+	// f.outside is writable in the outer sandbox: only guardsh's own
+	// confinement keeps the nested commands out of it.
+	args := []string{"--ro-bind", "/", "/", "--bind", f.project, f.project, "--bind", f.outside, f.outside, "--bind", filepath.Join(f.base, "cache"), filepath.Join(f.base, "cache"),
+		"--dev", "/dev", "--proc", "/proc", "--unshare-net", "--unshare-pid", "--die-with-parent", "--chdir", f.project,
+		f.bin, "-c", `echo "level: $GUARDSH_SANDBOX_RUN"; touch made && echo made; touch "$OUT/nested-escape"; echo "outside rc=$?"`}
+	os.MkdirAll(filepath.Join(f.base, "cache"), 0o755)
+	cmd := exec.Command(bw, args...)
+	env := f.env("")
+	for i, e := range env {
+		if strings.HasPrefix(e, "GUARDSH_SANDBOX=") {
+			env[i] = "GUARDSH_SANDBOX=auto"
+		}
+	}
+	cmd.Env = append(env, "GUARDSH_MODE=bypass")
+	out, err := cmd.CombinedOutput()
+	if err != nil && !strings.Contains(string(out), "level:") {
+		t.Skipf("bubblewrap cannot run here: %v %s", err, out)
+	}
+	s := string(out)
+	if !strings.Contains(s, "level: ") || strings.Contains(s, "level: \n") || !strings.Contains(s, "made") {
+		t.Errorf("nested guardsh did not run confined:\n%s", s)
+	}
+	if strings.Contains(s, "outside rc=0") {
+		t.Errorf("wrote outside from inside the nested sandbox:\n%s", s)
+	}
+	if _, err := os.Lstat(filepath.Join(f.outside, "nested-escape")); err == nil {
+		t.Error("a file appeared outside")
+	}
+}

@@ -177,7 +177,12 @@ func sandboxSession(inv *invocation) (code int, done bool, describe string) {
 		project = sandbox.ProjectRoot(wd)
 	}
 	// The session's private temporary directory is named now and made
-	// below, while the stage is already starting.
+	// below, while the stage is already starting; inside another sandbox
+	// the default temp dir may be read-only.
+	if _, err := sandbox.UsableTempDir(); err != nil {
+		fmt.Fprintf(os.Stderr, "guardsh: sandbox: %v\n", err)
+		return 126, true, ""
+	}
 	tmp, err := sandbox.NewTmpDirName()
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "guardsh: sandbox: %v\n", err)
