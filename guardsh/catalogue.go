@@ -1,7 +1,5 @@
 package guardsh
 
-import "sort"
-
 // BuiltinRule describes one rule of the built-in catalogue. Every verdict
 // guardsh gives names one of these IDs (or a configured rule's ID).
 type BuiltinRule struct {
@@ -254,12 +252,4 @@ var builtinRules = [numRules]BuiltinRule{
 	idDevRoutine:   {ID: "dev.routine", Decision: Allow, Reason: "routine development command (build, test, lint, run project code)"},
 	idShellBuiltin: {ID: "shell.builtin", Decision: Allow, Reason: "shell builtin without side effects"},
 	idModeBypass:   {ID: "mode.bypass", Decision: Allow, Reason: "bypass mode allows everything but the catastrophic rules"},
-}
-
-// Catalogue lists the built-in rules sorted by ID.
-func Catalogue() []BuiltinRule {
-	out := make([]BuiltinRule, 0, numRules-1)
-	out = append(out, builtinRules[idNone+1:]...)
-	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
-	return out
 }

@@ -3,6 +3,7 @@ package guardsh
 import (
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 )
@@ -31,7 +32,7 @@ func TestCatalogueRows(t *testing.T) {
 			t.Errorf("rule %s is catastrophic but decides %s", r.ID, r.Decision)
 		}
 	}
-	if got := len(Catalogue()); got != int(numRules)-1 {
+	if got := len(catalogue()); got != int(numRules)-1 {
 		t.Errorf("Catalogue() has %d rules, want %d", got, numRules-1)
 	}
 }
@@ -202,4 +203,12 @@ func TestRulesDoc(t *testing.T) {
 		return
 	}
 	t.Errorf("docs/rules.md is stale: its rule tables differ from the catalogue; run GUARDSH_UPDATE_DOCS=1 go test ./guardsh -run TestRulesDoc")
+}
+
+// catalogue lists the built-in rules sorted by ID.
+func catalogue() []BuiltinRule {
+	out := make([]BuiltinRule, 0, numRules-1)
+	out = append(out, builtinRules[idNone+1:]...)
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out
 }

@@ -189,7 +189,7 @@ func TestCatalogue(t *testing.T) {
 			}
 		}
 	}
-	for _, r := range Catalogue() {
+	for _, r := range catalogue() {
 		if !covered[r.ID] {
 			t.Errorf("rule %s has no must/must-not test", r.ID)
 		}
@@ -203,7 +203,7 @@ func TestCatalogue(t *testing.T) {
 func catalogueMarkdown() string {
 	var b strings.Builder
 	b.WriteString("| rule | default/auto | bypass | reason | hint |\n|---|---|---|---|---|\n")
-	for _, r := range Catalogue() {
+	for _, r := range catalogue() {
 		if r.Decision == Allow {
 			continue
 		}
