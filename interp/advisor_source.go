@@ -80,7 +80,7 @@ func (g *Runner) noteStatements(f *syntax.File) {
 			s.calls.Store(ce.Args[0].Pos(), stmtSrc{name: ce.Args[0].Lit(), text: src(st)})
 		}
 		for _, rd := range st.Redirs {
-			if rd.Op != syntax.RdrOut && rd.Op != syntax.ClbOut && rd.Op != syntax.RdrAll || rd.Word == nil {
+			if rd.Op != syntax.RdrOut && rd.Op != syntax.RdrClob && rd.Op != syntax.RdrAll || rd.Word == nil {
 				continue
 			}
 			target := rd.Word.Lit()
