@@ -1,8 +1,8 @@
 package jail
 
 import (
-	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -234,11 +234,14 @@ func TestOpen(t *testing.T) {
 	}
 }
 
+// TestUnifiedDiff: the diffs are GNU diff -u's (diffutils 3.8, the
+// output below the two header lines), context, hunk headers and missing
+// final newlines included.
 func TestUnifiedDiff(t *testing.T) {
 	tests := []struct{ old, new, want string }{
 		{"a\nb\nc\n", "a\nB\nc\n", "--- a\n+++ b\n@@ -1,3 +1,3 @@\n a\n-b\n+B\n c\n"},
-		{"", "x\n", "--- a\n+++ b\n@@ -0,0 +1,1 @@\n+x\n"},
-		{"x", "y", "--- a\n+++ b\n@@ -1,1 +1,1 @@\n-x\n\\ No newline at end of file\n+y\n\\ No newline at end of file\n"},
+		{"", "x\n", "--- a\n+++ b\n@@ -0,0 +1 @@\n+x\n"},
+		{"x", "y", "--- a\n+++ b\n@@ -1 +1 @@\n-x\n\\ No newline at end of file\n+y\n\\ No newline at end of file\n"},
 		{"1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n", "1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n", ""},
 		{"1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n11\n12\n", "0\n1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n11\n12\n13\n",
 			"--- a\n+++ b\n@@ -1,3 +1,4 @@\n+0\n 1\n 2\n 3\n@@ -10,3 +11,4 @@\n 10\n 11\n 12\n+13\n"},
@@ -248,7 +251,28 @@ func TestUnifiedDiff(t *testing.T) {
 			t.Errorf("diff %q -> %q:\n%s\nwant\n%s", tc.old, tc.new, got, tc.want)
 		}
 	}
-	_ = context.Background
+}
+
+// TestUnifiedDiffLarge: a file of 3,000 lines changed in its first and
+// last line gives the two hunks diff -u gives (a diff bounded by the
+// product of the lengths showed it as 6,000 replaced lines).
+func TestUnifiedDiffLarge(t *testing.T) {
+	var a, b strings.Builder
+	for i := 1; i <= 3000; i++ {
+		fmt.Fprintf(&a, "line %d\n", i)
+		switch i {
+		case 1, 3000:
+			fmt.Fprintf(&b, "changed %d\n", i)
+		default:
+			fmt.Fprintf(&b, "line %d\n", i)
+		}
+	}
+	got := UnifiedDiff("a", "b", a.String(), b.String())
+	want := "--- a\n+++ b\n@@ -1,4 +1,4 @@\n-line 1\n+changed 1\n line 2\n line 3\n line 4\n" +
+		"@@ -2997,4 +2997,4 @@\n line 2997\n line 2998\n line 2999\n-line 3000\n+changed 3000\n"
+	if got != want {
+		t.Errorf("diff:\n%s\nwant\n%s", got, want)
+	}
 }
 
 // TestMkdirParentsSwap: a symlink to the outside swapped in after the
