@@ -26,7 +26,7 @@ func mentions(sv ScriptVerdict, id string) bool {
 	return false
 }
 
-// TestContract is the table of issue 3 (empty project, no config): the
+// TestContract is the policy's basic contract (empty project, no config): the
 // same input in default and auto mode, with the reasons of the denials.
 func TestContract(t *testing.T) {
 	tests := []struct {

@@ -1,6 +1,6 @@
 package interp
 
-// What the advisor sees beyond a simple command's argv (issue 9, part 1):
+// What the advisor sees beyond a simple command's argv (docs/advisor.md):
 // the statement as written that the command belongs to (a DROP piped into
 // a database CLI is rated as the pipeline, not as "psql"), and the shell's
 // own truncation of an existing file by a redirection (": > data.db",

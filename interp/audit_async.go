@@ -8,8 +8,8 @@ import (
 // auditAsync sits between the audit log's buffer and its file. A buffer
 // that fills up with records that may wait (Note: pure builtins) is copied
 // and written by a goroutine of its own, so a loop of builtins does not
-// wait for write(2) (about a third of the audit log's cost in issue 8's
-// builtin loop). Every other write (a Decide or Exit record, Flush, Close:
+// wait for write(2) (about a third of the audit log's cost in a loop of
+// builtins). Every other write (a Decide or Exit record, Flush, Close:
 // the log calls them in sync mode) first waits until the goroutine has
 // written everything handed to it, then writes itself: records reach the
 // file in order, and a decide record with everything before it is on disk

@@ -1,5 +1,6 @@
 // Command guardsh-agent is guardsh's bundled local coding agent: it runs a
-// task against an Ollama model whose only shell is guardsh (issue 6).
+// task against an Ollama model whose only shell is guardsh
+// (docs/guardsh-agent.md).
 //
 //	guardsh-agent [--model NAME] [--host URL] [--mode MODE] [--workdir DIR]
 //	              [--test-cmd CMD] [--max-steps N] [--allow-dirty] "TASK"
