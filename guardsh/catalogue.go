@@ -30,6 +30,13 @@ type BuiltinRule struct {
 //   - verdictOf(id, detail, eff): a verdict with the row's decision;
 //     judged(kind, id, detail): a judgement that id applies to.
 //
+// A verdict departs from its rule's row only where a mode or a wrapper
+// says so, each listed in TestRuleDecisions: plan, default and bypass mode
+// answer with rules of their own (mode.plan, mode.default, mode.bypass);
+// strict mode refuses what would be asked, keeping the rule; a privilege
+// wrapper (sudo ...) of a denied command is denied under priv.sudo; and
+// strict.env's note on an assignment allows it.
+//
 // ruleID is not a string, so a misspelt or made-up ID does not compile:
 // j.match("rm.root", "") is a type error, j.match(idRmRoot, "") is right.
 // Verdict.Rule holds the printed ID (id.String()); configured rules
@@ -43,7 +50,7 @@ type BuiltinRule struct {
 // GUARDSH_UPDATE_DOCS=1 go test ./guardsh -run TestRulesDoc.
 type ruleID uint16
 
-// The built-in rules, in the order of builtinRules.
+// The built-in rules; each has its row in builtinRules.
 const (
 	idNone ruleID = iota
 	idRmRoot
