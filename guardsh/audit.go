@@ -59,6 +59,9 @@ type AuditRecord struct {
 	Escalated bool    `json:"escalated,omitempty"` // ran outside the session sandbox with extra rights
 	Effects   Effects `json:"effects,omitzero"`
 	Sandbox   string  `json:"sandbox,omitempty"` // e.g. "landlock+seccomp (abi 7)" or "off (--no-sandbox)"
+	// Admin states the admin context a human granted the session
+	// (AdminGrant.Describe), on every record of it; "" outside one.
+	Admin string `json:"admin,omitempty"`
 	// Advisor is the local model's rating of an allowed command, or why
 	// there is none; nil when the advisor is off or not asked.
 	Advisor *AdvisorAudit `json:"advisor,omitempty"`

@@ -79,6 +79,7 @@ const (
 	idDynamicCommand
 	idForkBomb
 	idGuardshSelf
+	idGuardshAdmin
 	idPrivSudo
 	idGitResetHard
 	idGitCleanForce
@@ -187,6 +188,7 @@ var builtinRules = [numRules]BuiltinRule{
 	idDynamicCommand:  {ID: "dynamic.command", Decision: Ask, Reason: "the command name is not known before the script runs", Hint: "call the program by its name, e.g. rm instead of $cmd"},
 	idForkBomb:        {ID: "proc.fork-bomb", Decision: Deny, Catastrophic: true, Reason: "fork bomb: a function that starts copies of itself until the machine stops", Hint: "never needed"},
 	idGuardshSelf:     {ID: "guardsh.self", Decision: Deny, Reason: "loosens guardsh itself from inside a session (a laxer GUARDSH_MODE or --mode, the sandbox off, other guardsh settings)", Hint: "the mode and the sandbox are the human's choice; ask them to restart guardsh with other settings"},
+	idGuardshAdmin:    {ID: "guardsh.admin", Decision: Deny, Catastrophic: true, Reason: "enters guardsh's admin context (--admin, --admin-device) from inside a session", Hint: "the admin context is a human's flag when they start guardsh-agent; ask the human"},
 	// Privilege.
 	idPrivSudo: {ID: "priv.sudo", Decision: Ask, Reason: "privilege escalation: runs a command as another user (root)", Hint: "guardsh runs without new privileges; ask the human to run it, or do the work inside the project without root"},
 	// Destructive git.

@@ -194,8 +194,15 @@ func (p *Policy) settle(j *judgement) Verdict {
 func (p *Policy) settleIn(j *judgement, mode Mode) Verdict {
 	switch mode {
 	case ModeDefault, ModePlan, ModeAuto, ModeBypass:
+	case ModeEdits:
+		// Commands ask as in default mode; the agent's file tools are
+		// settled in ClassifyAccess.
+		mode = ModeDefault
 	default:
 		mode = ModeDefault // unknown modes are the strict default
+	}
+	if v, ok := p.adminLift(j, mode); ok {
+		return v
 	}
 	switch {
 	case j.f.dec == Deny:
@@ -283,7 +290,7 @@ var pureVerdict = verdictOf(idShellBuiltin, "", Effects{})
 // answer ok == false here, not only in Classify.
 func (p *Policy) PureVerdict(name string) (v Verdict, ok bool) {
 	switch p.Mode {
-	case ModeDefault, ModePlan, ModeAuto, ModeBypass:
+	case ModeDefault, ModePlan, ModeEdits, ModeAuto, ModeBypass:
 	default:
 		return Verdict{}, false // other modes (strict) may look at the arguments
 	}

@@ -194,10 +194,12 @@ func laxer(a, b Mode) bool {
 			return -1
 		case ModePlan:
 			return 0
-		case ModeAuto:
+		case ModeEdits:
 			return 2
-		case ModeBypass:
+		case ModeAuto:
 			return 3
+		case ModeBypass:
+			return 4
 		}
 		return 1
 	}
@@ -215,6 +217,8 @@ func hGuardsh(cx *cmdCtx, name string, args []string) {
 			cx.guardshEnv("GUARDSH_MODE=" + a[len("--mode="):])
 		case a == "--no-sandbox" || a == "--trust" || strings.HasPrefix(a, "--trust="):
 			cx.j.match(idGuardshSelf, a)
+		case strings.HasPrefix(strings.TrimLeft(a, "-"), "admin") && strings.HasPrefix(a, "-"):
+			cx.j.match(idGuardshAdmin, a)
 		}
 	}
 }

@@ -335,17 +335,19 @@ func (c *Config) ResolveMode(flag string, env func(string) string) (Mode, string
 func modeStrictness(m Mode) int {
 	switch m {
 	case ModeStrict:
-		return 4
+		return 5
 	case ModeBypass:
 		return 0
 	case ModeAuto:
 		return 1
-	case ModeDefault:
+	case ModeEdits:
 		return 2
-	case ModePlan:
+	case ModeDefault:
 		return 3
+	case ModePlan:
+		return 4
 	}
-	return 2
+	return 3
 }
 
 // readConfigFile reads and decodes one file; (nil, "", nil) if it does not

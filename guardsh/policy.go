@@ -13,6 +13,8 @@ type Policy struct {
 	// Strict is the strict profile's configured allowlist (strict mode
 	// only); nil means the built-in profile alone.
 	Strict *StrictConfig
+	// Admin is the admin context a human granted (admin.go); nil: none.
+	Admin *AdminGrant
 }
 
 // NewPolicy returns the policy for mode with the built-in rules only.

@@ -72,6 +72,7 @@ func appendRecord(b []byte, rec *guardsh.AuditRecord) []byte {
 		b = append(b, '}')
 	}
 	b = appendOptString(b, "sandbox", rec.Sandbox)
+	b = appendOptString(b, "admin", rec.Admin)
 	if a := rec.Advisor; a != nil {
 		b = appendAdvisor(b, a)
 	}

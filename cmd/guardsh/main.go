@@ -121,7 +121,7 @@ const usage = `Usage:	guardsh [option] ...
 Shell options (as bash):
 	-c -s -i -l -e -u -x -v -f -n -a -o option --login --norc --noprofile --posix
 guardsh options:
-	--mode default|plan|auto|bypass|strict
+	--mode default|plan|edits|auto|bypass|strict
 	                                  the policy mode (also GUARDSH_MODE); strict runs only
 	                                  allowlisted commands ([strict] in the config)
 	--scrub-env                       remove secret-looking variables from the session ([env] in the config)
