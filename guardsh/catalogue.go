@@ -30,12 +30,14 @@ type BuiltinRule struct {
 //   - verdictOf(id, detail, eff): a verdict with the row's decision;
 //     judged(kind, id, detail): a judgement that id applies to.
 //
-// A verdict departs from its rule's row only where a mode or a wrapper
-// says so, each listed in TestRuleDecisions: plan, default and bypass mode
-// answer with rules of their own (mode.plan, mode.default, mode.bypass);
-// strict mode refuses what would be asked, keeping the rule; a privilege
-// wrapper (sudo ...) of a denied command is denied under priv.sudo; and
-// strict.env's note on an assignment allows it.
+// A verdict departs from its rule's row only where a mode, a context or a
+// wrapper says so: plan, default and bypass mode answer with rules of their
+// own (mode.plan, mode.default, mode.bypass); strict mode refuses what would
+// be asked, keeping the rule; the admin context asks what most rules deny
+// (admin.go); a privilege wrapper (sudo ...) of a denied command is denied
+// under priv.sudo; and strict.env's note on an assignment allows it.
+// TestRuleDecisions checks every other verdict (decisionExempt in
+// catalogue_test.go lists the exemptions).
 //
 // ruleID is not a string, so a misspelt or made-up ID does not compile:
 // j.match("rm.root", "") is a type error, j.match(idRmRoot, "") is right.
