@@ -33,7 +33,7 @@ func TestCatalogueRows(t *testing.T) {
 		}
 	}
 	if got := len(catalogue()); got != int(numRules)-1 {
-		t.Errorf("Catalogue() has %d rules, want %d", got, numRules-1)
+		t.Errorf("catalogue() has %d rules, want %d", got, numRules-1)
 	}
 }
 

@@ -165,6 +165,14 @@ func shell(inv *invocation) int {
 	if done {
 		return code
 	}
+	if penv := startProxyRelay(); penv != nil { // netproxy.go
+		if sessionEnv == nil {
+			sessionEnv = os.Environ()
+		}
+		sessionEnv = append(sessionEnv, penv...)
+		policy.NetProxy = true // connections are decided by destination
+	}
+	sessionEnv = dropEnv(sessionEnv, proxySocketVar)
 	jfs, err := interp.NewJailFS("") // the path jail for in-process file access (interp/fs.go)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "%s: %v\n", shellName(), err)
