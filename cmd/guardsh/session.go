@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -17,6 +16,7 @@ import (
 	"github.com/guardsh/guardsh/guardsh"
 	"github.com/guardsh/guardsh/interp"
 	"github.com/guardsh/guardsh/sandbox"
+	"github.com/guardsh/guardsh/sandbox/proxy"
 )
 
 // init takes guardsh's --no-sandbox switch off the command line before the
@@ -221,7 +221,7 @@ func sandboxSession(inv *invocation) (code int, done bool, describe string) {
 	env := append(sessionEnviron(), "TMPDIR="+c.TmpDir) // without secrets when scrubbing (scrubenv.go)
 	// One session id for the interpreter's records and the proxy's.
 	sid := interp.NewSessionID()
-	env = append(env, envAuditSession+"="+sid, proxySocketVar+"="+filepath.Join(c.TmpDir, proxySocketName))
+	env = append(env, envAuditSession+"="+sid, proxyVar+"=1")
 	// Ctrl-C reaches the interpreter through the terminal's process group;
 	// the privileged side outlives it and forwards termination (Notify
 	// below, once the stage is starting: it costs ~0.2 ms, a thread).
@@ -266,9 +266,8 @@ func sandboxSession(inv *invocation) (code int, done bool, describe string) {
 		proxyAudit = interp.NewAuditLog(f, sid)
 		proxyAudit.SetLimits(limits)
 	}
-	if stop, err := startSessionProxy(c.TmpDir, netPolicy, proxyAudit, ""); err == nil {
-		defer stop()
-	}
+	netProxy := sessionProxy(netPolicy, proxyAudit, "")
+	defer netProxy.Close()
 	res, ok, results := probeAll(c, false)
 	if !ok {
 		abort()
@@ -309,6 +308,7 @@ func sandboxSession(inv *invocation) (code int, done bool, describe string) {
 		}
 	}()
 	broker.Advise = privilegedAdvise // nil unless [advisor] is on
+	broker.Handlers = map[string]func(sandbox.Request, []*os.File) sandbox.Response{proxy.Kind: brokerProxyHandler(netProxy)}
 	go broker.Serve()
 	go func() {
 		for sig := range sigs {
