@@ -127,6 +127,3 @@ func (v Verdict) Message() string {
 	}
 	return msg
 }
-
-// Stricter reports whether a should win over b when two verdicts combine.
-func Stricter(a, b Verdict) bool { return a.Decision > b.Decision }
