@@ -135,6 +135,9 @@ func buildCatalogue() map[string]BuiltinRule {
 		idModePlan:    {Decision: Deny, Reason: "plan mode allows only reading", Hint: "switch to default or auto mode to make changes"},
 		idParse:       {Decision: Ask, Reason: "the script does not parse, so guardsh cannot see what it runs", Hint: "fix the quoting or syntax"},
 		idNesting:     {Decision: Ask, Reason: "commands nested too deeply to check", Hint: "run the inner command directly"},
+		idTooLarge:    {Decision: Deny, Catastrophic: true, Reason: "the command is too large or too deeply nested to check, so guardsh cannot say what it does", Hint: "split it into smaller commands, or write the script to a file in the project and run it (bash ./script.sh)"},
+		idCodeInData:  {Decision: Ask, Reason: "bash runs text as code here (arithmetic, an array subscript, ${!x}, ${x@P}, a nameref) and guardsh cannot read that text before it runs", Hint: "use literal numbers and variable names; do not evaluate text read from files or command output"},
+		idShellHook:   {Decision: Ask, Reason: "sets a bash hook that runs code guardsh does not see (BASH_ENV, ENV, SHELLOPTS, PS4, PROMPT_COMMAND, hash -p, BASH_CMDS, enable -f)", Hint: "run the commands directly instead of through bash's start-up and lookup hooks"},
 		// The strict profile (--mode strict, strict.go): verdicts carry a
 		// precise reason and the allowed form; these are the generic texts.
 		idStrictUnlisted:        {Decision: Deny, Reason: "strict mode: the command is not on the allowlist", Hint: "use a listed command, or ask the human to add a [[strict.command]] entry to the user config"},
