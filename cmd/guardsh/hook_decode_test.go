@@ -1,0 +1,50 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestHookExactKeys: the hook judges the fields the agent runs, by exact
+// key. A case-variant or repeated key of anything the hook relies on, or a
+// field of the wrong shape, is a deny (exit 2), never the verdict on the
+// other copy.
+func TestHookExactKeys(t *testing.T) {
+	cases := []struct {
+		name, agent, event string
+	}{
+		{"case variant of tool_input", "claude", `{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"rm -rf ~"},"TOOL_INPUT":{"command":"ls"}}`},
+		{"case variant after", "claude", `{"hook_event_name":"PreToolUse","tool_name":"Bash","TOOL_INPUT":{"command":"ls"},"tool_input":{"command":"rm -rf ~"}}`},
+		{"mixed case", "claude", `{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"rm -rf ~"},"Tool_Input":{"command":"ls"}}`},
+		{"kelvin sign", "gemini", `{"hook_event_name":"BeforeTool","tool_name":"run_shell_command","tool_input":{"command":"rm -rf ~"},"tool_input\u212a":{"command":"ls"},"TOOL_INPUT":{"command":"ls"}}`},
+		{"repeated key", "claude", `{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"rm -rf ~"},"tool_input":{"command":"ls"}}`},
+		{"command case variant", "claude", `{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"rm -rf ~","COMMAND":"ls"}}`},
+		{"command repeated", "codex", `{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"rm -rf ~","command":"ls"}}`},
+		{"tool_name case variant", "claude", `{"hook_event_name":"PreToolUse","tool_name":"Read","Tool_name":"Bash","tool_input":{"command":"ls"}}`},
+		{"cwd case variant", "claude", `{"hook_event_name":"PreToolUse","tool_name":"Bash","cwd":"/","CWD":"/tmp","tool_input":{"command":"ls"}}`},
+		{"dir_path case variant", "gemini", `{"hook_event_name":"BeforeTool","tool_name":"run_shell_command","tool_input":{"command":"ls","dir_path":"/","DIR_PATH":"src"}}`},
+		{"tool_input not an object", "claude", `{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":"rm -rf ~"}`},
+		{"tool_input array", "claude", `{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":[{"command":"ls"}]}`},
+		{"command not a string", "claude", `{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":["ls"]}}`},
+		{"tool_name not a string", "claude", `{"hook_event_name":"PreToolUse","tool_name":["Bash"],"tool_input":{"command":"ls"}}`},
+		{"cwd not a string", "claude", `{"hook_event_name":"PreToolUse","tool_name":"Bash","cwd":{},"tool_input":{"command":"ls"}}`},
+		{"only an upper-case tool_input", "claude", `{"hook_event_name":"PreToolUse","tool_name":"Bash","TOOL_INPUT":{"command":"ls"}}`},
+		{"two values", "claude", `{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls"}} {}`},
+		{"not an object", "claude", `["PreToolUse"]`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := runHookTest(t, []string{c.agent, "--mode", "auto"}, c.event, nil)
+			if r.code != 2 || r.decision != "deny" || !strings.Contains(r.stderr, "hook.error") {
+				t.Fatalf("want a deny with exit 2, got exit %d decision %q\nstdout %s\nstderr %s", r.code, r.decision, r.stdout, r.stderr)
+			}
+		})
+	}
+	// the well-formed events of each agent still pass
+	for _, ev := range []struct{ agent, event string }{{"claude", claudeBash("ls")}, {"codex", codexBash("ls")}, {"gemini", geminiShell("ls")}} {
+		r := runHookTest(t, []string{ev.agent, "--mode", "auto"}, ev.event, nil)
+		if r.code != 0 {
+			t.Errorf("%s: exit %d: %s", ev.agent, r.code, r.stderr)
+		}
+	}
+}
