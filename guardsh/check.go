@@ -1160,6 +1160,9 @@ func (ck *checker) call(s *syntax.Stmt, x *syntax.CallExpr, in source) {
 	}
 	name := args[0]
 	ck.nameArgs(x, name, args) // check_bashcode.go
+	if baseName(cmdName(name)) == "env" {
+		ck.envAssigns(x, args)
+	}
 	cmd := Command{Args: args, Dir: ck.dir, Project: ck.env.Project, Home: ck.env.Home, Via: ck.env.Via, budget: ck.b}
 	if cmd.Via == "" {
 		cmd.Via = "check"

@@ -152,11 +152,17 @@ func (ck *checker) corners(s *syntax.Stmt) {
 			for _, w := range l.Items {
 				ck.cornerWalk(w)
 			}
+			var r cornerRes
 			if ck.bs().namerefs[l.Name.Value] {
-				var r cornerRes
 				ck.askData(&r, "a for loop over a nameref: every item is a variable name bash expands")
-				ck.report(x, r)
 			}
+			if ck.bs().ints[l.Name.Value] {
+				// each item is assigned to an integer variable: evaluated
+				for _, w := range l.Items {
+					ck.arithWord(w, &r, 0)
+				}
+			}
+			ck.report(x, r)
 		case *syntax.CStyleLoop:
 			var r cornerRes
 			for _, e := range []syntax.ArithmExpr{l.Init, l.Cond, l.Post} {
@@ -541,6 +547,52 @@ func (ck *checker) nameArgs(x *syntax.CallExpr, name string, args []string) {
 			continue
 		}
 		ck.nameCheck(n, &r, 0)
+		base, _, _ := strings.Cut(n, "[")
+		if ck.bash != nil && ck.bash.ints[base] && name != "test" && name != "[" && name != "unset" {
+			ck.askData(&r, name+" assigns text it reads to the integer variable "+base+", which bash evaluates as arithmetic")
+		}
+	}
+	ck.report(x, r)
+}
+
+// envAssigns judges env NAME=VALUE ... COMMAND: the variables through
+// which bash runs code later, set for the command.
+func (ck *checker) envAssigns(x *syntax.CallExpr, args []string) {
+	if !ck.realBash() {
+		return
+	}
+	var r cornerRes
+	for k := 1; k < len(args); k++ {
+		a := args[k]
+		if isDynamic(a) {
+			ck.askHook(&r, "env sets variables not known before it runs")
+			break
+		}
+		if a == "-u" || a == "-C" || a == "--unset" || a == "--chdir" {
+			k++
+			continue
+		}
+		if strings.HasPrefix(a, "-") {
+			if strings.HasPrefix(a, "-S") || strings.HasPrefix(a, "--split-string") {
+				ck.askHook(&r, "env -S splits a string into variables and a command guardsh does not follow")
+				break
+			}
+			continue
+		}
+		n, val, ok := strings.Cut(a, "=")
+		if !ok {
+			break // the command
+		}
+		switch hookVars[n] {
+		case "":
+		case "prompt":
+			ck.promptCheck(val, &r)
+			ck.askHook(&r, "env sets "+n+", through which bash runs code later")
+		default:
+			if val != "" {
+				ck.askHook(&r, "env sets "+n+", through which bash runs code later")
+			}
+		}
 	}
 	ck.report(x, r)
 }

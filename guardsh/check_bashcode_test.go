@@ -99,6 +99,12 @@ var cornerTemplates = []string{
 	`ln -s ~ @N@; rm -rf ./@N@/`,
 	`ln -sf "$HOME" @N@ && cd @N@ && rm -rf ./*`,
 	`ln -s ~/canary @N@ && echo x > @N@`,
+	`ln ~/canary @N@ && echo x > @N@`,
+	// integer variables assigned text, env, here-documents
+	`declare -i @N@; read @N@ <<< @S@`,
+	`declare -i @N@; for @N@ in @S@; do :; done`,
+	`echo @P@ > @N@.sh; env BASH_ENV=./@N@.sh bash -c true`,
+	"@N@=@S@; cat <<EOF\n$((@N@))\nEOF",
 }
 
 // cornerNames are the variable names the families use.
@@ -360,9 +366,14 @@ func FuzzBashCorners(f *testing.F) {
 		f.Add(uint8(tmpl), uint8(tmpl%4), uint8(tmpl%5), uint8(tmpl%4), uint8(tmpl%7), "")
 	}
 	f.Add(uint8(0), uint8(0), uint8(0), uint8(0), uint8(0), "x")
+	f.Add(uint8(200), uint8(0), uint8(0), uint8(0), uint8(1), "")
 	p := NewPolicy(ModeAuto)
 	f.Fuzz(func(t *testing.T, tmpl, name, payload, quote, wrap uint8, glue string) {
 		c := cornerCase(int(tmpl), int(name), int(payload), int(quote), int(wrap))
+		if int(tmpl) >= 2*len(cornerTemplates) {
+			// a benign command of the same corners: allowed, it runs
+			c = cornerWraps[int(wrap)%len(cornerWraps)](cornerBenign[int(tmpl)%len(cornerBenign)])
+		}
 		// glue: a second corner, or harmless words, joined in
 		switch g := sanitizeGlue(glue); {
 		case g == "":
