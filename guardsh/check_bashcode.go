@@ -574,8 +574,7 @@ func (ck *checker) envAssigns(x *syntax.CallExpr, args []string) {
 		}
 		if strings.HasPrefix(a, "-") {
 			if strings.HasPrefix(a, "-S") || strings.HasPrefix(a, "--split-string") {
-				ck.askHook(&r, "env -S splits a string into variables and a command guardsh does not follow")
-				break
+				break // judged with the command it splits (classify)
 			}
 			continue
 		}
