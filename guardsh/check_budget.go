@@ -21,7 +21,7 @@ const (
 	maxCheckNest = 100
 	// maxSteps bounds the statements one check visits (loops over static
 	// lists and function calls are walked again for each item or call).
-	maxSteps = 200000
+	maxSteps = 100000
 	// maxCheckWork bounds expansions: words expanded, substitutions
 	// walked, code nested in variables re-read.
 	maxCheckWork = 2000000
@@ -149,6 +149,9 @@ func (b *checkBudget) parse(src string) ([]*syntax.Stmt, error) {
 	var stmts []*syntax.Stmt
 	err := p.Stmts(strings.NewReader(src), func(s *syntax.Stmt) bool {
 		stmts = append(stmts, s)
+		if b.steps+len(stmts) > maxSteps && b.over == "" {
+			b.over = fmt.Sprintf("more than %d statements", maxSteps)
+		}
 		return b.spend(1)
 	})
 	if b.over != "" {
