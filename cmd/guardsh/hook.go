@@ -47,12 +47,12 @@ const maxHookInput = 8 << 20
 type hookOptions struct {
 	agent   string // claude, codex, gemini
 	mode    string // --mode; "" leaves it to hookMode
-	rewrite bool   // --rewrite: run allowed commands under guardsh
+	rewrite bool   // run allowed commands under guardsh (the default for claude and gemini; --no-rewrite)
 	exe     string // guardsh binary named in rewritten commands
 	note    string // added to an allow's reason (the advisor's, hook_advisor.go)
 }
 
-const hookUsage = "usage: guardsh --hook claude|codex|gemini [--mode MODE] [--rewrite]"
+const hookUsage = "usage: guardsh --hook claude|codex|gemini [--mode MODE] [--rewrite|--no-rewrite]"
 
 // runHook is the --hook mode. It reads one event from stdin, writes the
 // answer to stdout and returns the exit status.
@@ -119,7 +119,15 @@ func parseHookArgs(args []string, getenv func(string) string) (hookOptions, erro
 	default:
 		return o, fmt.Errorf("--hook: unknown agent %q", args[0])
 	}
-	o.rewrite = truthy(getenv("GUARDSH_HOOK_REWRITE"))
+	// Claude Code and Gemini CLI run allowed commands under guardsh unless
+	// told otherwise (docs/agents.md has the measurements): the static
+	// verdict alone cannot hold for what a script file, a variable's value
+	// at run time or a program's own behaviour does. Codex keeps its
+	// answer-by-default (allow needs updatedInput there).
+	o.rewrite = o.agent == "claude" || o.agent == "gemini"
+	if env := strings.TrimSpace(getenv("GUARDSH_HOOK_REWRITE")); env != "" {
+		o.rewrite = truthy(env)
+	}
 	for i := 1; i < len(args); i++ {
 		a := args[i]
 		switch {
