@@ -16,7 +16,11 @@ type CheckEnv struct {
 	Project string            // project root (absolute)
 	Home    string            // home directory, for ~ and $HOME
 	Env     map[string]string // variables known to be set, e.g. TMPDIR
-	Via     string            // how the script arrived ("check", "hook", ...); "" means "check"
+	// Environ, when set, is the environment the checked command will
+	// inherit (the hook's is the agent's): a variable the script does not
+	// assign that is not in it is unset when bash evaluates it.
+	Environ func(name string) (string, bool)
+	Via     string // how the script arrived ("check", "hook", ...); "" means "check"
 }
 
 // CommandVerdict is the verdict on one simple command of a script.

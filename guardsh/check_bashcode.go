@@ -661,9 +661,29 @@ func (ck *checker) promptCheck(text string, r *cornerRes) {
 	}
 	r.add(ck.nested("cat <<"+delim+"\n"+text+"\n"+delim+"\n", source{}, false))
 	if strings.Contains(text, "$(") || strings.Contains(text, "`") || strings.Contains(text, "\\") ||
-		strings.Contains(text, "[") || strings.Contains(text, "${!") {
+		strings.Contains(text, "${!") || hasVarSubscript(text) {
 		ck.askData(r, "text expanded as a prompt runs code: "+clip(text))
 	}
+}
+
+// hasVarSubscript reports whether text holds a subscript other than a
+// number, @ or * (${a[$i]}, ${a[i]}: evaluated when the text is expanded).
+func hasVarSubscript(text string) bool {
+	for i := strings.IndexByte(text, '['); i >= 0; {
+		j := strings.IndexByte(text[i:], ']')
+		if j < 0 {
+			return true
+		}
+		if sub := text[i+1 : i+j]; sub == "" || strings.Trim(sub, "0123456789@*") != "" {
+			return true
+		}
+		k := strings.IndexByte(text[i+j:], '[')
+		if k < 0 {
+			return false
+		}
+		i = i + j + k
+	}
+	return false
 }
 
 // arithExpr judges an arithmetic expression bash evaluates: every name in
@@ -823,6 +843,16 @@ func (ck *checker) arithVar(name string, r *cornerRes, depth int) {
 		}
 		if n >= 1 && n <= len(ck.params) {
 			v, ok = ck.params[n-1], !isDynamic(ck.params[n-1])
+		}
+	}
+	if !ok {
+		if _, assigned := ck.vars[name]; !assigned && ck.env.Environ != nil {
+			// not assigned by the script: what the environment holds
+			if ev, set := ck.env.Environ(name); !set {
+				return // unset: bash takes 0
+			} else {
+				v, ok = ev, true
+			}
 		}
 	}
 	if !ok {

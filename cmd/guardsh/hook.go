@@ -328,9 +328,20 @@ func hookVerdict(opts hookOptions, ev hookEvent, getenv func(string) string) (ho
 	}
 	sv, _ := cfg.Policy(mode).CheckScript(ev.Command, guardsh.CheckEnv{
 		Dir: ev.Dir, Project: d.project, Home: d.home, Env: env, Via: "hook",
+		Environ: hookEnviron(getenv),
 	}) // a parse error comes back as the verdict (ask), with its reason
 	d.v = sv.Verdict
 	return d, nil
+}
+
+// hookEnviron is the environment the agent's command inherits: the hook's
+// own (agents run hooks with theirs). An empty variable counts as unset:
+// bash evaluates both as 0.
+func hookEnviron(getenv func(string) string) func(string) (string, bool) {
+	return func(name string) (string, bool) {
+		v := getenv(name)
+		return v, v != ""
+	}
 }
 
 // hookAudit appends the decision to the audit log, as the shell does for

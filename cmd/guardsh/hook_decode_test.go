@@ -48,3 +48,23 @@ func TestHookExactKeys(t *testing.T) {
 		}
 	}
 }
+
+// TestHookArithmeticEnvironment: a variable the command does not assign is
+// judged by the environment the agent's bash inherits (the hook's): unset,
+// bash takes 0; set, its text is what bash evaluates.
+func TestHookArithmeticEnvironment(t *testing.T) {
+	cmd := claudeBash("echo $((n+1))")
+	args := []string{"claude", "--mode", "auto", "--no-rewrite"}
+	if r := runHookTest(t, args, cmd, nil); r.decision != "allow" {
+		t.Errorf("n unset: %s %s", r.decision, r.reason)
+	}
+	if r := runHookTest(t, args, cmd, map[string]string{"n": "41"}); r.decision != "allow" {
+		t.Errorf("n=41: %s %s", r.decision, r.reason)
+	}
+	if r := runHookTest(t, args, cmd, map[string]string{"n": "a[$(rm -rf ~)]"}); r.decision != "deny" {
+		t.Errorf("n holds code: %s %s", r.decision, r.reason)
+	}
+	if r := runHookTest(t, args, claudeBash("read n; echo $((n+1))"), nil); r.decision != "ask" {
+		t.Errorf("n read from stdin: %s %s", r.decision, r.reason)
+	}
+}
