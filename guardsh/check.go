@@ -1158,10 +1158,8 @@ func (ck *checker) call(s *syntax.Stmt, x *syntax.CallExpr, in source) {
 		return
 	}
 	pos := s.Pos()
-	if prog, ok := ck.hashedProg(args[0]); ok {
-		// hash -p or BASH_CMDS set the program this name runs
-		args = append([]string{prog}, args[1:]...)
-	}
+	// hash -p or BASH_CMDS set the program a name runs (check_bashcode.go)
+	args = ck.hashedArgs(args)
 	name := args[0]
 	ck.nameArgs(x, name, args) // check_bashcode.go
 	if baseName(cmdName(name)) == "env" {

@@ -461,6 +461,17 @@ func (ck *checker) declArg(variant, t string, flags map[byte]bool, r *cornerRes)
 	}
 	name, val, hasVal := strings.Cut(t, "=")
 	ck.nameCheck(name, r, 0)
+	if hasVal && strings.HasPrefix(val, "(") && !isDynamic(val) {
+		// declare -a "a=([i]=v ...)": bash parses the quoted value as a
+		// compound assignment, and evaluates its subscripts
+		n := strings.TrimSuffix(name, "+")
+		if isName(n) {
+			r.add(ck.nested("declare -a "+n+"="+val, source{}, false))
+			if strings.ContainsAny(val, "$`") {
+				ck.askData(r, variant+" of an array from text that holds expansions: "+clip(t))
+			}
+		}
+	}
 	if hasVal {
 		switch {
 		case flags['n']:
@@ -1248,4 +1259,54 @@ func (ck *checker) isAssoc(name string) bool {
 		return true
 	}
 	return ck.bash != nil && ck.bash.assoc[name]
+}
+
+// isName reports whether s is a shell variable name.
+func isName(s string) bool {
+	if s == "" || s[0] >= '0' && s[0] <= '9' {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if !isNameByte(s[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// hashedArgs applies hash -p and BASH_CMDS to the command a call runs:
+// its name, or the name after command or exec, which look it up the same
+// way.
+func (ck *checker) hashedArgs(args []string) []string {
+	if ck.bash == nil || len(ck.bash.hashed) == 0 || len(args) == 0 {
+		return args
+	}
+	if prog, ok := ck.hashedProg(args[0]); ok {
+		return append([]string{prog}, args[1:]...)
+	}
+	if args[0] != "command" && args[0] != "exec" {
+		return args
+	}
+	for i := 1; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--":
+			continue
+		case args[0] == "exec" && a == "-a":
+			i++
+			continue
+		case !isDynamic(a) && strings.HasPrefix(a, "-"):
+			if args[0] == "command" && strings.ContainsAny(a, "vV") {
+				return args // prints, does not run
+			}
+			continue
+		}
+		if prog, ok := ck.hashedProg(a); ok {
+			out := append([]string(nil), args...)
+			out[i] = prog
+			return out
+		}
+		return args
+	}
+	return args
 }

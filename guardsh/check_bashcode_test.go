@@ -105,6 +105,10 @@ var cornerTemplates = []string{
 	`declare -i @N@; for @N@ in @S@; do :; done`,
 	`echo @P@ > @N@.sh; env BASH_ENV=./@N@.sh bash -c true`,
 	"@N@=@S@; cat <<EOF\n$((@N@))\nEOF",
+	`@N@=@C@; declare -a "arr=([$@N@]=1)"`,
+	`@N@=@S@; declare -a "arr=([$@N@]=1)"`,
+	`hash -p /usr/bin/rm @N@; command @N@ -rf ~`,
+	`hash -p /usr/bin/rm @N@; exec @N@ -rf ~`,
 }
 
 // cornerNames are the variable names the families use.
