@@ -1162,6 +1162,7 @@ func (ck *checker) call(s *syntax.Stmt, x *syntax.CallExpr, in source) {
 	args = ck.hashedArgs(args)
 	name := args[0]
 	ck.nameArgs(x, name, args) // check_bashcode.go
+	ck.callbacks(x, name, args)
 	if baseName(cmdName(name)) == "env" {
 		ck.envAssigns(x, args)
 	}

@@ -1310,3 +1310,75 @@ func (ck *checker) hashedArgs(args []string) []string {
 	}
 	return args
 }
+
+// callbacks judges the builtins that run a command or function they are
+// given: mapfile/readarray -C CALLBACK, compgen -C COMMAND and -F
+// FUNCTION; and history -w/-a, which write the history to a file.
+func (ck *checker) callbacks(x *syntax.CallExpr, name string, args []string) {
+	if !ck.realBash() {
+		return
+	}
+	var r cornerRes
+	code := func(what, c string) {
+		if isDynamic(c) {
+			ck.askData(&r, name+" runs "+what+" not known before it runs: "+displayArg(c))
+			return
+		}
+		r.add(ck.nested(c, source{}, false))
+	}
+	switch name {
+	case "mapfile", "readarray", "compgen":
+		for k := 1; k < len(args); k++ {
+			a := args[k]
+			if isDynamic(a) || !strings.HasPrefix(a, "-") || a == "--" {
+				if name != "compgen" {
+					break
+				}
+				continue
+			}
+			for i := 1; i < len(a); i++ {
+				c := a[i]
+				if strings.IndexByte("CFdnOsucGPSWXAo", c) < 0 {
+					continue
+				}
+				val := a[i+1:]
+				if val == "" && k+1 < len(args) {
+					k++
+					val = args[k]
+				}
+				switch {
+				case c == 'C':
+					code("a callback", val)
+				case c == 'F' && name == "compgen":
+					code("a function", val)
+				}
+				break
+			}
+		}
+	case "history":
+		write, file := false, ""
+		for _, a := range args[1:] {
+			switch {
+			case a == "-w" || a == "-a":
+				write = true
+			case !strings.HasPrefix(a, "-") || isDynamic(a):
+				file = a
+			}
+		}
+		if !write {
+			return
+		}
+		if file == "" {
+			if v, ok := ck.lookup("HISTFILE"); ok {
+				file = v
+			} else if _, assigned := ck.vars["HISTFILE"]; assigned {
+				file = dynWord("$HISTFILE")
+			} else {
+				file = "~/.bash_history"
+			}
+		}
+		ck.access(redirWrite{path: file, write: true, node: x})
+		return
+	}
+	ck.report(x, r)
+}

@@ -109,6 +109,13 @@ var cornerTemplates = []string{
 	`@N@=@S@; declare -a "arr=([$@N@]=1)"`,
 	`hash -p /usr/bin/rm @N@; command @N@ -rf ~`,
 	`hash -p /usr/bin/rm @N@; exec @N@ -rf ~`,
+	// builtins that run a callback, or write a file
+	`mapfile -C @P@ -c 1 @N@ <<< x`,
+	`readarray -t -C @P@ -c 1 @N@ <<< x`,
+	`compgen -C @P@ @N@`,
+	`@N@(){ eval @P@; }; compgen -F @N@ x 2>/dev/null`,
+	`HISTFILE=~/canary; set -o history; history -s @N@; history -w`,
+	`history -w ~/canary`,
 }
 
 // cornerNames are the variable names the families use.
