@@ -28,12 +28,6 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 )
 
-// Rule IDs of bash's code-running corners.
-const (
-	idCodeInData = "bash.code-in-data"
-	idShellHook  = "bash.shell-hook"
-)
-
 // numericVal marks a variable whose value is not known statically but is
 // known to be a number (it was assigned by arithmetic, ${#x}, $(wc -l)).
 const numericVal = "\x00#"
@@ -95,11 +89,11 @@ func (r *cornerRes) add(v Verdict) {
 }
 
 func (ck *checker) askData(r *cornerRes, detail string) {
-	r.add(ck.p.settle(&judgement{kind: kOther, f: finding{Ask, idCodeInData, detail}}))
+	r.add(ck.p.settle(judged(kOther, idCodeInData, detail)))
 }
 
 func (ck *checker) askHook(r *cornerRes, detail string) {
-	r.add(ck.p.settle(&judgement{kind: kOther, f: finding{Ask, idShellHook, detail}}))
+	r.add(ck.p.settle(judged(kOther, idShellHook, detail)))
 }
 
 // report records a corner's verdict as one command of the script.

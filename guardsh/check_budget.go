@@ -29,10 +29,6 @@ const (
 	checkTimeLimit = 3 * time.Second
 )
 
-// idTooLarge is the verdict on a script the checker could not read to the
-// end within its budget.
-const idTooLarge = "check.too-large"
-
 // checkBudget is the work one check may still do.
 type checkBudget struct {
 	deadline time.Time
@@ -134,7 +130,7 @@ func (b *checkBudget) nesting(stmts []*syntax.Stmt) bool {
 
 // verdict is the deny for a script over budget.
 func (b *checkBudget) verdict(p *Policy) Verdict {
-	return p.settle(&judgement{kind: kOther, f: finding{Deny, idTooLarge, b.over}})
+	return p.settle(judged(kOther, idTooLarge, b.over))
 }
 
 // parse parses a script within the budget. Statements before a

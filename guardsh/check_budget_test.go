@@ -40,12 +40,12 @@ func TestCheckBudget(t *testing.T) {
 	// the same scripts, fed to a shell inside the script
 	p := NewPolicy(ModeAuto)
 	sv, _ := p.CheckScript("bash -c "+bashQuote(strings.Repeat("$(", 200)+strings.Repeat(")", 200)), testEnv)
-	if sv.Decision != Deny || !mentions(sv, idTooLarge) {
+	if sv.Decision != Deny || !mentions(sv, idTooLarge.String()) {
 		t.Errorf("nested in bash -c: %s [%s]", sv.Decision, sv.Rule)
 	}
 	// what agents send stays well inside the budget
 	for _, s := range []string{benchAgentScript, strings.Repeat("echo hello world\n", 5000)} {
-		if sv, _ := p.CheckScript(s, testEnv); mentions(sv, idTooLarge) {
+		if sv, _ := p.CheckScript(s, testEnv); mentions(sv, idTooLarge.String()) {
 			t.Errorf("an ordinary script is over the budget: %s", sv.Reason)
 		}
 	}
