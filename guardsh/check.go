@@ -815,15 +815,15 @@ func (ck *checker) access(w redirWrite) {
 	var v Verdict
 	if isDynamic(w.path) {
 		if w.write {
-			v = ck.p.settle(judged(kOther, idWriteOutside, "redirection target not known before it runs: " + displayArg(w.path)))
+			v = ck.p.settle(judged(kOther, idWriteOutside, "redirection target not known before it runs: "+displayArg(w.path)))
 		} else {
-			v = ck.p.settle(judged(kRead, idReadOutside, "redirection source not known before it runs: " + displayArg(w.path)))
+			v = ck.p.settle(judged(kRead, idReadOutside, "redirection source not known before it runs: "+displayArg(w.path)))
 		}
 	} else {
 		e := pathEnv{dir: ck.dir, project: cleanAbs(ck.env.Project), home: cleanAbs(ck.env.Home)}
 		abs, ok := e.abs(w.path)
 		if !ok {
-			v = ck.p.settle(judged(kOther, idWriteOutside, "path not known: " + w.path))
+			v = ck.p.settle(judged(kOther, idWriteOutside, "path not known: "+w.path))
 		} else {
 			l := e.locate(abs)
 			v = ck.p.ClassifyAccess(Access{Path: w.path, Resolved: abs, Inside: l == locProject || l == locProjectRoot, Write: w.write, Dir: ck.dir, Project: ck.env.Project, Home: ck.env.Home, Via: "redirect"})
@@ -1413,7 +1413,7 @@ func (ck *checker) codeFeed(v Verdict, cmd *Command, norm, args []string, srcs [
 		}
 		return combine(v, ck.markUnseen(ck.p.classifyArgs(cmd, code, ck.depth+1, false)))
 	case srcUnknown:
-		j := judged(kOther, idShellStdin, name + " reads its program from another command's output")
+		j := judged(kOther, idShellStdin, name+" reads its program from another command's output")
 		return combine(v, ck.p.settle(j))
 	}
 	return v
@@ -1427,7 +1427,7 @@ func (ck *checker) pipeDeny(s source, name string) Verdict {
 	if s.what != "" {
 		what += " by " + s.what
 	}
-	return ck.p.settle(judged(kOther, idPipeShell, name + " runs code " + what))
+	return ck.p.settle(judged(kOther, idPipeShell, name+" runs code "+what))
 }
 
 // readsStdin reports whether a shell or interpreter takes its program from
