@@ -50,7 +50,6 @@ var parserPool = sync.Pool{New: func() any {
 // is an error (and an ask verdict).
 func (p *Policy) CheckScript(src string, env CheckEnv) (ScriptVerdict, error) {
 	ck := newChecker(p, env, 0, src)
-	ck.b = newBudget()
 	if !ck.b.precheck(src) {
 		v := ck.b.verdict(p)
 		ck.record(CommandVerdict{Source: clip(src), Args: []string{clip(src)}, Line: 1, Col: 1, Verdict: v})
@@ -107,7 +106,6 @@ func (p *Policy) LineCheck(src string, env CheckEnv) (v Verdict, ok bool) {
 	}
 	ck := newChecker(p, env, 0, src)
 	ck.out = nil
-	ck.b = newBudget()
 	if !ck.b.precheck(src) {
 		return ck.b.verdict(p), false
 	}
@@ -142,9 +140,8 @@ func (p *Policy) scriptVerdictArgs(src string, c *Command, depth int, params []s
 	}
 	env := CheckEnv{Dir: c.Dir, Project: c.Project, Home: c.Home, Via: c.Via}
 	ck := newChecker(p, env, depth, src)
-	ck.b = c.budget
-	if ck.b == nil {
-		ck.b = newBudget()
+	if c.budget != nil {
+		ck.b = c.budget
 	}
 	ck.envFn = c.Env
 	if params != nil {
@@ -237,7 +234,7 @@ func (ck *checker) markUnseen(v Verdict) Verdict {
 }
 
 func newChecker(p *Policy, env CheckEnv, depth int, src string) *checker {
-	ck := &checker{p: p, env: env, depth: depth, src: src}
+	ck := &checker{p: p, env: env, depth: depth, src: src, b: newBudget()}
 	ck.dir = env.Dir
 	if ck.dir == "" {
 		ck.dir = env.Project
