@@ -974,6 +974,9 @@ func (ck *checker) numericWord(w *syntax.Word) bool {
 				}
 			case *syntax.ArithmExp:
 			case *syntax.ParamExp:
+				if x.Param != nil && x.Excl && x.Names == 0 && x.Index != nil && allIndex(x.Index) && !ck.isAssoc(x.Param.Value) {
+					continue // ${!a[@]}: the indexes of an indexed array
+				}
 				if x.Param == nil || x.Excl || x.Exp != nil || x.Repl != nil || x.Slice != nil {
 					return false
 				}

@@ -198,6 +198,8 @@ var cornerBenign = []string{
 	`s=hello; echo ${s:1:2}`,
 	`declare -A m; m[key]=1; echo "${m[key]}"`,
 	`if (( $(date +%s) > 0 )); then echo ok; fi`,
+	`arr=(a b); for i in "${!arr[@]}"; do echo "${arr[$i]}"; done`,
+	`while IFS= read -r l; do echo "${l:0:3}"; done <<< hello`,
 }
 
 // bashVictim is a throwaway HOME with a canary, and a project directory.
