@@ -19,6 +19,8 @@ const (
 	// maxCheckNest bounds syntactic nesting: substitutions, subshells,
 	// blocks, loops and conditionals inside each other.
 	maxCheckNest = 100
+	// maxScanNest bounds the brackets nested in the text, before parsing.
+	maxScanNest = 1000
 	// maxSteps bounds the statements one check visits (loops over static
 	// lists and function calls are walked again for each item or call).
 	maxSteps = 100000
@@ -79,6 +81,29 @@ func (b *checkBudget) step() bool {
 func (b *checkBudget) precheck(src string) bool {
 	if len(src) > maxCheckInput {
 		b.over = fmt.Sprintf("%d bytes, more than %d", len(src), maxCheckInput)
+		return false
+	}
+	// The parser recurses once per level: bound the nesting before it
+	// runs (brackets counted in quotes and comments too, so this may only
+	// overestimate; the limit is well above any real script's).
+	depth, max := 0, 0
+	for i := 0; i < len(src); i++ {
+		switch src[i] {
+		case '\\':
+			i++
+		case '(', '{', '[':
+			depth++
+			if depth > max {
+				max = depth
+			}
+		case ')', '}', ']':
+			if depth > 0 {
+				depth--
+			}
+		}
+	}
+	if max > maxScanNest {
+		b.over = fmt.Sprintf("brackets nested more than %d levels deep", maxScanNest)
 		return false
 	}
 	return true

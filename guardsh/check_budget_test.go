@@ -16,6 +16,8 @@ var budgetCases = []struct{ name, src string }{
 	{"rm then 500,001 statements", "rm -rf ~\n" + strings.Repeat(":\n", 500001)},
 	{"nested (( after rm", "rm -rf ~\necho " + strings.Repeat("$((", 5000) + "1" + strings.Repeat("))", 5000)},
 	{"nested blocks then rm", strings.Repeat("{ ", 5000) + ":" + strings.Repeat("; }", 5000) + "\nrm -rf ~"},
+	{"100,000 nested subshells after rm", "rm -rf ~\n" + strings.Repeat("(", 100000) + ":" + strings.Repeat(")", 100000)},
+	{"100,000 nested $(( after rm", "rm -rf ~\necho " + strings.Repeat("$((", 100000) + "1" + strings.Repeat("))", 100000)},
 	{"over the size limit", strings.Repeat("echo hello world\n", maxCheckInput/16) + "rm -rf ~"},
 	{"nested sh -c", strings.Repeat("bash -c ", 1) + bashQuote("rm -rf ~; "+strings.Repeat("$(", 3000)+strings.Repeat(")", 3000))},
 }
