@@ -20,7 +20,7 @@ const (
 	// blocks, loops and conditionals inside each other.
 	maxCheckNest = 100
 	// maxScanNest bounds the brackets nested in the text, before parsing.
-	maxScanNest = 1000
+	maxScanNest = 4000
 	// maxSteps bounds the statements one check visits (loops over static
 	// lists and function calls are walked again for each item or call).
 	maxSteps = 100000
