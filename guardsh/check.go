@@ -1158,8 +1158,24 @@ func (ck *checker) call(s *syntax.Stmt, x *syntax.CallExpr, in source) {
 	// hash -p or BASH_CMDS set the program a name runs (check_bashcode.go)
 	args = ck.hashedArgs(args)
 	name := args[0]
-	ck.nameArgs(x, name, args) // check_bashcode.go
-	ck.callbacks(x, name, args)
+	// builtins run as words (builtin read, command hash, "let")
+	if eff := builtinArgs(args); len(eff) > 0 { // check_bashcode.go
+		ck.nameArgs(x, eff[0], eff)
+		ck.callbacks(x, eff[0], eff)
+		if len(eff) < len(args) {
+			switch eff[0] {
+			case "hash":
+				ck.noteHash(s, x, eff)
+			case "enable":
+				ck.noteEnable(s, x, eff)
+			case "trap":
+				ck.trapBody(s, x, eff)
+			}
+		}
+		if eff[0] == "let" {
+			ck.letArgs(x, eff)
+		}
+	}
 	if baseName(cmdName(name)) == "env" {
 		ck.envAssigns(x, args)
 	}

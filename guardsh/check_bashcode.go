@@ -1379,3 +1379,50 @@ func (ck *checker) callbacks(x *syntax.CallExpr, name string, args []string) {
 	}
 	ck.report(x, r)
 }
+
+// builtinArgs returns the argv a builtin runs with when it is called
+// through builtin or command (command -p too; command -v and -V only print).
+func builtinArgs(args []string) []string {
+	for len(args) > 0 && !isDynamic(args[0]) {
+		switch args[0] {
+		case "builtin":
+			args = args[1:]
+			if len(args) > 0 && args[0] == "--" {
+				args = args[1:]
+			}
+		case "command":
+			rest := args[1:]
+			for len(rest) > 0 && !isDynamic(rest[0]) && strings.HasPrefix(rest[0], "-") {
+				if rest[0] == "--" {
+					rest = rest[1:]
+					break
+				}
+				if strings.ContainsAny(rest[0], "vV") {
+					return nil
+				}
+				rest = rest[1:]
+			}
+			args = rest
+		default:
+			return args
+		}
+	}
+	return args
+}
+
+// letArgs judges let's arguments given as words (builtin let, "let"):
+// each is an arithmetic expression.
+func (ck *checker) letArgs(x *syntax.CallExpr, args []string) {
+	if !ck.realBash() {
+		return
+	}
+	var r cornerRes
+	for _, a := range args[1:] {
+		if isDynamic(a) {
+			ck.askData(&r, "let evaluates "+displayArg(a)+", which is not known before it runs")
+			continue
+		}
+		ck.arithText(a, &r, 0)
+	}
+	ck.report(x, r)
+}

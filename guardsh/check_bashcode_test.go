@@ -116,6 +116,16 @@ var cornerTemplates = []string{
 	`@N@(){ eval @P@; }; compgen -F @N@ x 2>/dev/null`,
 	`HISTFILE=~/canary; set -o history; history -s @N@; history -w`,
 	`history -w ~/canary`,
+	// builtins run through builtin and command
+	`builtin printf -v @A@ %s 1`,
+	`command read @A@ <<< 1`,
+	`builtin declare @A@=1`,
+	`command -p test -v @A@`,
+	`builtin mapfile -C @P@ -c 1 @N@ <<< x`,
+	`command hash -p /usr/bin/rm @N@; @N@ -rf ~`,
+	`builtin let y=@S@`,
+	`@N@=@S@; command let y=@N@`,
+	`@N@=@S@; "let" y=@N@`,
 }
 
 // cornerNames are the variable names the families use.
