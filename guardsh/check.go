@@ -1317,8 +1317,13 @@ func (ck *checker) call(s *syntax.Stmt, x *syntax.CallExpr, in source) {
 		cmd2.Args = alt
 		v = combine(v, ck.p.classifyArgsIn(&cmd2, alt, ck.depth, false, stdin))
 	}
-	if n := NormalizeArgv(args); len(n) > 0 && baseName(cmdName(n[0])) == "ln" {
-		ck.noteLinks(n)
+	if n := NormalizeArgv(args); len(n) > 0 {
+		switch baseName(cmdName(n[0])) {
+		case "ln":
+			ck.noteLinks(n)
+		case "mv":
+			ck.moveLinks(n)
+		}
 	}
 	if isDynamic(name) && srcs[0].kind >= srcDecoded {
 		v = combine(v, ck.markUnseen(ck.pipeDeny(srcs[0], "the shell")))

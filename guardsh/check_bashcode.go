@@ -556,6 +556,9 @@ func (ck *checker) nameArgs(x *syntax.CallExpr, name string, args []string) {
 		if ck.bash != nil && ck.bash.ints[base] && name != "test" && name != "[" && name != "unset" {
 			ck.askData(&r, name+" assigns text it reads to the integer variable "+base+", which bash evaluates as arithmetic")
 		}
+		if ck.bash != nil && ck.bash.namerefs[base] && name != "test" && name != "[" && name != "unset" {
+			ck.askData(&r, name+" assigns to the nameref "+base+": the text becomes the name of the variable bash expands for $"+base)
+		}
 	}
 	ck.report(x, r)
 }
@@ -1425,4 +1428,39 @@ func (ck *checker) letArgs(x *syntax.CallExpr, args []string) {
 		ck.arithText(a, &r, 0)
 	}
 	ck.report(x, r)
+}
+
+// moveLinks follows mv of a link the script made: the link has a new name.
+func (ck *checker) moveLinks(args []string) {
+	bs := ck.bash
+	if bs == nil || len(bs.links) == 0 || !ck.realBash() {
+		return
+	}
+	ops := operands(args[1:], optSpec{short: "St", long: []string{"suffix", "target-directory"}})
+	if len(ops) < 2 {
+		return
+	}
+	e := pathEnv{dir: ck.dir, project: cleanAbs(ck.env.Project), home: cleanAbs(ck.env.Home)}
+	dst := ops[len(ops)-1]
+	dabs, ok := e.abs(dst)
+	if !ok {
+		return
+	}
+	for _, src := range ops[:len(ops)-1] {
+		sabs, ok := e.abs(src)
+		if !ok {
+			continue
+		}
+		t, isLink := bs.links[sabs]
+		if !isLink {
+			continue
+		}
+		to := dabs
+		if len(ops) > 2 || strings.HasSuffix(dst, "/") {
+			to = dabs + "/" + path.Base(sabs)
+		} else if fi, err := os.Stat(dabs); err == nil && fi.IsDir() {
+			bs.links[dabs+"/"+path.Base(sabs)] = t
+		}
+		bs.links[to] = t
+	}
 }

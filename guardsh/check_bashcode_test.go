@@ -100,6 +100,10 @@ var cornerTemplates = []string{
 	`ln -sf "$HOME" @N@ && cd @N@ && rm -rf ./*`,
 	`ln -s ~/canary @N@ && echo x > @N@`,
 	`ln ~/canary @N@ && echo x > @N@`,
+	`ln -s ~ @N@ && mv @N@ moved && rm -rf moved/`,
+	`mkdir d && ln -s ~ @N@ && mv @N@ d/ && rm -rf d/@N@/`,
+	`declare -n @N@; printf -v @N@ %s @A@; echo $@N@`,
+	`declare -n @N@; read @N@ <<< @A@; echo $@N@`,
 	// integer variables assigned text, env, here-documents
 	`declare -i @N@; read @N@ <<< @S@`,
 	`declare -i @N@; for @N@ in @S@; do :; done`,
