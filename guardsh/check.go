@@ -1235,7 +1235,7 @@ func (ck *checker) call(s *syntax.Stmt, x *syntax.CallExpr, in source) {
 			switch {
 			case len(ops) == 0:
 				ck.dir = ck.env.Home
-			case isDynamic(ops[0]) || ops[0] == "-":
+			case isDynamic(ops[0]) || ops[0] == "-" || ck.cdpathApplies(ops[0]):
 				ck.dir = ""
 			default:
 				e := pathEnv{dir: ck.dir, home: ck.env.Home}

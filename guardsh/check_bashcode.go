@@ -1464,3 +1464,25 @@ func (ck *checker) moveLinks(args []string) {
 		bs.links[to] = t
 	}
 }
+
+// cdpathApplies reports whether cd DIR may search CDPATH: DIR is relative,
+// does not start with . or .., and CDPATH is set (by the script or in the
+// environment the command inherits). The directory cd reaches is then not
+// known.
+func (ck *checker) cdpathApplies(dir string) bool {
+	if !ck.realBash() || dir == "" || strings.HasPrefix(dir, "/") || strings.HasPrefix(dir, "~") ||
+		dir == "." || dir == ".." || strings.HasPrefix(dir, "./") || strings.HasPrefix(dir, "../") {
+		return false
+	}
+	if v, assigned := ck.vars["CDPATH"]; assigned {
+		return v != ""
+	}
+	if v, ok := ck.env.Env["CDPATH"]; ok {
+		return v != ""
+	}
+	if ck.env.Environ != nil {
+		v, set := ck.env.Environ("CDPATH")
+		return set && v != ""
+	}
+	return false
+}

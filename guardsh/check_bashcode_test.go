@@ -101,6 +101,7 @@ var cornerTemplates = []string{
 	`ln -s ~/canary @N@ && echo x > @N@`,
 	`ln ~/canary @N@ && echo x > @N@`,
 	`ln -s ~ @N@ && mv @N@ moved && rm -rf moved/`,
+	`mkdir -p @N@; CDPATH=~ cd @N@ 2>/dev/null; CDPATH=~; cd sub && rm -rf ./*`,
 	`mkdir d && ln -s ~ @N@ && mv @N@ d/ && rm -rf d/@N@/`,
 	`declare -n @N@; printf -v @N@ %s @A@; echo $@N@`,
 	`declare -n @N@; read @N@ <<< @A@; echo $@N@`,
