@@ -68,3 +68,52 @@ func TestHookArithmeticEnvironment(t *testing.T) {
 		t.Errorf("n read from stdin: %s %s", r.decision, r.reason)
 	}
 }
+
+// issueCorners are the commands of bash's code-running corners that the
+// hook once allowed and real bash then ran (guardsh's own families and
+// the bash differential are in guardsh/check_bashcode_test.go).
+var issueCorners = []string{
+	`x='a[$(rm -rf ~)]'; echo $((x))`,
+	`x='a[$(rm -rf ~)]'; (( x ))`,
+	`x='a[$(rm -rf ~)]'; [[ $x -eq 0 ]]`,
+	`x='a[$(rm -rf ~)]'; echo ${a[x]}`,
+	`x='a[$(rm -rf ~)]'; arr[x]=1`,
+	`x='a[$(rm -rf ~)]'; declare -i y=x`,
+	`x='a[$(rm -rf ~)]'; echo $[x]`,
+	`x='a[$(rm -rf ~)]'; let y=x`,
+	`printf -v 'a[$(rm -rf ~)]' x`,
+	`test -v 'a[$(rm -rf ~)]'`,
+	`read 'a[$(rm -rf ~)]' <<< x`,
+	`x='$(rm -rf ~)'; echo ${x@P}`,
+	`declare -n r='a[$(rm -rf ~)]'; echo $r`,
+	`x='a[$(rm -rf ~)]'; echo ${!x}`,
+	`export PS4='$(rm -rf ~)'; set -x; :`,
+	`BASH_ENV=./x.sh bash -c true`,
+	`ENV=./x.sh sh -i -c true`,
+	`command_not_found_handle(){ rm -rf ~; }; pytest`,
+	`hash -p /bin/rm ls; ls -rf ~`,
+	`enable -f ./x.so x`,
+	`ln -s ~ build && rm -rf build/`,
+	`trap 'rm -rf ~' EXIT`,
+	`PROMPT_COMMAND='rm -rf ~'`,
+	`IFS=x; eval "echo"`,
+	"rm -rf ~\n" + strings.Repeat("$(", 12000) + strings.Repeat(")", 12000),
+	strings.Repeat(":\n", 500001) + "rm -rf ~",
+}
+
+// TestHookBashCorners: through the hook itself, in every agent's
+// protocol and in auto and bypass-free default modes, none of the
+// commands above is allowed.
+func TestHookBashCorners(t *testing.T) {
+	events := map[string]func(string) string{"claude": claudeBash, "codex": codexBash, "gemini": geminiShell}
+	for agent, ev := range events {
+		for _, mode := range []string{"auto", "default"} {
+			for _, c := range issueCorners {
+				r := runHookTest(t, []string{agent, "--mode", mode, "--no-rewrite"}, ev(c), nil)
+				if r.decision != "deny" && r.decision != "ask" || r.code != 0 {
+					t.Errorf("%s %s: %.60q: exit %d, decision %q %s", agent, mode, c, r.code, r.decision, r.reason)
+				}
+			}
+		}
+	}
+}
