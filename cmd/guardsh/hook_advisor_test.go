@@ -103,7 +103,7 @@ func TestHookAdvisorDryRun(t *testing.T) {
 	json.Unmarshal([]byte(claudeBash("ls -la")), &m)
 	m["cwd"] = proj
 	b, _ := json.Marshal(m)
-	r := runHookTest(t, []string{"claude"}, string(b), env)
+	r := runHookTest(t, []string{"claude", "--no-rewrite"}, string(b), env)
 	if r.decision != "deny" || !strings.Contains(r.reason, "[advisor.dry-run]") {
 		t.Errorf("ls at threshold 0: %+v", r)
 	}
