@@ -754,16 +754,25 @@ func (a *agent) runShell(ctx context.Context, command string, timeoutS int) tool
 	if len(denied) > 0 {
 		note = fmt.Sprintf("denied [%s]", denied[0][2])
 	}
-	if !isTest && (before != "" && a.treeState() != before || len(shellChanged) > 0) {
+	// Outside git with the tracking off (the cap), what a command changed
+	// cannot be seen: it counts as a change, so the gate still wants the
+	// tests run after it.
+	unseen := !isTest && a.git == nil && a.track.off != ""
+	if !isTest && (before != "" && a.treeState() != before || len(shellChanged) > 0) || unseen {
 		// A command changed files: tests must run again before finish.
 		a.seq++
 		a.writeSeq = a.seq
 		a.shellChanged = true
-		sb.WriteString("\nnote: this command changed files in the project")
-		if len(shellChanged) > 0 {
-			fmt.Fprintf(&sb, " (%s)", strings.Join(clipList(shellChanged, 5), ", "))
+		switch {
+		case len(shellChanged) == 0 && unseen:
+			fmt.Fprintf(&sb, "\nnote: changes by shell commands are not tracked in this project (%s), so this command counts as having changed files: run the tests again before finish.", a.track.off)
+		default:
+			sb.WriteString("\nnote: this command changed files in the project")
+			if len(shellChanged) > 0 {
+				fmt.Fprintf(&sb, " (%s)", strings.Join(clipList(shellChanged, 5), ", "))
+			}
+			sb.WriteString(".")
 		}
-		sb.WriteString(".")
 	}
 	if isTest {
 		if !atRoot {
