@@ -2,6 +2,7 @@ package guardsh
 
 import (
 	"path"
+	"path/filepath"
 	"strings"
 )
 
@@ -306,7 +307,53 @@ func (e *pathEnv) resolve(arg string) target {
 	}
 	t.abs = a
 	t.loc = e.locate(a)
+	if real, rl, ok := e.linked(a, t.loc); ok {
+		t.abs, t.loc = real, rl
+	}
 	return t
+}
+
+// linked judges where a symlink on the path a (located at l) leads: it
+// returns the resolved path and its place when that reading is the more
+// dangerous one (a link inside the project or a temp dir to outside them,
+// to a device, a credential or a protected file), ok false otherwise
+// (no link, a path that does not exist, a link that stays inside). The
+// project and home are compared resolved too, so a project reached
+// through a symlinked directory stays the project.
+func (e *pathEnv) linked(a string, l loc) (string, loc, bool) {
+	if l == locDevSafe || l == locDevice || strings.HasPrefix(a, "/proc/") {
+		return "", 0, false
+	}
+	real, err := filepath.EvalSymlinks(a)
+	if err != nil || real == a {
+		return "", 0, false
+	}
+	re := *e
+	re.project, re.home = realDir(e.project), realDir(e.home)
+	if t := e.tmpDir(); t != "" {
+		re.tmp = realDir(t)
+	}
+	re.env = nil
+	rl := re.locate(real)
+	switch {
+	case rl == locDevice,
+		re.credential(real) && !e.credential(a),
+		re.protectedWrite(real) && !e.protectedWrite(a),
+		l.writable() && !rl.writable():
+		return real, rl, true
+	}
+	return "", 0, false
+}
+
+// realDir is dir with its symlinks resolved (dir itself if it cannot be).
+func realDir(dir string) string {
+	if dir == "" {
+		return ""
+	}
+	if r, err := filepath.EvalSymlinks(dir); err == nil {
+		return r
+	}
+	return dir
 }
 
 // inside reports whether l is the project, the session's temp dir or a
