@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path"
 	"path/filepath"
 	"regexp"
@@ -250,6 +251,41 @@ func protected(rel string) string {
 		return "the file tools do not change anything under .git; use git commands through run_shell"
 	case rel == guardsh.ProjectConfigFile:
 		return "the agent may not change guardsh's project configuration (" + guardsh.ProjectConfigFile + "); ask the user"
+	}
+	return ""
+}
+
+// protected is protected(rel) and git's hooks wherever core.hooksPath
+// puts them (husky's .husky): a hook written there runs at the next git
+// commit or checkout, a shell command the human may approve as harmless.
+// The setting is read at each change, since a command may change it.
+func (a *agent) protected(rel string) string {
+	if why := protected(rel); why != "" {
+		return why
+	}
+	if a.git == nil {
+		return ""
+	}
+	// Not gitOut: its own -c core.hooksPath would hide the repository's.
+	cmd := exec.Command("git", "config", "--get", "core.hooksPath")
+	cmd.Dir = a.git.Top
+	b, err := cmd.Output()
+	hp := strings.TrimSpace(string(b))
+	if err != nil || hp == "" {
+		return ""
+	}
+	switch {
+	case hp == "~" || strings.HasPrefix(hp, "~/"):
+		hp = filepath.Join(a.home, hp[1:])
+	case !filepath.IsAbs(hp):
+		hp = filepath.Join(a.git.Top, hp)
+	}
+	if r, err := filepath.EvalSymlinks(hp); err == nil {
+		hp = r
+	}
+	abs := filepath.Join(a.files.Root(), filepath.FromSlash(rel))
+	if r, err := filepath.Rel(hp, abs); err == nil && r != ".." && !strings.HasPrefix(r, "../") {
+		return "git runs the programs in this directory as hooks (core.hooksPath = " + hp + "), so the file tools do not change it; ask the user"
 	}
 	return ""
 }
@@ -513,7 +549,7 @@ func (a *agent) writeFile(ctx context.Context, p, content string) toolResult {
 	if err != nil {
 		return errResult("%v", err)
 	}
-	if why := protected(rel); why != "" {
+	if why := a.protected(rel); why != "" {
 		return errResult("%s: %s", rel, why)
 	}
 	old, mode, existed, r := a.current(rel, "write_file")
@@ -561,7 +597,7 @@ func (a *agent) editFile(ctx context.Context, p string, edits []jail.Edit) toolR
 	if err != nil {
 		return errResult("%v", err)
 	}
-	if why := protected(rel); why != "" {
+	if why := a.protected(rel); why != "" {
 		return errResult("%s: %s", rel, why)
 	}
 	if len(edits) == 0 {
@@ -650,7 +686,7 @@ func (a *agent) deleteFile(ctx context.Context, p string) toolResult {
 	if err != nil {
 		return errResult("%v", err)
 	}
-	if why := protected(rel); why != "" {
+	if why := a.protected(rel); why != "" {
 		return errResult("%s: %s", rel, why)
 	}
 	fi, err := a.files.Lstat(rel)
