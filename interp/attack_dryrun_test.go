@@ -2,8 +2,10 @@ package interp
 
 import (
 	"context"
+	"fmt"
 	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"testing"
 	"time"
@@ -43,5 +45,28 @@ func TestAttackAdvisorDryRunWrites(t *testing.T) {
 				t.Errorf("dry run created fresh.txt\nstderr: %s", s.stderr.String())
 			}
 		})
+	}
+}
+
+// TestAttackAdvisorDryRunKill: kill is a builtin; under the dry run it may
+// not stop a process the rules would let it stop.
+func TestAttackAdvisorDryRunKill(t *testing.T) {
+	victim := exec.Command("sleep", "30")
+	if err := victim.Start(); err != nil {
+		t.Skip("no sleep:", err)
+	}
+	defer victim.Process.Kill()
+	done := make(chan struct{})
+	go func() { victim.Wait(); close(done) }()
+	srv := advisortest.New(t, fakeRatings)
+	u, _ := url.Parse(srv.URL)
+	adv, _ := advisor.New(advisor.Config{Model: "tiny:1b", Host: u, Timeout: time.Second, DryRun: true})
+	s := newAdvisedSession(t, guardsh.ModeAuto, srv.URL, time.Second, nil)
+	s.r.cfg.Advisor = adv
+	s.run(context.Background(), fmt.Sprintf("kill -TERM %d", victim.Process.Pid))
+	select {
+	case <-done:
+		t.Errorf("the dry run let kill stop process %d (stderr: %s)", victim.Process.Pid, s.stderr.String())
+	case <-time.After(300 * time.Millisecond):
 	}
 }
