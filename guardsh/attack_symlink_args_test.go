@@ -60,6 +60,11 @@ func TestAttackSymlinkedArguments(t *testing.T) {
 		{"cp src/a.go rc", Deny, "", false},
 		{"mkfs.ext4 disk", Deny, "disk.format", true},
 		{"dd if=/dev/zero of=disk", Deny, idDevice.String(), true},
+		// through /proc's links to the root and the working directory
+		{"cat /proc/self/cwd/k", Ask, "read.credentials", false},
+		{"cat /proc/thread-self/cwd/keys/id_rsa", Ask, "read.credentials", false},
+		{"dd if=/dev/zero of=/proc/self/root" + dev, Deny, idDevice.String(), true},
+		{"mkfs.ext4 /proc/1/root" + dev, Deny, "disk.format", true},
 		{"cat alias.go", Allow, "", false},
 		{"cp alias.go src/b.go", Allow, "", false},
 	}
