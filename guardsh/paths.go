@@ -321,11 +321,21 @@ func (e *pathEnv) resolve(arg string) target {
 // project and home are compared resolved too, so a project reached
 // through a symlinked directory stays the project.
 func (e *pathEnv) linked(a string, l loc) (string, loc, bool) {
-	if l == locDevSafe || l == locDevice || strings.HasPrefix(a, "/proc/") {
+	if l == locDevSafe || l == locDevice {
 		return "", 0, false
 	}
-	real, err := filepath.EvalSymlinks(a)
-	if err != nil || real == a {
+	p, viaProc := e.procAlias(a)
+	if strings.HasPrefix(p, "/proc/") {
+		return "", 0, false // the checker's own /proc says nothing of the command's
+	}
+	real, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		if !viaProc {
+			return "", 0, false
+		}
+		real = p // what /proc's link names, existing or not
+	}
+	if real == a {
 		return "", 0, false
 	}
 	re := *e
@@ -343,6 +353,31 @@ func (e *pathEnv) linked(a string, l loc) (string, loc, bool) {
 		return real, rl, true
 	}
 	return "", 0, false
+}
+
+// procAlias rewrites /proc/self|thread-self|PID/root/X as /X and
+// /proc/self|thread-self/cwd/X as X in the command's directory: the
+// process's links to its root and working directory, which the command
+// follows as it runs (the checker's own /proc/self is another process's).
+// ok is false for any other path, returned unchanged.
+func (e *pathEnv) procAlias(a string) (string, bool) {
+	rest, ok := strings.CutPrefix(a, "/proc/")
+	if !ok {
+		return a, false
+	}
+	pid, rest, _ := strings.Cut(rest, "/")
+	link, rest, _ := strings.Cut(rest, "/")
+	self := pid == "self" || pid == "thread-self"
+	if !self && strings.Trim(pid, "0123456789") != "" || pid == "" {
+		return a, false
+	}
+	switch {
+	case link == "root":
+		return path.Clean("/" + rest), true
+	case link == "cwd" && self && e.dir != "":
+		return path.Clean(e.dir + "/" + rest), true
+	}
+	return a, false
 }
 
 // realDir is dir with its symlinks resolved (dir itself if it cannot be).
