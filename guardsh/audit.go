@@ -34,6 +34,9 @@ const (
 	// (AuditLimits.SessionBytes): from then on only refusals and asks are
 	// written, each distinct one once; the rest is counted.
 	AuditLimit = "limit"
+	// AuditConnect records a connection a command opened through the
+	// session's proxy (Via "proxy"), when it ended or was refused.
+	AuditConnect = "connect"
 )
 
 // AuditRecord is one line of the audit log.
@@ -63,10 +66,10 @@ type AuditRecord struct {
 	// (AdminGrant.Describe), on every record of it; "" outside one.
 	Admin string `json:"admin,omitempty"`
 	// Advisor is the local model's rating of an allowed command, or why
-	// there is none (issue 9); nil when the advisor is off or not asked.
+	// there is none; nil when the advisor is off or not asked.
 	Advisor *AdvisorAudit `json:"advisor,omitempty"`
 	// EnvScrubbed lists the names of the variables the session removed
-	// from its environment as secret-looking ([env], issue 9), on the
+	// from its environment as secret-looking ([env] in the config), on the
 	// session's first record; empty (not nil) when scrubbing was on and
 	// removed nothing; nil when it was off. Never values.
 	EnvScrubbed []string `json:"env_scrubbed,omitzero"`
@@ -75,9 +78,25 @@ type AuditRecord struct {
 	Status     *int    `json:"status,omitempty"`
 	DurationMS float64 `json:"duration_ms,omitempty"`
 
+	// Set on connect records.
+	Connect *AuditConnectInfo `json:"connect,omitempty"`
+
 	// Set on counts records: totals since the session began.
 	Counts  map[string]uint64 `json:"counts,omitempty"`
 	Dropped *AuditDropped     `json:"dropped,omitempty"`
+}
+
+// AuditConnectInfo is a connection through the session's proxy: where to
+// (the name and port asked for, the address dialled), who asked (the
+// proxy user the session gave its commands), and the bytes each way.
+type AuditConnectInfo struct {
+	Host   string `json:"host"`
+	Port   int    `json:"port"`
+	Addr   string `json:"addr,omitempty"`
+	Client string `json:"client,omitempty"`
+	Up     int64  `json:"bytes_up"`
+	Down   int64  `json:"bytes_down"`
+	Error  string `json:"error,omitempty"`
 }
 
 // AuditDropped counts the records a session did not write once it had

@@ -1,16 +1,22 @@
 package guardsh
 
-import "sort"
-
 // BuiltinRule describes one rule of the built-in catalogue. Every verdict
 // guardsh gives names one of these IDs (or a configured rule's ID).
 type BuiltinRule struct {
 	ID       string   `json:"id"`
 	Decision Decision `json:"decision"` // the decision in default and auto mode
 	// Catastrophic rules deny even in bypass mode.
-	Catastrophic bool   `json:"catastrophic,omitempty"`
-	Reason       string `json:"reason"`
-	Hint         string `json:"hint"`
+	Catastrophic bool `json:"catastrophic,omitempty"`
+	// ByDestination rules ask only because the command uses the network:
+	// in a session whose connections go through its proxy (Policy.NetProxy)
+	// the proxy decides each connection by destination instead, and the
+	// rule does not ask.
+	ByDestination bool `json:"by_destination,omitempty"`
+	// Destination rules decide the connections a command opens through the
+	// session's proxy (network.go), not commands.
+	Destination bool   `json:"destination,omitempty"`
+	Reason      string `json:"reason"`
+	Hint        string `json:"hint"`
 }
 
 // ruleID names a built-in rule: an index into builtinRules. The zero value,
@@ -32,6 +38,18 @@ type BuiltinRule struct {
 //   - verdictOf(id, detail, eff): a verdict with the row's decision;
 //     judged(kind, id, detail): a judgement that id applies to.
 //
+// A verdict departs from its rule's row only where a mode, a context or a
+// wrapper says so: plan, default and bypass mode answer with rules of their
+// own (mode.plan, mode.default, mode.bypass); strict mode refuses what would
+// be asked, keeping the rule; the admin context asks what most rules deny
+// (admin.go); a session whose connections go through its proxy does not
+// ask for the ByDestination rules (Policy.NetProxy; the proxy decides each
+// connection by the Destination rules); a privilege wrapper (sudo ...) of a
+// denied command is denied
+// under priv.sudo; and strict.env's note on an assignment allows it.
+// TestRuleDecisions checks every other verdict (decisionExempt in
+// catalogue_test.go lists the exemptions).
+//
 // ruleID is not a string, so a misspelt or made-up ID does not compile:
 // j.match("rm.root", "") is a type error, j.match(idRmRoot, "") is right.
 // Verdict.Rule holds the printed ID (id.String()); configured rules
@@ -45,7 +63,7 @@ type BuiltinRule struct {
 // GUARDSH_UPDATE_DOCS=1 go test ./guardsh -run TestRulesDoc.
 type ruleID uint16
 
-// The built-in rules, in the order of builtinRules.
+// The built-in rules; each has its row in builtinRules.
 const (
 	idNone ruleID = iota
 	idRmRoot
@@ -114,6 +132,10 @@ const (
 	idContainerHostMount
 	idContainerPrivileged
 	idNetCloud
+	idNetHostAllowed
+	idNetHostUnlisted
+	idNetHostDenied
+	idNetPrivateAddress
 	idInstall
 	idInstallVenv
 	idUnknown
@@ -207,7 +229,7 @@ var builtinRules = [numRules]BuiltinRule{
 	idGitAbort:             {ID: "git.abort", Decision: Ask, Reason: "aborting a merge/rebase/cherry-pick throws away the resolution in progress", Hint: "finish the operation or ask the human"},
 	idGitConfigExec:        {ID: "git.config-exec", Decision: Ask, Reason: "git -c or git config with a key that runs a program (pager, editor, ssh command, hooks path, alias, filter)", Hint: "run git without overriding these keys"},
 	idGitConfigWrite:       {ID: "git.config-write", Decision: Ask, Reason: "git config writes .git/config or ~/.gitconfig, which guardsh protects", Hint: "ask the human to change git configuration"},
-	idGitNetwork:           {ID: "git.network", Decision: Ask, Reason: "git fetch/pull/clone and other remote operations use the network", Hint: "a human must approve network access"},
+	idGitNetwork:           {ID: "git.network", Decision: Ask, ByDestination: true, Reason: "git fetch/pull/clone and other remote operations use the network", Hint: "a human must approve network access"},
 	idGitRmAll:             {ID: "git.rm-all", Decision: Ask, Reason: "git rm -r -f of the whole tree", Hint: "remove specific paths"},
 	// System.
 	idSysShutdown:      {ID: "sys.shutdown", Decision: Deny, Catastrophic: true, Reason: "shutting down or rebooting the machine", Hint: "never needed for development work"},
@@ -222,14 +244,20 @@ var builtinRules = [numRules]BuiltinRule{
 	idReadCredentials:  {ID: "read.credentials", Decision: Ask, Reason: "reading credentials (SSH keys, cloud credentials, .netrc, keyrings, browser profiles)", Hint: "the agent should not need secrets; ask the human to run the step that needs them"},
 	idReadOutside:      {ID: "read.outside-project", Decision: Ask, Reason: "reading outside the project", Hint: "work with files inside the project; a human must approve reading elsewhere"},
 	// Network and installs.
-	idNetwork:             {ID: "net.command", Decision: Ask, Reason: "uses the network", Hint: "a human must approve network access (allow once or for this session)"},
+	idNetwork:             {ID: "net.command", Decision: Ask, ByDestination: true, Reason: "uses the network", Hint: "a human must approve network access (allow once or for this session)"},
 	idNetRemoteShell:      {ID: "net.remote-shell", Decision: Ask, Reason: "runs commands on another machine (ssh) or copies files there", Hint: "a human must approve remote access"},
 	idNetReverseShell:     {ID: "net.reverse-shell", Decision: Deny, Catastrophic: true, Reason: "reverse shell: connects a shell to a network socket, handing the machine to whoever listens", Hint: "never needed; run the command you need directly"},
 	idContainerHostMount:  {ID: "container.host-mount", Decision: Deny, Catastrophic: true, Reason: "bind-mounts the root file system, home, a system directory or the docker socket into a container, which then has root access to it", Hint: "mount only directories inside the project, e.g. -v \"$PWD\":/work"},
 	idContainerPrivileged: {ID: "container.privileged", Decision: Ask, Reason: "privileged container or host namespaces", Hint: "a human must approve privileged containers"},
 	idNetCloud:            {ID: "net.cloud", Decision: Ask, Reason: "cloud, cluster or database CLI acting on remote resources", Hint: "a human must approve changes to remote infrastructure"},
-	idInstall:             {ID: "install.package", Decision: Ask, Reason: "installs packages outside a project virtual environment (network and writes outside the project)", Hint: "create a project venv (python -m venv .venv) and use .venv/bin/pip, or ask the human to install it"},
-	idInstallVenv:         {ID: "install.venv", Decision: Allow, Reason: "installs into the project's virtual environment", Hint: ""},
+	// Destinations: decided per connection by the session's proxy
+	// (network.go), not per command.
+	idNetHostAllowed:    {ID: "net.host-allowed", Decision: Allow, Destination: true, Reason: "a destination the configuration allows", Hint: ""},
+	idNetHostUnlisted:   {ID: "net.host-unlisted", Decision: Ask, Destination: true, Reason: "a connection to a host no [network] rule allows", Hint: "a human approves it, or adds the host to the user config"},
+	idNetHostDenied:     {ID: "net.host-denied", Decision: Deny, Destination: true, Reason: "a connection to a host denied by", Hint: "this destination is refused by the configuration; use an allowed host"},
+	idNetPrivateAddress: {ID: "net.private-address", Decision: Deny, Destination: true, Reason: "a connection to a private, loopback or link-local address", Hint: "the host's and its network's own services are reached only when a rule names them"},
+	idInstall:           {ID: "install.package", Decision: Ask, Reason: "installs packages outside a project virtual environment (network and writes outside the project)", Hint: "create a project venv (python -m venv .venv) and use .venv/bin/pip, or ask the human to install it"},
+	idInstallVenv:       {ID: "install.venv", Decision: Allow, Reason: "installs into the project's virtual environment", Hint: ""},
 	// Modes and the rest.
 	idUnknown:     {ID: "cmd.unknown", Decision: Ask, Reason: "command guardsh does not know as routine development work", Hint: "a human must approve it once or for this session; a rule in ~/.config/guardsh/config.toml can allow it"},
 	idModeDefault: {ID: "mode.default", Decision: Ask, Reason: "default mode asks before running shell commands", Hint: "approve it, or run guardsh --mode auto to allow routine development commands"},
@@ -256,12 +284,4 @@ var builtinRules = [numRules]BuiltinRule{
 	idDevRoutine:   {ID: "dev.routine", Decision: Allow, Reason: "routine development command (build, test, lint, run project code)"},
 	idShellBuiltin: {ID: "shell.builtin", Decision: Allow, Reason: "shell builtin without side effects"},
 	idModeBypass:   {ID: "mode.bypass", Decision: Allow, Reason: "bypass mode allows everything but the catastrophic rules"},
-}
-
-// Catalogue lists the built-in rules sorted by ID.
-func Catalogue() []BuiltinRule {
-	out := make([]BuiltinRule, 0, numRules-1)
-	out = append(out, builtinRules[idNone+1:]...)
-	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
-	return out
 }

@@ -77,6 +77,9 @@ type Config struct {
 	Strict StrictConfig
 	// Env configures the secret-free environment (config_env.go).
 	Env EnvConfig
+	// Network decides connections by destination (config_network.go,
+	// network.go).
+	Network NetworkPolicy
 	// Warnings are parts of the project file guardsh did not apply, each
 	// "file:line:col: what and why". The caller must show them.
 	Warnings []string
@@ -120,10 +123,11 @@ type fileConfig struct {
 	TrustedProjects []string     `toml:"trusted_projects"`
 	Audit           *auditConfig `toml:"audit"`
 	Rule            []fileRule   `toml:"rule"`
-	// Sections of issue 9, each parsed and merged in its own file.
+	// Sections parsed and merged in files of their own.
 	Advisor *fileAdvisor `toml:"advisor"` // config_advisor.go
 	Strict  *fileStrict  `toml:"strict"`  // config_strict.go
 	Env     *fileEnv     `toml:"env"`     // config_env.go
+	Network *fileNetwork `toml:"network"` // config_network.go
 }
 
 type auditConfig struct {
@@ -293,7 +297,10 @@ func (c *Config) applySections(file, src string, fc *fileConfig, home string, pr
 	if err := c.applyStrict(file, src, fc.Strict, home, project); err != nil {
 		return err
 	}
-	return c.applyEnv(file, src, fc.Env, project)
+	if err := c.applyEnv(file, src, fc.Env, project); err != nil {
+		return err
+	}
+	return c.applyNetwork(file, src, fc.Network, project)
 }
 
 // Policy returns a policy for mode with the configuration's rules.
@@ -405,7 +412,7 @@ func readConfigFile(name string) (*fileConfig, string, error) {
 			idx = arrayIndex(md, k)
 		}
 		l, c := locateKey(src, table, idx, key)
-		return nil, "", &ConfigError{name, l, c, fmt.Sprintf("unknown key %q (known: mode, trusted_projects, [audit] path/enabled/max_session_mb/max_file_mb/keep, [[rule]] id/decision/prefix/reason/hint/network/write/match/not_match, [advisor], [strict], [env]; see docs/policy.md \"Configuration\")", k.String())}
+		return nil, "", &ConfigError{name, l, c, fmt.Sprintf("unknown key %q (known: mode, trusted_projects, [audit] path/enabled/max_session_mb/max_file_mb/keep, [[rule]] id/decision/prefix/reason/hint/network/write/match/not_match, [advisor], [strict], [env], [network] profiles/allow/deny; see docs/policy.md \"Configuration\")", k.String())}
 	}
 	return &fc, src, nil
 }

@@ -236,6 +236,19 @@ func (a *AuditLog) Decide(rec *guardsh.AuditRecord) uint64 {
 	return rec.ID
 }
 
+// Connect appends a connect record (a connection through the session's
+// proxy) and flushes it.
+func (a *AuditLog) Connect(rec *guardsh.AuditRecord) {
+	if a == nil {
+		return
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	rec.Event = guardsh.AuditConnect
+	a.writeLocked(rec)
+	a.flushLocked()
+}
+
 // Exit appends the exit record of command id.
 func (a *AuditLog) Exit(id uint64, status int, d time.Duration) {
 	if a == nil || id == 0 {
