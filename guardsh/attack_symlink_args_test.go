@@ -65,6 +65,11 @@ func TestAttackSymlinkedArguments(t *testing.T) {
 		{"cat /proc/thread-self/cwd/keys/id_rsa", Ask, "read.credentials", false},
 		{"dd if=/dev/zero of=/proc/self/root" + dev, Deny, idDevice.String(), true},
 		{"mkfs.ext4 /proc/1/root" + dev, Deny, "disk.format", true},
+		// what acts on the link itself, or runs a program from where it is
+		{"rm k", Allow, "", false},
+		{"rm -f disk", Allow, "", true},
+		{"mv rc rc.old", Allow, "", false},
+		{"rm keys/id_rsa.pub", Deny, "write.protected", false}, // through the directory link: really in ~/.ssh
 		{"cat alias.go", Allow, "", false},
 		{"cp alias.go src/b.go", Allow, "", false},
 	}

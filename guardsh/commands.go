@@ -163,7 +163,7 @@ func (cx *cmdCtx) run(args []string) {
 	}
 	// A program inside the project (./configure, ./scripts/test.sh).
 	if strings.Contains(args[0], "/") {
-		t := cx.pe.resolve(args[0])
+		t := cx.pe.resolveHow(args[0], linkWritten)
 		if t.loc == locProject {
 			j.atLeast(kDev)
 			return
@@ -420,7 +420,11 @@ func (cx *cmdCtx) readTree(arg string) {
 // write judges writing (del: deleting) a path.
 func (cx *cmdCtx) write(arg string, del bool) {
 	j := cx.j
-	t := cx.pe.resolve(arg)
+	how := linkFollow
+	if del {
+		how = linkNoFollow // a removed or moved name: the link itself goes
+	}
+	t := cx.pe.resolveHow(arg, how)
 	if t.abs != "" && len(j.eff.Writes) < 32 {
 		j.eff.Writes = append(j.eff.Writes, t.abs)
 	}
@@ -488,7 +492,7 @@ func (cx *cmdCtx) artifact(abs string) bool {
 // remove judges deleting a target; rec: recursively.
 func (cx *cmdCtx) remove(arg string, rec bool) {
 	j := cx.j
-	t := cx.pe.resolve(arg)
+	t := cx.pe.resolveHow(arg, linkNoFollow) // rm removes a link, not what it points to
 	if t.abs != "" && len(j.eff.Writes) < 32 {
 		j.eff.Writes = append(j.eff.Writes, t.abs)
 	}
@@ -2160,7 +2164,7 @@ func (cx *cmdCtx) install(args []string, name string) {
 // virtual environment inside the project.
 func (cx *cmdCtx) inVenv(program string) bool {
 	if strings.Contains(program, "/") {
-		t := cx.pe.resolve(program)
+		t := cx.pe.resolveHow(program, linkWritten)
 		if t.loc == locProject {
 			return true
 		}

@@ -276,8 +276,19 @@ type target struct {
 	whole bool // a bare glob over abs ("dir/*")
 }
 
-// resolve classifies a path argument.
-func (e *pathEnv) resolve(arg string) target {
+// How resolveHow treats symlinks on a path argument.
+const (
+	linkFollow   = iota // a command that opens the path: judged by where every link leads too
+	linkNoFollow        // a command that acts on the last name itself (rm, mv): its directory's links only
+	linkWritten         // the path as written (a program's location: a venv's python)
+)
+
+// resolve classifies a path argument that the command opens, following
+// symlinks.
+func (e *pathEnv) resolve(arg string) target { return e.resolveHow(arg, linkFollow) }
+
+// resolveHow classifies a path argument; how says which symlinks count.
+func (e *pathEnv) resolveHow(arg string, how int) target {
 	t := target{arg: arg}
 	if isDynamic(arg) {
 		return t
@@ -307,8 +318,18 @@ func (e *pathEnv) resolve(arg string) target {
 	}
 	t.abs = a
 	t.loc = e.locate(a)
-	if real, rl, ok := e.linked(a, t.loc); ok {
-		t.abs, t.loc = real, rl
+	switch {
+	case how == linkFollow:
+		if real, rl, ok := e.linked(a, t.loc); ok {
+			t.abs, t.loc = real, rl
+		}
+	case how == linkNoFollow && a != "/":
+		dir, base := path.Split(a)
+		dir = path.Clean(dir)
+		if real, _, ok := e.linked(dir, e.locate(dir)); ok {
+			t.abs = path.Join(real, base)
+			t.loc = e.resolvedEnv().locate(t.abs)
+		}
 	}
 	return t
 }
@@ -338,12 +359,7 @@ func (e *pathEnv) linked(a string, l loc) (string, loc, bool) {
 	if real == a {
 		return "", 0, false
 	}
-	re := *e
-	re.project, re.home = realDir(e.project), realDir(e.home)
-	if t := e.tmpDir(); t != "" {
-		re.tmp = realDir(t)
-	}
-	re.env = nil
+	re := e.resolvedEnv()
 	rl := re.locate(real)
 	switch {
 	case rl == locDevice,
@@ -353,6 +369,17 @@ func (e *pathEnv) linked(a string, l loc) (string, loc, bool) {
 		return real, rl, true
 	}
 	return "", 0, false
+}
+
+// resolvedEnv is e with the project, home and temp dir resolved.
+func (e *pathEnv) resolvedEnv() *pathEnv {
+	re := *e
+	re.project, re.home = realDir(e.project), realDir(e.home)
+	if t := e.tmpDir(); t != "" {
+		re.tmp = realDir(t)
+	}
+	re.env = nil
+	return &re
 }
 
 // procAlias rewrites /proc/self|thread-self|PID/root/X as /X and
