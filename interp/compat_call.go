@@ -82,6 +82,12 @@ func (g *Runner) internalCall(hc interp.HandlerContext, args []string) ([]string
 // provides itself.
 func (g *Runner) compatCall(ctx context.Context, hc interp.HandlerContext, args []string) []string {
 	switch args[0] {
+	case "type", "compgen", "complete", "compopt", "export", "readonly", "declare", "typeset", "set":
+		if out := g.bashBuiltinCall(hc, args); out[0] != args[0] {
+			return out
+		}
+	}
+	switch args[0] {
 	case "command":
 		if len(args) > 2 && args[1] == "-V" {
 			return append([]string{"type"}, args[2:]...) // mvdan lacks -V; bash's output is type's
@@ -166,6 +172,10 @@ func (g *Runner) compatCall(ctx context.Context, hc interp.HandlerContext, args 
 		}
 		return append([]string{internalPrefix + "test", args[0]}, args[1:]...)
 	case "trap":
+		if len(args) > 1 && args[1] == "-p" {
+			return append([]string{internalPrefix + "trap-p"}, args[2:]...)
+		}
+		g.recordTrap(args)
 		return trapCall(args)
 	}
 	if ownBuiltins[args[0]] {
@@ -390,7 +400,7 @@ func (g *Runner) evalCall(args []string) []string {
 	// "(" also: eval'd text may define functions (Claude Code's shell
 	// snapshots define theirs with eval "$(... | base64 -d)"), which the
 	// walk records, so that calling them is judged as a function call.
-	if !strings.ContainsAny(src, ">!|(") && !strings.Contains(src, "time") && !strings.Contains(src, "function") {
+	if !strings.ContainsAny(src, ">!|(\\=") && !strings.Contains(src, "time") && !strings.Contains(src, "function") {
 		return args
 	}
 	f, err := syntax.NewParser().Parse(strings.NewReader(src), "")

@@ -42,8 +42,26 @@ func (g *Runner) rewrite(f *syntax.File) bool {
 			if rewriteFds(n) {
 				changed = true
 			}
+			if fixArithAssign(n) {
+				changed = true
+			}
+			if declAsCall(n) {
+				changed = true
+			}
 			if tc, ok := n.Cmd.(*syntax.TimeClause); ok {
 				n.Cmd = g.timeBlock(tc)
+				changed = true
+			}
+		case *syntax.ArithmExp:
+			if unsupportedElemAssign(&n.X) {
+				changed = true
+			}
+		case *syntax.ArithmCmd:
+			if unsupportedElemAssign(&n.X) {
+				changed = true
+			}
+		case *syntax.Assign:
+			if fixAssign(n) {
 				changed = true
 			}
 		case *syntax.FuncDecl:

@@ -112,6 +112,8 @@ type Runner struct {
 	// stmts are the statements as written, for the advisor
 	// (advisor_source.go); empty when it is off.
 	stmts stmtSources
+	// bs is what guardsh's bash builtins remember (builtin_bash.go).
+	bs bashState
 }
 
 // deniedCmd replaces the argv of a refused command. It contains a NUL byte,
@@ -288,6 +290,7 @@ func (g *Runner) prelude() error {
 	if g.env.Get("PS4").String() == "" {
 		b.WriteString("PS4='+ '\n")
 	}
+	b.WriteString(importFuncs(g.cfg.Env)) // bash's exported functions
 	f, err := syntax.NewParser().Parse(strings.NewReader(b.String()), "")
 	if err != nil {
 		return err
@@ -714,11 +717,29 @@ func unwrapErr(w io.Writer) io.Writer {
 	return w
 }
 
-// RunFile runs a parsed script and returns its exit status.
-func (g *Runner) RunFile(ctx context.Context, file *syntax.File) int {
+// RunFile runs a parsed script and returns its exit status. A panic of
+// the interpreter (an input it does not handle) ends the script with a
+// bash-style error and status 2 instead of a Go stack trace.
+func (g *Runner) RunFile(ctx context.Context, file *syntax.File) (status int) {
+	defer func() {
+		if p := recover(); p != nil {
+			g.errW.flushTrace()
+			fmt.Fprintf(g.cfg.Stderr, "%s: %v\n", g.name, panicText(p))
+			status = 2
+		}
+	}()
 	err := g.r.Run(ctx, file)
 	g.errW.flushTrace()
 	return g.statusOf(err)
+}
+
+// panicText words a recovered interpreter panic as a shell error.
+func panicText(p any) string {
+	msg := fmt.Sprint(p)
+	if e, ok := p.(error); ok {
+		msg = e.Error()
+	}
+	return "unsupported by the interpreter: " + strings.TrimPrefix(msg, "runtime error: ")
 }
 
 // Exited reports whether the last run ended the shell ("exit", errexit).
