@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/interp"
@@ -23,6 +24,44 @@ type bashState struct {
 	traps    map[string]string // condition (EXIT, SIGINT, ERR...) -> command
 	complete map[string]string // command name -> "complete ... NAME"
 	lastArg  string
+	// noclobber is set -C: ">" refuses to overwrite a file.
+	noclobber atomic.Bool
+}
+
+// clobberPrefix marks the target of ">|" for the open handler. Not a NUL
+// byte: expansion drops those. A script naming a file so only skips set -C
+// for it; the policy judges the name without the mark.
+const clobberPrefix = "__guardsh_clobber:"
+
+// noteSetOptions records the options of a set command line that guardsh
+// implements itself (-C, -o noclobber).
+func (s *bashState) noteSetOptions(args []string) {
+	for i, a := range args {
+		if a == "--" || a == "-" {
+			return
+		}
+		switch {
+		case (a == "-o" || a == "+o") && i+1 < len(args) && args[i+1] == "noclobber":
+			s.noclobber.Store(a == "-o")
+		case len(a) > 1 && (a[0] == '-' || a[0] == '+') && a[1] != 'o' && strings.ContainsRune(a, 'C'):
+			s.noclobber.Store(a[0] == '-')
+		}
+	}
+}
+
+// setLastArg records the last argument of the command being run: $_
+// from the next command on.
+func (s *bashState) setLastArg(a string) {
+	s.mu.Lock()
+	s.lastArg = a
+	s.mu.Unlock()
+}
+
+// lastArgValue is $_.
+func (s *bashState) lastArgValue() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.lastArg
 }
 
 // exportedFuncPrefix names the hidden exported variable that carries an

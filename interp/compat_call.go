@@ -100,6 +100,7 @@ func (g *Runner) compatCall(ctx context.Context, hc interp.HandlerContext, args 
 			return g.compatCall(ctx, hc, args[1:])
 		}
 	case "set":
+		g.bs.noteSetOptions(args[1:])
 		filtered, verbose, changed := filterSetArgs(args[1:])
 		if verbose {
 			g.verbose = true
@@ -417,16 +418,62 @@ func (g *Runner) evalCall(args []string) []string {
 	return []string{"eval", b.String()}
 }
 
-// cdCall reports a failing cd the way bash does.
+// cdCall reports a failing cd the way bash does, and takes bash's
+// options, which mvdan's cd refuses: -L (the default), -P (the directory
+// with its symbolic links resolved), -e, -@ and "--".
 func (g *Runner) cdCall(hc interp.HandlerContext, args []string) []string {
-	if len(args) != 2 || args[1] == "-" || strings.HasPrefix(args[1], "-") {
-		return args
+	rest := args[1:]
+	physical := false
+	for len(rest) > 0 && len(rest[0]) > 1 && rest[0][0] == '-' {
+		opt := rest[0]
+		rest = rest[1:]
+		if opt == "--" {
+			break
+		}
+		for _, c := range opt[1:] {
+			switch c {
+			case 'P':
+				physical = true
+			case 'L':
+				physical = false
+			case 'e', '@':
+			default:
+				return []string{internalPrefix + "err", "2", "cd: -" + string(c) + ": invalid option\ncd: usage: cd [-L|[-P [-e]] [-@]] [dir]"}
+			}
+		}
 	}
-	dir := args[1]
+	if len(rest) > 1 {
+		return []string{internalPrefix + "err", "1", "cd: too many arguments"}
+	}
+	if len(rest) == 0 {
+		if len(args) == 1 {
+			return args
+		}
+		return []string{"cd"}
+	}
+	dir := rest[0]
+	if dir == "-" {
+		return []string{"cd", "-"}
+	}
+	if dir == "" {
+		return []string{":"} // bash: an empty name leaves the directory alone
+	}
 	if _, status, msg := statDir(hc.Dir, dir); status != 0 {
 		return []string{internalPrefix + "err", "1", "cd: " + dir + ": " + msg}
 	}
-	return args
+	if physical {
+		p := dir
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(hc.Dir, p)
+		}
+		if real, err := filepath.EvalSymlinks(p); err == nil {
+			return []string{"cd", real}
+		}
+	}
+	if strings.HasPrefix(dir, "-") {
+		dir = "./" + dir // mvdan's cd would read it as an option
+	}
+	return []string{"cd", dir}
 }
 
 // isName reports whether s is a valid shell variable name, optionally

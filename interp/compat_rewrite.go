@@ -23,7 +23,12 @@ func (g *Runner) rewrite(f *syntax.File) bool {
 		switch n := n.(type) {
 		case *syntax.Redirect:
 			if n.Op == syntax.ClbOut {
+				// mvdan has no ">|": a ">" whose target carries a mark
+				// that the open handler removes (it then ignores set -C)
 				n.Op = syntax.RdrOut
+				if n.Word != nil {
+					n.Word.Parts = append([]syntax.WordPart{&syntax.Lit{ValuePos: n.Word.Pos(), ValueEnd: n.Word.Pos(), Value: clobberPrefix}}, n.Word.Parts...)
+				}
 				changed = true
 			}
 		case *syntax.BinaryCmd:
@@ -64,7 +69,18 @@ func (g *Runner) rewrite(f *syntax.File) bool {
 			if fixAssign(n) {
 				changed = true
 			}
+		case *syntax.Word:
+			if splitQuotedAt(n) {
+				changed = true
+			}
+		case *syntax.CallExpr:
+			if fixElemAppend(n) {
+				changed = true
+			}
 		case *syntax.FuncDecl:
+			if localInSubshells(n) {
+				changed = true
+			}
 			if n.Name != nil {
 				g.sh.noteFunction(n.Name.Value)
 			}

@@ -13,6 +13,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
@@ -216,6 +217,30 @@ func (g *Runner) openHandler(open interp.OpenHandlerFunc) interp.OpenHandlerFunc
 			}
 			return nil, &os.PathError{Op: fmt.Sprintf("%s: line %s:", g.name, line), Path: n, Err: errors.New("Bad file descriptor")}
 		}
+		// mvdan may have made the marked path absolute: the mark is inside
+		before, after, clobber := strings.Cut(path, clobberPrefix)
+		if clobber {
+			path = before + after
+			if filepath.IsAbs(after) {
+				path = after
+			}
+		}
+		if g.bs.noclobber.Load() && !clobber && flag&os.O_TRUNC != 0 && flag&(os.O_WRONLY|os.O_RDWR) != 0 {
+			// set -C: ">" does not overwrite an existing regular file
+			p := path
+			if !filepath.IsAbs(p) {
+				p = filepath.Join(interp.HandlerCtx(ctx).Dir, p)
+			}
+			if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
+				line := max(g.lastLine.Load(), 1)
+				return nil, &os.PathError{Op: fmt.Sprintf("%s: line %d:", g.name, line), Path: path, Err: errors.New("cannot overwrite existing file")}
+			}
+		}
+		if path == "" {
+			// bash: no file has an empty name; nothing to judge
+			line := max(g.lastLine.Load(), 1)
+			return nil, &os.PathError{Op: fmt.Sprintf("%s: line %d:", g.name, line), Path: "", Err: errors.New("No such file or directory")}
+		}
 		if flag&os.O_TRUNC != 0 && g.cfg.Advisor != nil {
 			// a redirection that may truncate an existing file: the
 			// advisor rates it (advisor_source.go)
@@ -243,6 +268,9 @@ func shellEnv(env []string) []string {
 	out := make([]string, 0, len(env)+1)
 	lvl := 0
 	for _, kv := range env {
+		if strings.HasPrefix(kv, "_=") {
+			continue // $_ is the shell's own (the last argument)
+		}
 		if v, ok := strings.CutPrefix(kv, "SHLVL="); ok {
 			lvl, _ = strconv.Atoi(strings.TrimSpace(v))
 			continue
@@ -811,6 +839,7 @@ func (g *Runner) call(ctx context.Context, args []string) ([]string, error) {
 	case exitCmd:
 		return []string{"exit"}, nil
 	}
+	g.bs.setLastArg(args[len(args)-1])
 	if args[0] == markBgDone {
 		if len(args) == 3 {
 			g.sh.bgDone(args[1], args[2])
@@ -919,6 +948,9 @@ func (e *dynEnviron) Get(name string) expand.Variable {
 	case "EPOCHREALTIME":
 		now := time.Now()
 		return str(fmt.Sprintf("%d.%06d", now.Unix(), now.Nanosecond()/1000))
+	}
+	if name == "_" {
+		return str(e.g.bs.lastArgValue())
 	}
 	if name == bangVar {
 		pid := e.g.sh.lastBgPid()
