@@ -411,11 +411,11 @@ func (g *Runner) evalCall(args []string) []string {
 	if !g.rewrite(f) {
 		return args
 	}
-	var b strings.Builder
-	if err := syntax.NewPrinter().Print(&b, f); err != nil {
+	text, ok := printForReparse(f)
+	if !ok {
 		return args
 	}
-	return []string{"eval", b.String()}
+	return []string{"eval", text}
 }
 
 // cdCall reports a failing cd the way bash does, and takes bash's
@@ -556,7 +556,7 @@ func (g *Runner) sourceCall(args []string) []string {
 	// Traced as bash traces it: the sourced file's commands, nothing of
 	// the bookkeeping around them.
 	g.sh.traceQuiet.Add(1)
-	src := `BASH_SOURCE=(` + quoted[0] + ` "${BASH_SOURCE[@]}"); ` + quietEnd + `; builtin source ` + strings.Join(quoted, " ") +
+	src := `BASH_SOURCE=(` + quoted[0] + ` "${BASH_SOURCE[@]}"); ` + quietEnd + `; builtin source ` + shellQuote(sourcePrefix+args[1]) + " " + strings.Join(quoted[1:], " ") +
 		`; __guardsh_st=$?; ` + quietBegin + `; BASH_SOURCE=("${BASH_SOURCE[@]:1}"); `
 	return []string{"eval", src + `if [ "$__guardsh_st" = 0 ]; then unset __guardsh_st; ` + quietEnd + `; true; else ` + quietEnd + `; (exit "$__guardsh_st"); fi`}
 }

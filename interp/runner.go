@@ -210,12 +210,28 @@ func (g *Runner) openHandler(open interp.OpenHandlerFunc) interp.OpenHandlerFunc
 			// a redirection to fd N of guardsh's table: a duplicate of it
 			// (same file, same offset, as dup2), no new file access
 			n, line, _ := strings.Cut(rest, "_")
-			if f := g.sh.fds.get(int(n[0] - '0')); f != nil {
+			num, err := strconv.Atoi(n)
+			if err == nil && num >= 0 && num <= 2 {
+				// >&$fd naming a standard stream
+				hc := interp.HandlerCtx(ctx)
+				switch num {
+				case 0:
+					return stdStream{r: hc.Stdin}, nil
+				case 1:
+					return stdStream{w: hc.Stdout}, nil
+				case 2:
+					return stdStream{w: hc.Stderr}, nil
+				}
+			}
+			if f := g.sh.fds.get(num); err == nil && f != nil {
 				if d, err := dupFd(f); err == nil {
 					return d, nil
 				}
 			}
 			return nil, &os.PathError{Op: fmt.Sprintf("%s: line %s:", g.name, line), Path: n, Err: errors.New("Bad file descriptor")}
+		}
+		if _, name, ok := strings.Cut(path, sourcePrefix); ok {
+			return g.openSourced(ctx, open, name)
 		}
 		// mvdan may have made the marked path absolute: the mark is inside
 		before, after, clobber := strings.Cut(path, clobberPrefix)
@@ -817,6 +833,9 @@ func (g *Runner) call(ctx context.Context, args []string) ([]string, error) {
 	if hc.Pos.IsValid() {
 		g.lastLine.Store(int64(hc.Pos.Line()))
 	}
+	if strings.HasPrefix(args[0], reparseToken) {
+		unmaskInternal(args)
+	}
 	if strings.HasPrefix(args[0], internalPrefix) {
 		return g.internalCall(hc, args)
 	}
@@ -951,6 +970,9 @@ func (e *dynEnviron) Get(name string) expand.Variable {
 	}
 	if name == "_" {
 		return str(e.g.bs.lastArgValue())
+	}
+	if name == fdLastVar {
+		return str(strconv.FormatInt(e.g.sh.fds.last.Load(), 10))
 	}
 	if name == bangVar {
 		pid := e.g.sh.lastBgPid()

@@ -1,0 +1,110 @@
+package interp
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"mvdan.cc/sh/v3/interp"
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// sourcePrefix marks the name "source" passes to mvdan's source builtin,
+// so that the open handler serves the file with guardsh's rewrites applied
+// (file descriptors above 2, assignments, ...): mvdan's source parses the
+// file itself, without them. Not a NUL byte: expansion drops those.
+const sourcePrefix = "__guardsh_source:"
+
+// openSourced opens the file a "source NAME" names, as bash finds it (a
+// name without a slash on PATH first, then in the current directory),
+// through open (the policy's), and returns the script rewritten. A file
+// that does not parse is returned as it is, for mvdan to report.
+func (g *Runner) openSourced(ctx context.Context, open interp.OpenHandlerFunc, name string) (io.ReadWriteCloser, error) {
+	path := name
+	if !strings.Contains(name, "/") {
+		hc := interp.HandlerCtx(ctx)
+		for _, dir := range filepath.SplitList(hc.Env.Get("PATH").String()) {
+			if dir == "" {
+				continue
+			}
+			p := filepath.Join(dir, name)
+			if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
+				path = p
+				break
+			}
+		}
+	}
+	f, err := open(ctx, path, os.O_RDONLY, 0)
+	var pe *os.PathError
+	var en syscall.Errno
+	if err != nil && errors.As(err, &pe) && pe.Op == "open" && errors.As(pe.Err, &en) {
+		line := max(g.lastLine.Load(), 1)
+		return nil, &os.PathError{Op: fmt.Sprintf("%s: line %d:", g.name, line), Path: name, Err: errors.New(errnoText(en))}
+	}
+	if err != nil {
+		return nil, err
+	}
+	data, err := io.ReadAll(f)
+	f.Close()
+	if err != nil {
+		return nil, err
+	}
+	file, perr := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(bytes.NewReader(data), name)
+	if perr == nil && g.rewrite(file) {
+		if text, ok := printForReparse(file); ok {
+			data = []byte(text)
+		}
+	}
+	return readOnly{bytes.NewReader(data)}, nil
+}
+
+// readOnly is a file read from memory.
+type readOnly struct{ *bytes.Reader }
+
+func (readOnly) Write([]byte) (int, error) { return 0, os.ErrPermission }
+func (readOnly) Close() error              { return nil }
+
+// reparseToken stands for internalPrefix in rewritten code that is printed
+// and parsed again (eval, source): the parser drops NUL bytes. It is random
+// per process, so a script cannot forge guardsh's internal names with it.
+var reparseToken = func() string {
+	var b [8]byte
+	rand.Read(b[:])
+	return "__guardsh_k" + hex.EncodeToString(b[:]) + "_"
+}()
+
+// printForReparse prints a rewritten script for mvdan to parse again, its
+// internal names spelt with reparseToken (call maps them back).
+func printForReparse(f *syntax.File) (string, bool) {
+	syntax.Walk(f, func(n syntax.Node) bool {
+		switch n := n.(type) {
+		case *syntax.Lit:
+			n.Value = strings.ReplaceAll(n.Value, internalPrefix, reparseToken)
+		case *syntax.SglQuoted:
+			n.Value = strings.ReplaceAll(n.Value, internalPrefix, reparseToken)
+		}
+		return true
+	})
+	var b strings.Builder
+	if err := syntax.NewPrinter().Print(&b, f); err != nil {
+		return "", false
+	}
+	return b.String(), true
+}
+
+// unmaskInternal maps the internal names of reparsed code back.
+func unmaskInternal(args []string) {
+	for i, a := range args {
+		if strings.HasPrefix(a, reparseToken) {
+			args[i] = internalPrefix + a[len(reparseToken):]
+		}
+	}
+}
