@@ -24,6 +24,7 @@ type bashState struct {
 	traps    map[string]string // condition (EXIT, SIGINT, ERR...) -> command
 	complete map[string]string // command name -> "complete ... NAME"
 	lastArg  string
+	aliases  map[string]string // name -> value, as alias defined them
 	// noclobber is set -C: ">" refuses to overwrite a file.
 	noclobber atomic.Bool
 }
@@ -813,4 +814,148 @@ func declAsCall(st *syntax.Stmt) bool {
 	args := append([]*syntax.Word{{Parts: []syntax.WordPart{&syntax.Lit{ValuePos: dc.Variant.ValuePos, ValueEnd: dc.Variant.ValueEnd, Value: dc.Variant.Value}}}}, words...)
 	st.Cmd = &syntax.CallExpr{Args: args}
 	return true
+}
+
+// aliasCmd is the command an alias whose value has shell operators
+// (alias up='tr a-z A-Z | cat') expands to; call runs the value with eval.
+// mvdan's aliases take simple commands only.
+const aliasCmd = "__guardsh_alias"
+
+// aliasCall is bash's alias: definitions are remembered (listed sorted,
+// queried), and a value with operators becomes an eval of it.
+func (g *Runner) aliasCall(args []string) []string {
+	rest := args[1:]
+	if len(rest) > 0 && rest[0] == "--" {
+		rest = rest[1:]
+	}
+	list := len(rest) == 0 || len(rest) == 1 && rest[0] == "-p"
+	g.bs.mu.Lock()
+	defer g.bs.mu.Unlock()
+	if g.bs.aliases == nil {
+		g.bs.aliases = map[string]string{}
+	}
+	if list {
+		names := make([]string, 0, len(g.bs.aliases))
+		for n := range g.bs.aliases {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		var b strings.Builder
+		for _, n := range names {
+			fmt.Fprintf(&b, "alias %s=%s\n", n, shellQuote(g.bs.aliases[n]))
+		}
+		return []string{internalPrefix + "out", "0", b.String()}
+	}
+	out := []string{"alias"}
+	var b strings.Builder
+	var missing []string
+	for _, a := range rest {
+		name, val, ok := strings.Cut(a, "=")
+		if !ok {
+			v, known := g.bs.aliases[name]
+			if !known {
+				missing = append(missing, name)
+				continue
+			}
+			fmt.Fprintf(&b, "alias %s=%s\n", name, shellQuote(v))
+			continue
+		}
+		g.bs.aliases[name] = val
+		if strings.ContainsAny(val, "|&;<>()\n") {
+			val = aliasCmd + " " + name + " "
+		}
+		out = append(out, name+"="+val)
+	}
+	if len(out) > 1 && b.Len() == 0 && len(missing) == 0 {
+		return out
+	}
+	// definitions ("builtin": not this function again), then what was
+	// asked for, then an error for each unknown name
+	var cmds []string
+	if len(out) > 1 {
+		cmds = append(cmds, "builtin "+shellJoin(out))
+	}
+	if b.Len() > 0 {
+		cmds = append(cmds, internalArgv(internalPrefix+"out", "0", b.String()))
+	}
+	for _, m := range missing {
+		cmds = append(cmds, internalArgv(internalPrefix+"err", "1", "alias: "+m+": not found"))
+	}
+	if len(cmds) == 1 && len(out) == 1 && b.Len() > 0 {
+		return []string{internalPrefix + "out", "0", b.String()}
+	}
+	if len(cmds) == 1 && len(out) == 1 && len(missing) == 1 {
+		return []string{internalPrefix + "err", "1", "alias: " + missing[0] + ": not found"}
+	}
+	return []string{"eval", strings.Join(cmds, "; ")}
+}
+
+// internalArgv is a command line of guardsh's internal names for eval,
+// spelt as reparsed code spells them (printForReparse).
+func internalArgv(words ...string) string {
+	return strings.ReplaceAll(shellJoin(words), internalPrefix, reparseToken)
+}
+
+// unaliasCall keeps the remembered aliases in step with mvdan's.
+func (g *Runner) unaliasCall(args []string) []string {
+	g.bs.mu.Lock()
+	defer g.bs.mu.Unlock()
+	var keep []string
+	var missing []string
+	for _, a := range args[1:] {
+		if a == "-a" {
+			clear(g.bs.aliases)
+			return []string{":"}
+		}
+		if _, ok := g.bs.aliases[a]; !ok {
+			missing = append(missing, a)
+			continue
+		}
+		delete(g.bs.aliases, a)
+		keep = append(keep, a)
+	}
+	var cmds []string
+	if len(keep) > 0 {
+		cmds = append(cmds, "builtin "+shellJoin(append([]string{"unalias"}, keep...)))
+	}
+	for _, m := range missing {
+		cmds = append(cmds, internalArgv(internalPrefix+"err", "1", "unalias: "+m+": not found"))
+	}
+	switch {
+	case len(cmds) == 0:
+		return []string{":"}
+	case len(missing) == 0:
+		return append([]string{"unalias"}, keep...)
+	case len(keep) == 0 && len(missing) == 1:
+		return []string{internalPrefix + "err", "1", "unalias: " + missing[0] + ": not found"}
+	}
+	return []string{"eval", strings.Join(cmds, "; ")}
+}
+
+// aliasRun is what "__guardsh_alias NAME ARGS..." runs: the alias's value
+// with the arguments after it, as bash's textual expansion reads it.
+func (g *Runner) aliasRun(args []string) []string {
+	if len(args) < 2 {
+		return []string{":"}
+	}
+	g.bs.mu.Lock()
+	val, ok := g.bs.aliases[args[1]]
+	g.bs.mu.Unlock()
+	if !ok {
+		return []string{internalPrefix + "err", "127", args[1] + ": command not found"}
+	}
+	src := val
+	for _, a := range args[2:] {
+		src += " " + shellQuote(a)
+	}
+	return []string{"eval", src}
+}
+
+// shellJoin quotes each word for the shell and joins them.
+func shellJoin(words []string) string {
+	q := make([]string, len(words))
+	for i, w := range words {
+		q[i] = shellQuote(w)
+	}
+	return strings.Join(q, " ")
 }

@@ -59,7 +59,8 @@ func (g *Runner) internalCall(hc interp.HandlerContext, args []string) ([]string
 	case markTimeStart:
 		g.sh.timeStart(len(args) > 1 && args[1] == "-p")
 		return []string{":"}, nil
-	case markTimeEnd, markPS, markPSRet, markFd, markFdSave, markFdRestore:
+	case markTimeEnd, markPS, markPSRet, markFd, markFdSave, markFdRestore,
+		internalPrefix + "err", internalPrefix + "out": // err, out: from guardsh's own eval'd code
 		return args, nil
 	case markPSSet:
 		if len(args) == 3 {
@@ -126,9 +127,9 @@ func (g *Runner) compatCall(ctx context.Context, hc interp.HandlerContext, args 
 	case "alias":
 		// bash's alias takes "--" (Claude Code's snapshots write
 		// alias -- ll='ls -alF'); mvdan's looks the name "--" up.
-		if len(args) > 1 && args[1] == "--" {
-			return append([]string{"alias"}, args[2:]...)
-		}
+		return g.aliasCall(args)
+	case "unalias":
+		return g.unaliasCall(args)
 	case "cd":
 		return g.cdCall(hc, args)
 	case "read":

@@ -857,6 +857,8 @@ func (g *Runner) call(ctx context.Context, args []string) ([]string, error) {
 		return []string{":"}, nil
 	case exitCmd:
 		return []string{"exit"}, nil
+	case aliasCmd:
+		return g.aliasRun(args), nil
 	}
 	g.bs.setLastArg(args[len(args)-1])
 	if args[0] == markBgDone {
