@@ -26,12 +26,15 @@ echo $((a=1, b=2, a+b))
 #### let
 let x=2+3 y=x*2; echo $x $y; let 0; echo $?
 #### division-by-zero
+## differs: arithmetic errors: mvdan prints this error itself, in its own words and status (bash ends the command line)
 echo $((1/0)); echo after
 #### division-by-zero-status
+## differs: arithmetic errors: mvdan prints this error itself, in its own words and status
 (( 1/0 )); echo st=$?
 #### overflow-wrap
 echo $((9223372036854775807+1))
 #### negative-power
+## differs: arithmetic errors: mvdan prints this error itself, in its own words and status
 echo $((2**-1))
 #### arith-in-array-index
 a=(10 20 30); i=1; echo ${a[i+1]} ${a[$i]}
@@ -40,8 +43,10 @@ a=(); (( a[2]=5 )); echo "${a[@]}" ${#a[@]}
 #### arith-assign-empty-index
 i=0; (( b[i]=7, b[i+1]=8 )); echo "${b[@]}"
 #### arith-string-value
+## differs: a variable holding an expression (x='1+2') is not evaluated recursively (mvdan)
 x='1+2'; echo $((x*2))
 #### arith-syntax-error
+## differs: arithmetic syntax errors are parse errors in mvdan (bash: run time)
 echo $((1+)); echo after
 #### arith-for
 for ((i=0; i<3; i++)); do echo $i; done

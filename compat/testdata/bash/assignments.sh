@@ -56,6 +56,7 @@ a[0]=x\ y; echo "${a[0]}"
 #### assign-case-value
 x=$(case 1 in 1) echo one;; esac); echo $x
 #### assign-readonly-error
+## differs: an assignment to a readonly variable does not abort the rest of the line (mvdan)
 readonly r=1; r=2; echo after
 #### assign-invalid-name
 1x=2; echo st=$?

@@ -78,14 +78,17 @@ x='a b'; declare -p x
 #### declare-x
 declare -x E=1; env | grep '^E='
 #### declare-r
+## differs: an assignment to a readonly variable does not abort the rest of the line (mvdan)
 declare -r R=1; R=2; echo st=$?
 #### declare-F
 f() { :; }; g() { :; }; declare -F
 #### declare-F-name
 f() { :; }; declare -F f; declare -F nope; echo st=$?
 #### declare-f
+## differs: functions are printed in mvdan's layout, not bash's
 f() { echo hi; }; declare -f f
 #### declare-l-u
+## differs: declare -l/-u (case attributes) are not supported (mvdan)
 declare -l lo=MiXed; declare -u up=MiXed; echo $lo $up
 #### declare-g-in-function
 f() { declare -g G=global; }; f; echo $G
@@ -98,22 +101,28 @@ export X=1; export -n X; env | grep -c '^X='
 #### export-function
 f() { echo exported-f; }; export -f f; bash -c f
 #### export-function-env
+## differs: functions are printed in mvdan's layout, not bash's (the function still imports in bash and guardsh)
 f() { echo hi; }; export -f f; env | grep -a '^BASH_FUNC_f'
 #### import-function-env
 env 'BASH_FUNC_g%%=() {  echo imported; }' bash -c g
 #### readonly
+## differs: an assignment to a readonly variable does not abort the rest of the line (mvdan)
 readonly RO=1; readonly -p | grep -c 'RO='; RO=2 2>/dev/null; echo $RO
 #### unset-var-func
+## differs: type's 'not found' error without the line prefix (mvdan prints it)
 x=1; f() { :; }; unset x; unset -f f; echo "[$x]"; type f 2>&1 | head -1
 #### unset-readonly
+## differs: unset of a readonly variable: mvdan prints this error itself, in its own words and status
 readonly r=1; unset r; echo st=$?
 #### shift
 set -- a b c; shift; echo "$@"; shift 2; echo $#
 #### shift-too-many
+## differs: shift N beyond $# succeeds (mvdan)
 set -- a; shift 2; echo st=$? $#
 #### getopts
 set -- -a -b val c; while getopts ab: o; do echo "$o ${OPTARG:-}"; done; echo $OPTIND
 #### getopts-invalid
+## differs: getopts' error: mvdan prints this error itself, in its own words and status
 set -- -z; getopts a o; echo "$o st=$?"
 #### getopts-silent
 set -- -z; getopts :a o; echo "$o $OPTARG"
@@ -122,6 +131,7 @@ set -- x y z; echo $# $2
 #### set-listing
 x_compat_var=1; set | grep '^x_compat_var='
 #### set-o-list
+## differs: set -o lists options in mvdan's layout
 set -o | grep -E '^(errexit|nounset|pipefail)'
 #### set-plus-o
 set -e; set +o | grep errexit
@@ -138,8 +148,10 @@ type -P ls
 #### type-a
 type -a echo
 #### type-function
+## differs: functions are printed in mvdan's layout, not bash's
 f() { echo hi; }; type f
 #### command-v
+## differs: command -v with a name not found: status 1 even when another name was found (mvdan)
 command -v echo ls nope; echo st=$?
 #### command-V
 command -V echo
@@ -170,6 +182,7 @@ hash -r; echo st=$?
 #### exit-bad
 exit abc
 #### return-outside
+## differs: return outside a function has status 1 (bash: 2) (mvdan)
 return 2>/dev/null; echo st=$?
 #### wait-none
 wait; echo $?
@@ -190,10 +203,12 @@ complete -W 'a b' mycmd; complete -p mycmd
 #### compgen-functions
 myfunc1() { :; }; compgen -A function myf
 #### caller-in-function
+## differs: caller is not supported
 f() { caller 0 | cut -d' ' -f2; }; f
 #### help-exists
 help cd >/dev/null; echo st=$?
 #### enable-list
+## differs: enable is not supported
 enable -a | grep -c 'enable echo'
 #### local-outside
 local x=1; echo st=$?
@@ -208,6 +223,7 @@ unalias nope; echo st=$?
 #### read-array-ifs
 IFS=, read -ra f <<< 'x,y,z'; echo ${f[1]} ${#f[@]}
 #### mapfile-callback-count
+## differs: mapfile -n (and -s, -O, -C) are not supported (mvdan's mapfile)
 printf 'a\nb\nc\n' | { mapfile -n 2 arr; echo ${#arr[@]}; }
 #### printf-s-array
 a=(1 2 3); printf '%s,' "${a[@]}"; echo

@@ -44,3 +44,6 @@ x=$(printf 'b\na\n' | sort | head -1); echo $x
 f() { echo from-f; }; echo "$(f)"
 #### subst-trap-not-inherited
 trap 'echo trap' EXIT; x=$(echo in); echo $x
+#### subst-starting-with-subshell
+## differs: $(( cmd ); ...) is parsed as arithmetic only (bash falls back to a command substitution): mvdan's parser
+y=$(( echo a ); echo b); echo "$y"

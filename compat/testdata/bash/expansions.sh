@@ -10,6 +10,7 @@ echo {01..10}
 #### brace-nested
 echo {a,b{1,2}}
 #### brace-no-expand-single
+## differs: {,} expands to two empty words that mvdan keeps as separate empty arguments
 echo {a} {a,} {,}
 #### brace-quoted
 echo "{a,b}" '{1..3}'
@@ -30,6 +31,7 @@ echo ~/x | sed "s#$HOME#H#"
 #### tilde-user
 echo ~root
 #### tilde-plus-minus
+## differs: ~+ and ~- are not expanded (mvdan)
 cd /; cd /tmp; echo ~+ ~-
 #### tilde-in-assignment
 x=~/p; echo $x | sed "s#$HOME#H#"

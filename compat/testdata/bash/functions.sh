@@ -28,6 +28,7 @@ f() { tr a-z A-Z; }; echo hi | f
 #### funcname
 f() { echo ${FUNCNAME[0]}; g; }; g() { echo ${FUNCNAME[@]}; }; f
 #### local-dash
+## differs: local - (restore the set options when the function returns) is not supported (mvdan)
 f() { local -; set -e; }; f; echo "${-//[^e]/}x"
 #### function-overrides-builtin
 echo() { builtin echo "wrapped $*"; }; echo hi
@@ -40,6 +41,7 @@ f() { local x=$(false); echo $?; }; f
 #### local-array-copy
 f() { local -a a=("$@"); echo ${#a[@]}; }; f 1 2 3
 #### function-definition-listing
+## differs: functions are printed in mvdan's layout, not bash's
 f() { echo a; echo b; }; type f
 #### function-subshell-body
 f() ( x=in; echo $x ); x=out; f; echo $x
@@ -54,4 +56,5 @@ f() { echo "$0"; }; f
 #### local-declare-in-function
 f() { declare x=fx; }; f; echo "[$x]"
 #### bash-source-in-function
+## differs: bash -c names a function's source "environment"
 f() { echo "${BASH_SOURCE[0]:-none}"; }; f

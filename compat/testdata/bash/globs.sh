@@ -10,6 +10,7 @@ echo *.nomatch
 #### nullglob
 shopt -s nullglob; echo [*.nomatch]
 #### failglob
+## differs: shopt -s failglob is accepted but not applied (mvdan's globbing)
 shopt -s failglob; echo *.nomatch; echo st=$?
 #### dotfiles-hidden
 touch .h v; echo *
@@ -20,6 +21,7 @@ shopt -s globstar; mkdir -p a/b/c; touch a/b/c/f a/f; echo **/f
 #### no-globstar
 mkdir -p a/b; touch a/b/f a/f; echo **/f
 #### extglob
+## differs: shopt -s extglob on the same line as the pattern: bash parses the line before the shopt runs (a syntax error); guardsh accepts it
 shopt -s extglob; touch a.c b.h c.o; echo !(*.o); echo @(a|b).*; echo +(a).c
 #### nocaseglob
 shopt -s nocaseglob; touch ABC; echo a*
@@ -46,8 +48,10 @@ case x in x) echo one;;& x) echo two;; esac; case y in y) echo three;& z) echo f
 #### dbl-bracket-regex
 [[ abc123 =~ ^([a-z]+)([0-9]+)$ ]] && echo "${BASH_REMATCH[1]} ${BASH_REMATCH[2]}"
 #### dbl-bracket-regex-var
+## differs: a quoted part of a [[ =~ ]] regex is not literal (mvdan)
 re='^a.c$'; [[ abc =~ $re ]] && echo yes; [[ abc =~ "a.c" ]] || echo quoted-literal
 #### glob-ignore
+## differs: GLOBIGNORE is not supported (mvdan's globbing)
 GLOBIGNORE='*.o'; touch a.o b.c; echo *
 #### glob-escape-bracket
 touch '[x]'; echo \[x\]

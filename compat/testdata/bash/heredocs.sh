@@ -39,6 +39,7 @@ in f: $1
 EOT
 }; f arg
 #### heredoc-fd3
+## differs: a child process does not get fds 3 and up (guardsh's fd table is in the shell)
 cat /dev/fd/3 3<<EOT
 on three
 EOT
@@ -52,6 +53,7 @@ a
 b
 EOT
 #### heredoc-quoted-partial
+## differs: a partly quoted delimiter (<<"E"OT): mvdan's parser
 cat <<"E"OT
 $literal
 EOT

@@ -4,6 +4,7 @@ unset u; e=; echo "${u-d1} ${u:-d2} ${e-d3} ${e:-d4}"
 #### assign-default
 unset u; echo "${u:=set}" "$u"
 #### error-if-unset
+## differs: ${u:?msg}: mvdan prints this error itself, in its own words and status (no line prefix, status 1 where bash -c exits 127)
 unset u; echo "${u:?is unset}"; echo after
 #### alternate
 v=1; e=; echo "[${v+alt}] [${v:+alt}] [${e+alt}] [${e:+alt}] [${nope+alt}]"
@@ -18,10 +19,12 @@ s=héllo; echo ${#s}
 #### prefix-removal
 p=/usr/local/bin/tool.tar.gz; echo ${p#*/} ${p##*/} ${p%.*} ${p%%.*}
 #### pattern-substitution
+## differs: ${x/#p/r} and ${x/%p/r} anchors: mvdan's expansion (expand package) differs; guardsh has no hook inside it
 s=aaa-bbb-aaa; echo ${s/a/X} ${s//a/X} ${s/#a/X} ${s/%a/X} ${s/b*/Y}
 #### pattern-substitution-empty
 s=abc; echo "${s/b/}" "${s//[ac]}"
 #### case-modification
+## differs: ${x~} (toggle case) is not parsed by mvdan
 s='hello World'; echo ${s^} ${s^^} ${s,} ${s,,} ${s~}
 #### case-mod-pattern
 s=banana; echo ${s^^a} ${s//[an]/.}
@@ -30,24 +33,29 @@ name=target; target=value; echo ${!name}
 #### prefix-names
 aa1=1 aa2=2; echo ${!aa*}
 #### transform-Q
+## differs: ${x@Q} quoting style: mvdan's expansion (expand package) differs; guardsh has no hook inside it
 s="it's here"; echo ${s@Q}
 #### transform-U-L
 s=mIxEd; echo ${s@U} ${s@L} ${s@u}
 #### transform-E
 s='a\tb'; echo "${s@E}"
 #### transform-A
+## differs: ${x@A} quoting: mvdan's expansion (expand package) differs; guardsh has no hook inside it
 s=val; echo ${s@A}
 #### transform-a
+## differs: ${x@a}: mvdan's expansion (expand package) differs; guardsh has no hook inside it
 declare -i n=1; declare -a arr; echo "${n@a}" "${arr@a}"
 #### nested-default
 unset a b; echo ${a:-${b:-deep}}
 #### default-quoted-words
+## differs: ${U:-"a b" c} unquoted: the quoted part is split again: mvdan's expansion (expand package) differs; guardsh has no hook inside it
 unset U; printf '<%s>' ${U:-"a b" c}; echo
 #### default-quoted-inner
 unset U; printf '<%s>' "${U:-"a b" c}"; echo
 #### strip-newline-suffix
 r=$'line1\nline2'; echo "${r%$'\n'*}"; echo "${r#*$'\n'}"
 #### strip-quoted-pattern
+## differs: quoted parts of a ${x%pattern} are not literal: mvdan's expansion (expand package) differs; guardsh has no hook inside it
 s='a*b*c'; echo "${s%'*'*}" "${s#"a*"}"
 #### remove-with-var-pattern
 p=b; s=abc; echo ${s#a$p}
@@ -68,16 +76,21 @@ set -u; set --; echo "[$@]" "[$*]" $#
 #### special-chars-in-default
 unset u; echo "${u:-a}b}"
 #### positional-braces
+## differs: ${10} and above: mvdan's expansion (expand package) differs; guardsh has no hook inside it
 set -- a b c d e f g h i j k; echo $10 ${10} ${11}
 #### brace-var-concat
 x=v; echo "${x}suffix" "$xsuffix."
 #### substring-negative-error
+## differs: ${s:1:-5} beyond the start: mvdan's expansion (expand package) differs; guardsh has no hook inside it (bash: an error)
 s=abc; echo "${s:1:-5}"; echo after
 #### bad-substitution
+## differs: mvdan's parser rejects ${x!} at parse time (bash: at run time, status 1)
 echo ${x!}; echo after
 #### pattern-class
 s=a1b2c3; echo ${s//[0-9]/_} ${s//[[:alpha:]]/}
 #### anchored-star
+## differs: ${x/#p/r} and ${x/%p/r} anchors: mvdan's expansion (expand package) differs; guardsh has no hook inside it
 s=abcabc; echo ${s/#abc/X} ${s/%abc/Y}
 #### replacement-ampersand
+## differs: & in a ${x/p/r} replacement (bash 5.2 patsub_replacement): mvdan's expansion (expand package) differs; guardsh has no hook inside it
 s=abc; echo "${s/b/[&]}"

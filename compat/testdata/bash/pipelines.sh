@@ -42,4 +42,5 @@ for i in a b; do echo $i; done | sort -r
 #### time-keyword-posix
 { time -p true; } 2>&1 | sed -E 's/[0-9]+\.[0-9]+/N/'; echo ok
 #### coproc
+## differs: coproc is not supported (mvdan)
 coproc cat; echo hi >&"${COPROC[1]}"; exec {COPROC[1]}>&-; read l <&"${COPROC[0]}"; echo $l

@@ -19,6 +19,7 @@ cd"
 #### ansi-c-escapes
 echo $'a\tb\nc' $'\x41\101\u00e9' $'\'' $'\\'
 #### ansi-c-control
+## differs: $'\cA' (control characters): mvdan's parser keeps it literally
 printf '%s' $'\cA' | od -An -c
 #### ansi-c-escape-e
 printf '%s\n' $'\e' | od -An -tx1

@@ -58,10 +58,13 @@ printf 'a\nb\n' > f; while read l; do echo "[$l]"; done < f
 #### redirect-before-command
 > f echo first; cat f
 #### redirect-ambiguous
+## differs: a redirection target that splits into words is not an error (mvdan joins them)
 x='a b'; echo hi > $x; echo st=$?
 #### redirect-glob-target
+## differs: a glob in a redirection's target is not expanded (mvdan)
 touch t1; echo data > t*; cat t1
 #### close-stdout
+## differs: writing to a closed stdout succeeds: mvdan's >&- gives the command a discarding writer
 ( exec >&-; echo nothing ) 2>/dev/null; echo st=$?
 #### dev-stderr
 echo to-err > /dev/stderr 2>&1 | cat

@@ -39,12 +39,15 @@ printf '%q\n' "$IFS"
 #### shlvl
 echo $SHLVL
 #### bashopts
+## differs: BASHOPTS is not set
 echo "$BASHOPTS" | tr : '\n' | grep -c .
 #### shellopts
+## differs: SHELLOPTS is not set
 set -e; echo "$SHELLOPTS" | tr : '\n' | grep -x errexit
 #### optind-default
 echo $OPTIND
 #### bash-subshell
+## differs: BASH_SUBSHELL is not set
 echo $BASH_SUBSHELL; (echo $BASH_SUBSHELL)
 #### hostname
 [ "$HOSTNAME" = "$(hostname)" ] && echo ok
@@ -53,10 +56,14 @@ set -x; echo traced
 #### dollar-star-set-u
 set -u; echo "[$*]"
 #### groups
+## differs: GROUPS is not set
 [ -n "${GROUPS[0]}" ] && echo ok
 #### pipestatus-single
+## differs: PIPESTATUS after a single command keeps the last pipeline's values (docs/compatibility.md)
 true; echo ${PIPESTATUS[@]}
 #### bash-argv0
+## differs: BASH_ARGV0 is not set
 echo "${BASH_ARGV0:-unset}"
 #### histcmd
+## differs: no history: HISTCMD is unset
 echo ${HISTCMD+set}

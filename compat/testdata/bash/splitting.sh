@@ -5,12 +5,15 @@ d  '; printf '<%s>' $x; echo
 #### quoted-no-split
 x='a  b'; printf '<%s>' "$x"; echo
 #### custom-ifs-colon
+## differs: mvdan's field splitting drops empty fields that a non-blank IFS character delimits
 IFS=:; x='a:b::c'; printf '<%s>' $x; echo
 #### ifs-trailing-nonblank
 IFS=:; x='a:b:'; printf '<%s>' $x; echo
 #### ifs-leading-nonblank
+## differs: mvdan's field splitting drops empty fields that a non-blank IFS character delimits
 IFS=:; x=':a'; printf '<%s>' $x; echo
 #### ifs-mixed-blank-nonblank
+## differs: mvdan's field splitting drops empty fields that a non-blank IFS character delimits
 IFS=' :'; x='a : b  ::c'; printf '<%s>' $x; echo
 #### ifs-empty
 IFS=; x='a b c'; printf '<%s>' $x; echo
@@ -21,6 +24,7 @@ set -- a b c; IFS=-; echo "$*"
 #### ifs-star-join-empty
 set -- a b c; IFS=; echo "$*"
 #### ifs-cmdsubst-split
+## differs: mvdan's field splitting drops empty fields that a non-blank IFS character delimits
 IFS=,; printf '<%s>' $(echo 'x,y,,z'); echo
 #### empty-var-removed
 e=; printf '<%s>' a $e b; echo
