@@ -24,6 +24,7 @@ type bashState struct {
 	traps    map[string]string // condition (EXIT, SIGINT, ERR...) -> command
 	complete map[string]string // command name -> "complete ... NAME"
 	lastArg  string
+	suffixes map[string]string // results of markSuffix, by ID
 	aliases  map[string]string // name -> value, as alias defined them
 	// noclobber is set -C: ">" refuses to overwrite a file.
 	noclobber atomic.Bool
@@ -209,6 +210,16 @@ func (g *Runner) bashBuiltin(hc interp.HandlerContext, name string, args []strin
 	case "complete":
 		return g.completeBuiltin(hc, args), true
 	case "compopt":
+		return 0, true
+	case "sfx":
+		if len(args) >= 2 {
+			g.bs.mu.Lock()
+			if g.bs.suffixes == nil {
+				g.bs.suffixes = map[string]string{}
+			}
+			g.bs.suffixes[args[0]] = removeShortSuffix(args[1], args[2:])
+			g.bs.mu.Unlock()
+		}
 		return 0, true
 	case "trap-p":
 		g.trapList(hc, args)

@@ -53,6 +53,9 @@ func (g *Runner) rewrite(f *syntax.File) bool {
 			if declAsCall(n) {
 				changed = true
 			}
+			if fixSuffixNewline(n) {
+				changed = true
+			}
 			if tc, ok := n.Cmd.(*syntax.TimeClause); ok {
 				n.Cmd = g.timeBlock(tc)
 				changed = true

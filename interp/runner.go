@@ -973,6 +973,14 @@ func (e *dynEnviron) Get(name string) expand.Variable {
 	if name == "_" {
 		return str(e.g.bs.lastArgValue())
 	}
+	if id, ok := strings.CutPrefix(name, suffixVar); ok {
+		e.g.bs.mu.Lock()
+		v, set := e.g.bs.suffixes[id]
+		e.g.bs.mu.Unlock()
+		if set {
+			return str(v)
+		}
+	}
 	if name == fdLastVar {
 		return str(strconv.FormatInt(e.g.sh.fds.last.Load(), 10))
 	}

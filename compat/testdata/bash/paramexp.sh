@@ -94,3 +94,7 @@ s=abcabc; echo ${s/#abc/X} ${s/%abc/Y}
 #### replacement-ampersand
 ## differs: & in a ${x/p/r} replacement (bash 5.2 patsub_replacement): mvdan's expansion (expand package) differs; guardsh has no hook inside it
 s=abc; echo "${s/b/[&]}"
+#### strip-newline-suffix-shortest
+r=$'a\nb\nc\nd'; s="${r##*$'\n'}"; r="${r%$'\n'*}"; echo "[$s] [$r]"; f() { local x="${1%$'\n'*}"; echo "[$x]"; }; f "$r"
+#### strip-newline-suffix-unquoted
+r=$'l1\nl2\nl3'; printf '<%s>' ${r%$'\n'*}; echo
