@@ -178,7 +178,15 @@ func (g *Runner) compatCall(ctx context.Context, hc interp.HandlerContext, args 
 			return append([]string{internalPrefix + "trap-p"}, args[2:]...)
 		}
 		g.recordTrap(args)
-		return trapCall(args)
+		out := trapCall(args)
+		if len(out) > 2 && out[0] == "trap" && out[1] != "-" && out[1] != "" {
+			// the trap's code runs with guardsh's rewrites (">&5" to a
+			// high fd in configure's EXIT trap...)
+			if text, ok := g.rewriteText(out[1]); ok {
+				out = append([]string{"trap", text}, out[2:]...)
+			}
+		}
+		return out
 	}
 	if ownBuiltins[args[0]] {
 		return append([]string{internalPrefix + args[0]}, args[1:]...)
@@ -417,6 +425,16 @@ func (g *Runner) evalCall(args []string) []string {
 		return args
 	}
 	return []string{"eval", text}
+}
+
+// rewriteText applies guardsh's rewrites to code held as text (a trap's
+// command); ok is false when they change nothing or it does not parse.
+func (g *Runner) rewriteText(src string) (string, bool) {
+	f, err := syntax.NewParser().Parse(strings.NewReader(src), "")
+	if err != nil || !g.rewrite(f) {
+		return "", false
+	}
+	return printForReparse(f)
 }
 
 // cdCall reports a failing cd the way bash does, and takes bash's

@@ -58,7 +58,28 @@ func (g *Runner) openSourced(ctx context.Context, open interp.OpenHandlerFunc, n
 		return nil, err
 	}
 	file, perr := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(bytes.NewReader(data), name)
-	if perr == nil && g.rewrite(file) {
+	for tries := 0; perr != nil && tries < 16; tries++ {
+		fixed, ok := zshFlagsFix(data, perr)
+		if !ok {
+			break
+		}
+		data = fixed
+		file, perr = syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(bytes.NewReader(data), name)
+	}
+	if perr != nil {
+		// reported by guardsh with the file's own name (mvdan would name
+		// the marked path)
+		var pe syntax.ParseError
+		var le syntax.LangError
+		switch {
+		case errors.As(perr, &pe):
+			return nil, fmt.Errorf("%s: line %d: syntax error: %s", name, pe.Pos.Line(), pe.Text)
+		case errors.As(perr, &le):
+			return nil, fmt.Errorf("%s: line %d: syntax error: %s", name, le.Pos.Line(), strings.TrimPrefix(le.Error(), le.Pos.String()+": "))
+		}
+		return nil, perr
+	}
+	if g.rewrite(file) {
 		if text, ok := printForReparse(file); ok {
 			data = []byte(text)
 		}
@@ -107,4 +128,38 @@ func unmaskInternal(args []string) {
 			args[i] = internalPrefix + a[len(reparseToken):]
 		}
 	}
+}
+
+// zshFlagsFix replaces, where a parse error says so, a zsh parameter
+// expansion with flags (${(M)...}) by one that fails as bash's "bad
+// substitution" when it runs: bash parses such text in the zsh branch of
+// a script (bash-completion's git completion) and never runs it; mvdan's
+// parser refuses the whole file.
+func zshFlagsFix(data []byte, err error) ([]byte, bool) {
+	var le syntax.LangError
+	if !errors.As(err, &le) || !strings.Contains(le.Feature, "parameter expansion flags") {
+		return nil, false
+	}
+	off := int(le.Pos.Offset())
+	start := bytes.LastIndex(data[:min(off+3, len(data))], []byte("${("))
+	if start < 0 || off-start > 8 {
+		return nil, false
+	}
+	depth := 0
+	for i := start + 1; i < len(data); i++ {
+		switch data[i] {
+		case '{':
+			depth++
+		case '}':
+			depth--
+			if depth == 0 {
+				repl := []byte("${__guardsh_zsh_expansion:?bad substitution}")
+				out := append(append(append([]byte{}, data[:start]...), repl...), data[i+1:]...)
+				return out, true
+			}
+		case '\n':
+			return nil, false
+		}
+	}
+	return nil, false
 }
