@@ -142,14 +142,19 @@ type outcome struct {
 // base, and returns what it printed, with the shell's name and the
 // directory normalised.
 func runCase(t testing.TB, shell string, args []string, src, base string) outcome {
-	work := filepath.Join(base, "w")
 	os.RemoveAll(base)
+	return runCaseKeep(t, shell, args, src, base)
+}
+
+// runCaseKeep is runCase in a directory whose w/ may hold files already.
+func runCaseKeep(t testing.TB, shell string, args []string, src, base string) outcome {
+	work := filepath.Join(base, "w")
 	for _, d := range []string{work, filepath.Join(base, "state"), filepath.Join(base, "tmp")} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			t.Fatal(err)
 		}
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
 	defer cancel()
 	// $0 is "bash" in both shells, the name their messages start with.
 	argv := append(append([]string{}, args...), "-c", src, "bash")

@@ -729,7 +729,10 @@ func varText(vr expand.Variable) string {
 		return b.String()
 	}
 	s := vr.String()
-	if s != "" && !strings.ContainsAny(s, " \t\n'\"\\$`*?[]{}()<>|&;#~!") {
+	if s == "" {
+		return "" // bash: name=
+	}
+	if !strings.ContainsAny(s, " \t\n'\"\\$`*?[]{}()<>|&;#~!") {
 		return s
 	}
 	if strings.ContainsAny(s, "\t\n\r\x1b") {

@@ -227,3 +227,5 @@ IFS=, read -ra f <<< 'x,y,z'; echo ${f[1]} ${#f[@]}
 printf 'a\nb\nc\n' | { mapfile -n 2 arr; echo ${#arr[@]}; }
 #### printf-s-array
 a=(1 2 3); printf '%s,' "${a[@]}"; echo
+#### set-listing-quoting
+e=; s='a b'; q="it's"; n=$'l1\nl2'; set | grep -E '^(e|s|q|n)='
