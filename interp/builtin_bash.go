@@ -24,8 +24,8 @@ type bashState struct {
 	traps    map[string]string // condition (EXIT, SIGINT, ERR...) -> command
 	complete map[string]string // command name -> "complete ... NAME"
 	lastArg  string
-	suffixes map[string]string // results of markSuffix, by ID
-	aliases  map[string]string // name -> value, as alias defined them
+	suffixes map[string]expandResult // results of markSuffix and markRepl, by ID
+	aliases  map[string]string       // name -> value, as alias defined them
 	// noclobber is set -C: ">" refuses to overwrite a file.
 	noclobber atomic.Bool
 }
@@ -64,6 +64,13 @@ func (s *bashState) lastArgValue() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.lastArg
+}
+
+// expandResult is an expansion guardsh computed (compat_suffix.go).
+type expandResult struct {
+	str    string
+	list   []string
+	isList bool
 }
 
 // exportedFuncPrefix names the hidden exported variable that carries an
@@ -211,13 +218,28 @@ func (g *Runner) bashBuiltin(hc interp.HandlerContext, name string, args []strin
 		return g.completeBuiltin(hc, args), true
 	case "compopt":
 		return 0, true
+	case "repl":
+		if len(args) >= 2 {
+			vals, _ := replaceAnchored(args[1:])
+			g.bs.mu.Lock()
+			if g.bs.suffixes == nil {
+				g.bs.suffixes = map[string]expandResult{}
+			}
+			r := expandResult{list: vals, isList: true}
+			if len(vals) == 1 {
+				r.str = vals[0]
+			}
+			g.bs.suffixes[args[0]] = r
+			g.bs.mu.Unlock()
+		}
+		return 0, true
 	case "sfx":
 		if len(args) >= 2 {
 			g.bs.mu.Lock()
 			if g.bs.suffixes == nil {
-				g.bs.suffixes = map[string]string{}
+				g.bs.suffixes = map[string]expandResult{}
 			}
-			g.bs.suffixes[args[0]] = removeShortSuffix(args[1], args[2:])
+			g.bs.suffixes[args[0]] = expandResult{str: removeShortSuffix(args[1], args[2:])}
 			g.bs.mu.Unlock()
 		}
 		return 0, true

@@ -60,7 +60,7 @@ func (g *Runner) internalCall(hc interp.HandlerContext, args []string) ([]string
 		g.sh.timeStart(len(args) > 1 && args[1] == "-p")
 		return []string{":"}, nil
 	case markTimeEnd, markPS, markPSRet, markFd, markFdSave, markFdRestore,
-		markSuffix, internalPrefix + "err", internalPrefix + "out": // err, out: from guardsh's own eval'd code
+		markSuffix, markRepl, internalPrefix + "err", internalPrefix + "out": // err, out: from guardsh's own eval'd code
 		return args, nil
 	case markPSSet:
 		if len(args) == 3 {

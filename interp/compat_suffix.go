@@ -45,6 +45,10 @@ func fixSuffixNewline(st *syntax.Stmt) bool {
 		case *syntax.CmdSubst, *syntax.ProcSubst:
 			return false // their statements are rewritten on their own
 		case *syntax.ParamExp:
+			if m := anchoredRepl(n, st.Pos()); m != nil {
+				marks = append(marks, m)
+				return false
+			}
 			if n.Exp == nil || n.Exp.Op != syntax.RemSmallSuffix || n.Param == nil || n.Index != nil ||
 				n.Excl || n.Length || !isName(n.Param.Value) && !isDigits(n.Param.Value) || !patternHasNewline(n.Exp.Word) {
 				return true
@@ -153,4 +157,157 @@ func isDigits(s string) bool {
 		}
 	}
 	return true
+}
+
+// Anchored replacements, ${x/#PATTERN/REPL} and ${x/%PATTERN/REPL} (also
+// on ${a[@]} and $@), are not anchored in mvdan: it looks for "#PATTERN"
+// as text. guardsh computes them as it does ${x%PATTERN} above:
+//
+//	{ MARKREPL ID ANCHOR REPLPARTS... -- PATTERNPARTS... -- VALUES...; STATEMENT; }
+//
+// and the expansion reads ${__guardsh_sfx_ID} (or ${__guardsh_sfx_ID[@]}).
+const markRepl = internalPrefix + "repl"
+
+// replSep separates MARKREPL's argument groups; parts are prefixed with q
+// or g, so none of them equals it.
+const replSep = "--"
+
+// anchoredRepl rewrites one anchored replacement; nil when it does not
+// apply.
+func anchoredRepl(n *syntax.ParamExp, pos syntax.Pos) *syntax.Stmt {
+	if n.Repl == nil || n.Repl.All || n.Repl.Orig == nil || len(n.Repl.Orig.Parts) == 0 || n.Param == nil ||
+		n.Excl || n.Length || n.Exp != nil || n.Slice != nil {
+		return nil
+	}
+	first, ok := n.Repl.Orig.Parts[0].(*syntax.Lit)
+	if !ok || first.Value == "" || first.Value[0] != '#' && first.Value[0] != '%' {
+		return nil
+	}
+	name := n.Param.Value
+	list := name == "@" || name == "*"
+	if n.Index != nil {
+		w, ok := n.Index.(*syntax.Word)
+		if !ok || w.Lit() != "@" && w.Lit() != "*" || !isName(name) {
+			return nil
+		}
+		list = true
+	} else if !list && !isName(name) && !isDigits(name) {
+		return nil
+	}
+	anchor := first.Value[:1]
+	orig := &syntax.Word{Parts: append([]syntax.WordPart{&syntax.Lit{Value: first.Value[1:]}}, n.Repl.Orig.Parts[1:]...)}
+	pat, ok := suffixPatternArgs(orig)
+	if !ok {
+		return nil
+	}
+	var with []*syntax.Word
+	if n.Repl.With != nil {
+		if with, ok = suffixPatternArgs(n.Repl.With); !ok {
+			return nil
+		}
+	}
+	value := &syntax.ParamExp{Param: &syntax.Lit{Value: name}, Index: n.Index}
+	id := strconv.FormatInt(suffixIDs.Add(1), 10)
+	args := []*syntax.Word{litWord(id), litWord(anchor)}
+	args = append(args, with...)
+	args = append(args, litWord(replSep))
+	args = append(args, pat...)
+	args = append(args, litWord(replSep), &syntax.Word{Parts: []syntax.WordPart{&syntax.DblQuoted{Parts: []syntax.WordPart{value}}}})
+	n.Param = &syntax.Lit{ValuePos: n.Param.ValuePos, ValueEnd: n.Param.ValueEnd, Value: suffixVar + id}
+	n.Repl = nil
+	n.Short = false
+	if list {
+		n.Index = &syntax.Word{Parts: []syntax.WordPart{&syntax.Lit{Value: "@"}}}
+	}
+	return markerStmt(markRepl, pos, args...)
+}
+
+// replaceAnchored computes MARKREPL: the arguments after ID.
+func replaceAnchored(args []string) (vals []string, list bool) {
+	if len(args) < 1 {
+		return nil, false
+	}
+	anchor := args[0]
+	rest := args[1:]
+	var groups [3][]string
+	g := 0
+	for i, a := range rest {
+		if a == replSep && g < 2 {
+			g++
+			if g == 2 {
+				groups[2] = rest[i+1:]
+				break
+			}
+			continue
+		}
+		groups[g] = append(groups[g], a)
+	}
+	var with strings.Builder
+	for _, p := range groups[0] {
+		if p == "" {
+			continue
+		}
+		if p[0] == 'g' {
+			with.WriteString(unescapeLit(p[1:]))
+		} else {
+			with.WriteString(p[1:])
+		}
+	}
+	var pat strings.Builder
+	for _, p := range groups[1] {
+		if p == "" {
+			continue
+		}
+		if p[0] == 'q' {
+			pat.WriteString(pattern.QuoteMeta(p[1:], 0))
+		} else {
+			pat.WriteString(p[1:])
+		}
+	}
+	expr, err := pattern.Regexp(pat.String(), 0)
+	if err != nil {
+		return groups[2], true
+	}
+	var rx *regexp.Regexp
+	if anchor == "#" {
+		rx, err = regexp.Compile(`(?s)^(` + expr + `)`)
+	} else {
+		rx, err = regexp.Compile(`(?s)(` + expr + `)$`)
+	}
+	if err != nil {
+		return groups[2], true
+	}
+	out := make([]string, len(groups[2]))
+	for i, v := range groups[2] {
+		out[i] = v
+		if anchor == "#" {
+			if m := rx.FindStringIndex(v); m != nil {
+				out[i] = with.String() + v[m[1]:]
+			}
+			continue
+		}
+		// the longest suffix: the leftmost start that matches to the end
+		for s := 0; s <= len(v); s++ {
+			if m := rx.FindStringIndex(v[s:]); m != nil && m[0] == 0 {
+				out[i] = v[:s] + with.String()
+				break
+			}
+		}
+	}
+	return out, true
+}
+
+// unescapeLit removes the backslashes of an unquoted literal.
+func unescapeLit(s string) string {
+	if !strings.Contains(s, `\`) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+1 < len(s) {
+			i++
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
 }

@@ -977,8 +977,11 @@ func (e *dynEnviron) Get(name string) expand.Variable {
 		e.g.bs.mu.Lock()
 		v, set := e.g.bs.suffixes[id]
 		e.g.bs.mu.Unlock()
+		if set && v.isList {
+			return expand.Variable{Set: true, Kind: expand.Indexed, List: v.list}
+		}
 		if set {
-			return str(v)
+			return str(v.str)
 		}
 	}
 	if name == fdLastVar {

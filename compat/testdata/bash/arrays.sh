@@ -24,10 +24,8 @@ a=(a b); unset a; echo "${#a[@]}"
 #### array-subst
 a=(foo bar baz); echo "${a[@]/a/A}" "${a[@]#b}"
 #### array-prefix-subst
-## differs: ${a[@]/#/p-} (empty anchored pattern): mvdan's expansion (expand package) differs; guardsh has no hook inside it
 a=(x y); printf '<%s>' "${a[@]/#/p-}"; echo
 #### array-suffix-subst
-## differs: ${a[@]/%/-s} (empty anchored pattern): mvdan's expansion (expand package) differs; guardsh has no hook inside it
 a=(x y); printf '<%s>' "${a[@]/%/-s}"; echo
 #### array-length-element
 a=(abc de); echo ${#a[0]} ${#a[1]}

@@ -19,7 +19,6 @@ s=héllo; echo ${#s}
 #### prefix-removal
 p=/usr/local/bin/tool.tar.gz; echo ${p#*/} ${p##*/} ${p%.*} ${p%%.*}
 #### pattern-substitution
-## differs: ${x/#p/r} and ${x/%p/r} anchors: mvdan's expansion (expand package) differs; guardsh has no hook inside it
 s=aaa-bbb-aaa; echo ${s/a/X} ${s//a/X} ${s/#a/X} ${s/%a/X} ${s/b*/Y}
 #### pattern-substitution-empty
 s=abc; echo "${s/b/}" "${s//[ac]}"
@@ -89,7 +88,6 @@ echo ${x!}; echo after
 #### pattern-class
 s=a1b2c3; echo ${s//[0-9]/_} ${s//[[:alpha:]]/}
 #### anchored-star
-## differs: ${x/#p/r} and ${x/%p/r} anchors: mvdan's expansion (expand package) differs; guardsh has no hook inside it
 s=abcabc; echo ${s/#abc/X} ${s/%abc/Y}
 #### replacement-ampersand
 ## differs: & in a ${x/p/r} replacement (bash 5.2 patsub_replacement): mvdan's expansion (expand package) differs; guardsh has no hook inside it
@@ -98,3 +96,7 @@ s=abc; echo "${s/b/[&]}"
 r=$'a\nb\nc\nd'; s="${r##*$'\n'}"; r="${r%$'\n'*}"; echo "[$s] [$r]"; f() { local x="${1%$'\n'*}"; echo "[$x]"; }; f "$r"
 #### strip-newline-suffix-unquoted
 r=$'l1\nl2\nl3'; printf '<%s>' ${r%$'\n'*}; echo
+#### anchored-replacements
+s=aaa-bbb-aaa; echo ${s/#a*/X} ${s/%-*/X}; set -- ab cb; echo "${@/#?/Z}" ${@/%b/\*}; p=a; echo "${s/#$p/[$p]}" "${s/#"a*"/Q}"; x='a*b'; echo "${x/#"a*"/Q}"; u=; echo "[${u/#/pre}]"
+#### anchored-replacement-in-function
+f() { local v=${1/#-/}; echo "$v ${2/%.txt/.md}"; }; f -opt notes.txt
