@@ -24,10 +24,11 @@ type bashState struct {
 	traps    map[string]string // condition (EXIT, SIGINT, ERR...) -> command
 	complete map[string]string // command name -> "complete ... NAME"
 	lastArg  string
-	suffixes map[string]expandResult // results of markSuffix and markRepl, by ID
-	aliases  map[string]string       // name -> value, as alias defined them
+	aliases  map[string]string // name -> value, as alias defined them
 	// noclobber is set -C: ">" refuses to overwrite a file.
 	noclobber atomic.Bool
+	// noglob is set -f, for the fields guardsh splits (compat_ifs.go).
+	noglob atomic.Bool
 }
 
 // clobberPrefix marks the target of ">|" for the open handler. Not a NUL
@@ -45,8 +46,15 @@ func (s *bashState) noteSetOptions(args []string) {
 		switch {
 		case (a == "-o" || a == "+o") && i+1 < len(args) && args[i+1] == "noclobber":
 			s.noclobber.Store(a == "-o")
-		case len(a) > 1 && (a[0] == '-' || a[0] == '+') && a[1] != 'o' && strings.ContainsRune(a, 'C'):
-			s.noclobber.Store(a[0] == '-')
+		case (a == "-o" || a == "+o") && i+1 < len(args) && args[i+1] == "noglob":
+			s.noglob.Store(a == "-o")
+		case len(a) > 1 && (a[0] == '-' || a[0] == '+') && a[1] != 'o':
+			if strings.ContainsRune(a, 'C') {
+				s.noclobber.Store(a[0] == '-')
+			}
+			if strings.ContainsRune(a, 'f') {
+				s.noglob.Store(a[0] == '-')
+			}
 		}
 	}
 }
@@ -64,13 +72,6 @@ func (s *bashState) lastArgValue() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.lastArg
-}
-
-// expandResult is an expansion guardsh computed (compat_suffix.go).
-type expandResult struct {
-	str    string
-	list   []string
-	isList bool
 }
 
 // exportedFuncPrefix names the hidden exported variable that carries an
@@ -217,31 +218,6 @@ func (g *Runner) bashBuiltin(hc interp.HandlerContext, name string, args []strin
 	case "complete":
 		return g.completeBuiltin(hc, args), true
 	case "compopt":
-		return 0, true
-	case "repl":
-		if len(args) >= 2 {
-			vals, _ := replaceAnchored(args[1:])
-			g.bs.mu.Lock()
-			if g.bs.suffixes == nil {
-				g.bs.suffixes = map[string]expandResult{}
-			}
-			r := expandResult{list: vals, isList: true}
-			if len(vals) == 1 {
-				r.str = vals[0]
-			}
-			g.bs.suffixes[args[0]] = r
-			g.bs.mu.Unlock()
-		}
-		return 0, true
-	case "sfx":
-		if len(args) >= 2 {
-			g.bs.mu.Lock()
-			if g.bs.suffixes == nil {
-				g.bs.suffixes = map[string]expandResult{}
-			}
-			g.bs.suffixes[args[0]] = expandResult{str: removeShortSuffix(args[1], args[2:])}
-			g.bs.mu.Unlock()
-		}
 		return 0, true
 	case "trap-p":
 		g.trapList(hc, args)

@@ -60,13 +60,32 @@ func (g *Runner) internalCall(hc interp.HandlerContext, args []string) ([]string
 		g.sh.timeStart(len(args) > 1 && args[1] == "-p")
 		return []string{":"}, nil
 	case markTimeEnd, markPS, markPSRet, markFd, markFdSave, markFdRestore,
-		markSuffix, markRepl, internalPrefix + "err", internalPrefix + "out": // err, out: from guardsh's own eval'd code
+		internalPrefix + "err", internalPrefix + "out": // err, out: from guardsh's own eval'd code
 		return args, nil
 	case markPSSet:
 		if len(args) == 3 {
 			return g.quietEval(g.sh.pipeStatusSet(args[1], args[2]), "true"), nil
 		}
 		return []string{":"}, nil
+	case markSuffix, markRepl, markSplit:
+		// an expansion guardsh computes (compat_suffix.go, compat_ifs.go):
+		// its result is set as a variable of the shell running it (a
+		// subshell's own, too)
+		if len(args) < 3 {
+			return []string{":"}, nil
+		}
+		id, rest := args[1], args[2:]
+		var assign string
+		switch args[0] {
+		case markSuffix:
+			assign = suffixVar + id + "=" + shellQuote(removeShortSuffix(rest[0], rest[1:]))
+		case markRepl:
+			vals, _ := replaceAnchored(rest)
+			assign = suffixVar + id + "=(" + shellJoin(vals) + ")"
+		default:
+			assign = suffixVar + id + "=(" + shellJoin(g.splitFields(hc, rest[0])) + ")"
+		}
+		return g.quietEval(assign, "true"), nil
 	case markBgStart:
 		if len(args) == 2 {
 			id, _ := strconv.Atoi(args[1])

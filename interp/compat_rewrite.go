@@ -19,6 +19,7 @@ func (g *Runner) rewrite(f *syntax.File) bool {
 	g.noteStatements(f) // for the advisor, when on (advisor_source.go)
 	changed := false
 	lastpipe := setsLastpipe(f)
+	ifsSplitting := setsNonBlankIFS(f)
 	syntax.Walk(f, func(n syntax.Node) bool {
 		switch n := n.(type) {
 		case *syntax.Redirect:
@@ -54,6 +55,9 @@ func (g *Runner) rewrite(f *syntax.File) bool {
 				changed = true
 			}
 			if fixSuffixNewline(n) {
+				changed = true
+			}
+			if ifsSplitting && fixIFSSplit(n) {
 				changed = true
 			}
 			if tc, ok := n.Cmd.(*syntax.TimeClause); ok {

@@ -19,7 +19,7 @@ import (
 //	{ MARK ID "$x" PARTS...; STATEMENT; }
 //
 // where MARK removes the suffix and keeps the result, and the expansion in
-// STATEMENT reads it as ${__guardsh_sfx_ID} (dynEnviron).
+// STATEMENT reads it as ${__guardsh_sfx_ID}, a variable MARK sets.
 
 // markSuffix computes one such expansion: ID VALUE PART... where each PART
 // is "q" + quoted text or "g" + pattern text.

@@ -973,17 +973,6 @@ func (e *dynEnviron) Get(name string) expand.Variable {
 	if name == "_" {
 		return str(e.g.bs.lastArgValue())
 	}
-	if id, ok := strings.CutPrefix(name, suffixVar); ok {
-		e.g.bs.mu.Lock()
-		v, set := e.g.bs.suffixes[id]
-		e.g.bs.mu.Unlock()
-		if set && v.isList {
-			return expand.Variable{Set: true, Kind: expand.Indexed, List: v.list}
-		}
-		if set {
-			return str(v.str)
-		}
-	}
 	if name == fdLastVar {
 		return str(strconv.FormatInt(e.g.sh.fds.last.Load(), 10))
 	}

@@ -5,15 +5,12 @@ d  '; printf '<%s>' $x; echo
 #### quoted-no-split
 x='a  b'; printf '<%s>' "$x"; echo
 #### custom-ifs-colon
-## differs: mvdan's field splitting drops empty fields that a non-blank IFS character delimits
 IFS=:; x='a:b::c'; printf '<%s>' $x; echo
 #### ifs-trailing-nonblank
 IFS=:; x='a:b:'; printf '<%s>' $x; echo
 #### ifs-leading-nonblank
-## differs: mvdan's field splitting drops empty fields that a non-blank IFS character delimits
 IFS=:; x=':a'; printf '<%s>' $x; echo
 #### ifs-mixed-blank-nonblank
-## differs: mvdan's field splitting drops empty fields that a non-blank IFS character delimits
 IFS=' :'; x='a : b  ::c'; printf '<%s>' $x; echo
 #### ifs-empty
 IFS=; x='a b c'; printf '<%s>' $x; echo
@@ -24,7 +21,7 @@ set -- a b c; IFS=-; echo "$*"
 #### ifs-star-join-empty
 set -- a b c; IFS=; echo "$*"
 #### ifs-cmdsubst-split
-## differs: mvdan's field splitting drops empty fields that a non-blank IFS character delimits
+## differs: an unquoted $(...) is split by mvdan, which drops the empty fields a non-blank IFS character delimits (guardsh splits unquoted $name words itself, not command substitutions)
 IFS=,; printf '<%s>' $(echo 'x,y,,z'); echo
 #### empty-var-removed
 e=; printf '<%s>' a $e b; echo
@@ -50,3 +47,9 @@ f() { local IFS=,; echo "$*"; }; f a b c; echo "$*x"
 set --; printf '<%s>' "$@"; echo "n=$#"
 #### ifs-whitespace-tab
 IFS=$'\t'; x=$'a\t\tb'; printf '<%s>' $x; echo
+#### ifs-colon-path-loop
+P=/usr/bin::/bin:; IFS=:; for d in $P; do echo "[$d]"; done; set -- $P; echo $#
+#### ifs-comma-glob-fields
+touch f1 f2; IFS=,; g='f*,z,,'; printf '<%s>' $g; echo; set -f; printf '<%s>' $g; echo
+#### ifs-local-nonblank
+f() { local IFS=,; local x='a,,b'; printf '<%s>' $x; echo; }; f; x='c d'; printf '<%s>' $x; echo
