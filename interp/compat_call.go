@@ -67,7 +67,7 @@ func (g *Runner) internalCall(hc interp.HandlerContext, args []string) ([]string
 			return g.quietEval(g.sh.pipeStatusSet(args[1], args[2]), "true"), nil
 		}
 		return []string{":"}, nil
-	case markSuffix, markRepl, markSplit:
+	case markSuffix, markRepl, markSplit, markDefault, markQuote:
 		// an expansion guardsh computes (compat_suffix.go, compat_ifs.go):
 		// its result is set as a variable of the shell running it (a
 		// subshell's own, too)
@@ -82,6 +82,10 @@ func (g *Runner) internalCall(hc interp.HandlerContext, args []string) ([]string
 		case markRepl:
 			vals, _ := replaceAnchored(rest)
 			assign = suffixVar + id + "=(" + shellJoin(vals) + ")"
+		case markDefault:
+			assign = suffixVar + id + "=(" + shellJoin(g.defaultFields(hc, rest)) + ")"
+		case markQuote:
+			assign = suffixVar + id + "=(" + shellJoin(quoteValues(rest)) + ")"
 		default:
 			assign = suffixVar + id + "=(" + shellJoin(g.splitFields(hc, rest[0])) + ")"
 		}

@@ -201,3 +201,150 @@ func (g *Runner) splitFields(hc interp.HandlerContext, value string) []string {
 	}
 	return out
 }
+
+// An unquoted ${U:-"a b" c} (also -, :+, +): bash splits the unquoted
+// parts of the word it uses and keeps its quoted parts whole; mvdan splits
+// the whole result again. guardsh computes the fields:
+//
+//	{ MARKDEFAULT ID OP "${U+set}" "$U" PARTS...; STATEMENT; }
+//
+// with PARTS as for ${x%PATTERN} (q or g and the text), and the word reads
+// "${__guardsh_sfx_ID[@]}".
+const markDefault = internalPrefix + "default"
+
+// defaultWord reports whether w is such an expansion, and its parts.
+func defaultWord(w *syntax.Word) (*syntax.ParamExp, bool) {
+	if len(w.Parts) != 1 {
+		return nil, false
+	}
+	pe, ok := w.Parts[0].(*syntax.ParamExp)
+	if !ok || pe.Exp == nil || pe.Param == nil || pe.Index != nil || pe.Excl || pe.Length || !isName(pe.Param.Value) || pe.Exp.Word == nil {
+		return nil, false
+	}
+	switch pe.Exp.Op {
+	case syntax.DefaultUnsetOrNull, syntax.DefaultUnset, syntax.AlternateUnsetOrNull, syntax.AlternateUnset:
+	default:
+		return nil, false
+	}
+	for _, p := range pe.Exp.Word.Parts {
+		switch p.(type) {
+		case *syntax.SglQuoted, *syntax.DblQuoted:
+			return pe, true
+		}
+	}
+	return nil, false
+}
+
+// defaultMark builds MARKDEFAULT for one word and makes the word read its
+// result; nil when the word's parts are not handled.
+func defaultMark(w *syntax.Word, pe *syntax.ParamExp, pos syntax.Pos) *syntax.Stmt {
+	parts, ok := suffixPatternArgs(pe.Exp.Word)
+	if !ok {
+		return nil
+	}
+	name := pe.Param.Value
+	id := strconv.FormatInt(suffixIDs.Add(1), 10)
+	isSet := &syntax.Word{Parts: []syntax.WordPart{&syntax.DblQuoted{Parts: []syntax.WordPart{&syntax.ParamExp{
+		Param: &syntax.Lit{Value: name}, Exp: &syntax.Expansion{Op: syntax.AlternateUnset, Word: litWord("set")}}}}}}
+	value := &syntax.Word{Parts: []syntax.WordPart{&syntax.DblQuoted{Parts: []syntax.WordPart{&syntax.ParamExp{Param: &syntax.Lit{Value: name}}}}}}
+	args := append([]*syntax.Word{litWord(id), litWord(pe.Exp.Op.String()), isSet, value}, parts...)
+	w.Parts = []syntax.WordPart{&syntax.DblQuoted{Parts: []syntax.WordPart{&syntax.ParamExp{
+		Param: &syntax.Lit{Value: suffixVar + id}, Index: &syntax.Word{Parts: []syntax.WordPart{&syntax.Lit{Value: "@"}}}}}}}
+	return markerStmt(markDefault, pos, args...)
+}
+
+// fixDefaultWords rewrites the ${U:-"a b" c} arguments of one statement.
+func fixDefaultWords(st *syntax.Stmt) bool {
+	var words []*syntax.Word
+	switch c := st.Cmd.(type) {
+	case *syntax.CallExpr:
+		if len(c.Args) > 1 {
+			words = c.Args[1:]
+		}
+	case *syntax.ForClause:
+		if wi, ok := c.Loop.(*syntax.WordIter); ok {
+			words = wi.Items
+		}
+	default:
+		return false
+	}
+	var marks []*syntax.Stmt
+	for _, w := range words {
+		if pe, ok := defaultWord(w); ok {
+			if m := defaultMark(w, pe, st.Pos()); m != nil {
+				marks = append(marks, m)
+			}
+		}
+	}
+	if len(marks) == 0 {
+		return false
+	}
+	inner := &syntax.Stmt{Position: st.Position, Cmd: st.Cmd, Redirs: st.Redirs}
+	st.Cmd = &syntax.Block{Lbrace: st.Pos(), Rbrace: st.End(), Stmts: append(marks, inner)}
+	st.Redirs = nil
+	return true
+}
+
+// defaultFields is MARKDEFAULT's result: args are OP SET VALUE PARTS...
+func (g *Runner) defaultFields(hc interp.HandlerContext, args []string) []string {
+	if len(args) < 3 {
+		return nil
+	}
+	op, set, value, parts := args[0], args[1] == "set", args[2], args[3:]
+	useWord := false
+	switch op {
+	case ":-":
+		useWord = !set || value == ""
+	case "-":
+		useWord = !set
+	case ":+":
+		if !set || value == "" {
+			return nil
+		}
+		useWord = true
+	case "+":
+		if !set {
+			return nil
+		}
+		useWord = true
+	}
+	if !useWord {
+		return g.splitFields(hc, value)
+	}
+	ifs := " \t\n"
+	if v := hc.Env.Get("IFS"); v.IsSet() {
+		ifs = v.String()
+	}
+	var fields []string
+	var cur strings.Builder
+	have := false
+	end := func() {
+		if have {
+			fields = append(fields, cur.String())
+		}
+		cur.Reset()
+		have = false
+	}
+	for _, p := range parts {
+		if p == "" {
+			continue
+		}
+		text := p[1:]
+		if p[0] == 'q' {
+			cur.WriteString(text)
+			have = true
+			continue
+		}
+		text = unescapeLit(text)
+		for i := 0; i < len(text); i++ {
+			if strings.IndexByte(ifs, text[i]) >= 0 {
+				end()
+				continue
+			}
+			cur.WriteByte(text[i])
+			have = true
+		}
+	}
+	end()
+	return fields
+}

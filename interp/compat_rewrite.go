@@ -60,6 +60,9 @@ func (g *Runner) rewrite(f *syntax.File) bool {
 			if ifsSplitting && fixIFSSplit(n) {
 				changed = true
 			}
+			if fixDefaultWords(n) {
+				changed = true
+			}
 			if tc, ok := n.Cmd.(*syntax.TimeClause); ok {
 				n.Cmd = g.timeBlock(tc)
 				changed = true

@@ -49,6 +49,10 @@ func fixSuffixNewline(st *syntax.Stmt) bool {
 				marks = append(marks, m)
 				return false
 			}
+			if m := quoteTransform(n, st.Pos()); m != nil {
+				marks = append(marks, m)
+				return false
+			}
 			if n.Exp == nil || n.Exp.Op != syntax.RemSmallSuffix || n.Param == nil || n.Index != nil ||
 				n.Excl || n.Length || !isName(n.Param.Value) && !isDigits(n.Param.Value) || !patternHasNewline(n.Exp.Word) {
 				return true
@@ -310,4 +314,51 @@ func unescapeLit(s string) string {
 		b.WriteByte(s[i])
 	}
 	return b.String()
+}
+
+// ${x@Q} and ${a[@]@Q} quote as bash quotes (mvdan uses double quotes):
+// MARKQUOTE ID VALUES... sets the quoted values.
+const markQuote = internalPrefix + "quote"
+
+// quoteTransform rewrites one ${x@Q}; nil when it does not apply.
+func quoteTransform(n *syntax.ParamExp, pos syntax.Pos) *syntax.Stmt {
+	if n.Exp == nil || n.Exp.Op != syntax.OtherParamOps || n.Exp.Word == nil || n.Exp.Word.Lit() != "Q" ||
+		n.Param == nil || n.Excl || n.Length || n.Repl != nil || n.Slice != nil {
+		return nil
+	}
+	name := n.Param.Value
+	list := name == "@" || name == "*"
+	if n.Index != nil {
+		w, ok := n.Index.(*syntax.Word)
+		if !ok || w.Lit() != "@" && w.Lit() != "*" || !isName(name) {
+			return nil
+		}
+		list = true
+	} else if !list && !isName(name) && !isDigits(name) {
+		return nil
+	}
+	value := &syntax.ParamExp{Param: &syntax.Lit{Value: name}, Index: n.Index}
+	id := strconv.FormatInt(suffixIDs.Add(1), 10)
+	m := markerStmt(markQuote, pos, litWord(id), &syntax.Word{Parts: []syntax.WordPart{&syntax.DblQuoted{Parts: []syntax.WordPart{value}}}})
+	n.Param = &syntax.Lit{ValuePos: n.Param.ValuePos, ValueEnd: n.Param.ValueEnd, Value: suffixVar + id}
+	n.Exp = nil
+	n.Short = false
+	if list {
+		n.Index = &syntax.Word{Parts: []syntax.WordPart{&syntax.Lit{Value: "@"}}}
+	}
+	return m
+}
+
+// quoteValues quotes each value as bash's ${x@Q}: in single quotes, or
+// as $'...' when it holds control characters.
+func quoteValues(vals []string) []string {
+	out := make([]string, len(vals))
+	for i, v := range vals {
+		if strings.IndexFunc(v, func(r rune) bool { return r < 0x20 || r == 0x7f }) >= 0 {
+			out[i] = ansiQuote(v)
+		} else {
+			out[i] = shellQuote(v)
+		}
+	}
+	return out
 }

@@ -32,7 +32,6 @@ name=target; target=value; echo ${!name}
 #### prefix-names
 aa1=1 aa2=2; echo ${!aa*}
 #### transform-Q
-## differs: ${x@Q} quoting style: mvdan's expansion (expand package) differs; guardsh has no hook inside it
 s="it's here"; echo ${s@Q}
 #### transform-U-L
 s=mIxEd; echo ${s@U} ${s@L} ${s@u}
@@ -47,7 +46,6 @@ declare -i n=1; declare -a arr; echo "${n@a}" "${arr@a}"
 #### nested-default
 unset a b; echo ${a:-${b:-deep}}
 #### default-quoted-words
-## differs: ${U:-"a b" c} unquoted: the quoted part is split again: mvdan's expansion (expand package) differs; guardsh has no hook inside it
 unset U; printf '<%s>' ${U:-"a b" c}; echo
 #### default-quoted-inner
 unset U; printf '<%s>' "${U:-"a b" c}"; echo
@@ -100,3 +98,7 @@ r=$'l1\nl2\nl3'; printf '<%s>' ${r%$'\n'*}; echo
 s=aaa-bbb-aaa; echo ${s/#a*/X} ${s/%-*/X}; set -- ab cb; echo "${@/#?/Z}" ${@/%b/\*}; p=a; echo "${s/#$p/[$p]}" "${s/#"a*"/Q}"; x='a*b'; echo "${x/#"a*"/Q}"; u=; echo "[${u/#/pre}]"
 #### anchored-replacement-in-function
 f() { local v=${1/#-/}; echo "$v ${2/%.txt/.md}"; }; f -opt notes.txt
+#### transform-Q-forms
+t=$'a\tb'; e=; a=(x 'y z'); echo ${t@Q} ${e@Q} "${a[@]@Q}"; set -- "it's"; echo "${1@Q}"
+#### default-words-forms
+unset U; V='p q'; E=; printf '<%s>' ${U-x"y z"} ${V:-"a b"} ${V:+"1 2" 3} ${E:-""} ${E-""} x; echo
