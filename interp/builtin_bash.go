@@ -91,11 +91,7 @@ var bashBuiltins = map[string]bool{
 func (g *Runner) bashBuiltinCall(hc interp.HandlerContext, args []string) []string {
 	switch args[0] {
 	case "type":
-		for _, a := range args[1:] {
-			if strings.HasPrefix(a, "-") && strings.ContainsAny(a, "taPpf") {
-				return append([]string{internalPrefix + "type"}, args[1:]...)
-			}
-		}
+		return append([]string{internalPrefix + "type"}, args[1:]...)
 	case "compgen", "complete", "compopt":
 		return append([]string{internalPrefix + args[0]}, args[1:]...)
 	case "export":

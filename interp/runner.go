@@ -613,6 +613,9 @@ var (
 	mvdanErrRe = lazyRE(`^(?:[A-Za-z_][A-Za-z0-9_]*: readonly variable|local: can only be used in a function|type: .+: not found)\n$`)
 	// sourcedErrRe is mvdan's "source: " in front of an error guardsh
 	// already formatted.
+	// getoptsErrRe is mvdan's getopts error for an option it does not
+	// know or one that lacks its argument.
+	getoptsErrRe = lazyRE(`^getopts: (illegal option|option requires an argument) -- "(.+)"\n$`)
 	sourcedErrRe = lazyRE(`^(?:source|\.): (.+: line [0-9]+: .*\n)$`)
 )
 
@@ -645,6 +648,13 @@ func (e *errWriter) Write(p []byte) (int, error) {
 			line = 1
 		}
 		if _, err := fmt.Fprintf(e.w, "%s: line %d: %s", e.g.name, line, p); err != nil {
+			return 0, err
+		}
+		return len(p), nil
+	}
+	if m := getoptsErrRe().FindSubmatch(p); m != nil {
+		// bash: "NAME: illegal option -- z", without quotes or a line
+		if _, err := fmt.Fprintf(e.w, "%s: %s -- %s\n", e.g.name, m[1], m[2]); err != nil {
 			return 0, err
 		}
 		return len(p), nil

@@ -109,7 +109,6 @@ env 'BASH_FUNC_g%%=() {  echo imported; }' bash -c g
 ## differs: an assignment to a readonly variable does not abort the rest of the line (mvdan)
 readonly RO=1; readonly -p | grep -c 'RO='; RO=2 2>/dev/null; echo $RO
 #### unset-var-func
-## differs: type's 'not found' error without the line prefix (mvdan prints it)
 x=1; f() { :; }; unset x; unset -f f; echo "[$x]"; type f 2>&1 | head -1
 #### unset-readonly
 ## differs: unset of a readonly variable: mvdan prints this error itself, in its own words and status
@@ -122,7 +121,6 @@ set -- a; shift 2; echo st=$? $#
 #### getopts
 set -- -a -b val c; while getopts ab: o; do echo "$o ${OPTARG:-}"; done; echo $OPTIND
 #### getopts-invalid
-## differs: getopts' error: mvdan prints this error itself, in its own words and status
 set -- -z; getopts a o; echo "$o st=$?"
 #### getopts-silent
 set -- -z; getopts :a o; echo "$o $OPTARG"
