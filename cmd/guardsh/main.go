@@ -169,7 +169,7 @@ func shell(inv *invocation) int {
 		sessionEnv = append(sessionEnv, penv...)
 		policy.NetProxy = true // connections are decided by destination
 	}
-	sessionEnv = dropEnv(sessionEnv, proxySocketVar)
+	sessionEnv = dropEnv(sessionEnv, proxyVar)
 	jfs, err := interp.NewJailFS("") // the path jail for in-process file access (interp/fs.go)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "%s: %v\n", shellName(), err)
