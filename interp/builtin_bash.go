@@ -32,9 +32,10 @@ type bashState struct {
 }
 
 // clobberPrefix marks the target of ">|" for the open handler. Not a NUL
-// byte: expansion drops those. A script naming a file so only skips set -C
-// for it; the policy judges the name without the mark.
-const clobberPrefix = "__guardsh_clobber:"
+// byte (expansion drops those) but random per process (reparseToken), so a
+// script cannot spell a path that the static checker reads one way and
+// the open handler another.
+var clobberPrefix = reparseToken + "clobber:"
 
 // noteSetOptions records the options of a set command line that guardsh
 // implements itself (-C, -o noclobber).

@@ -20,8 +20,9 @@ import (
 // sourcePrefix marks the name "source" passes to mvdan's source builtin,
 // so that the open handler serves the file with guardsh's rewrites applied
 // (file descriptors above 2, assignments, ...): mvdan's source parses the
-// file itself, without them. Not a NUL byte: expansion drops those.
-const sourcePrefix = "__guardsh_source:"
+// file itself, without them. Not a NUL byte (expansion drops those) but
+// random per process, as clobberPrefix.
+var sourcePrefix = reparseToken + "source:"
 
 // openSourced opens the file a "source NAME" names, as bash finds it (a
 // name without a slash on PATH first, then in the current directory),
