@@ -417,8 +417,8 @@ func TestHomeInTemp(t *testing.T) {
 	}
 }
 
-// TestAcceptanceTmpHome: the acceptance commands of issue 3 with a
-// throwaway HOME and project under /tmp, in every mode.
+// TestAcceptanceTmpHome: deletes of home in disguise, with a throwaway
+// HOME and project under /tmp, are denied in every mode.
 func TestAcceptanceTmpHome(t *testing.T) {
 	env := CheckEnv{Dir: "/tmp/rt/proj", Project: "/tmp/rt/proj", Home: "/tmp/rt/home", Env: map[string]string{"TMPDIR": "/tmp"}}
 	for _, in := range []string{

@@ -23,7 +23,7 @@ func (g *Runner) rewrite(f *syntax.File) bool {
 	syntax.Walk(f, func(n syntax.Node) bool {
 		switch n := n.(type) {
 		case *syntax.Redirect:
-			if n.Op == syntax.ClbOut {
+			if n.Op == syntax.RdrClob {
 				// mvdan has no ">|": a ">" whose target carries a mark
 				// that the open handler removes (it then ignores set -C)
 				n.Op = syntax.RdrOut

@@ -518,10 +518,12 @@ func (g *Runner) Run(ctx context.Context, src io.Reader, name string) int {
 // are none, and the offset where they end.
 func (g *Runner) parsePrefix(data []byte, name string) (*syntax.File, int) {
 	var stmts []*syntax.Stmt
-	syntax.NewParser(syntax.Variant(syntax.LangBash)).Stmts(bytes.NewReader(data), func(st *syntax.Stmt) bool {
+	for st, err := range syntax.NewParser(syntax.Variant(syntax.LangBash)).StmtsSeq(bytes.NewReader(data)) {
+		if err != nil {
+			break
+		}
 		stmts = append(stmts, st)
-		return true
-	})
+	}
 	if len(stmts) == 0 {
 		return nil, 0
 	}
@@ -818,7 +820,7 @@ func (g *Runner) statusOf(err error) int {
 	if err == nil {
 		return 0
 	}
-	if st, ok := interp.IsExitStatus(err); ok {
+	if st, ok := isExit(err); ok {
 		return int(st)
 	}
 	if errors.Is(err, context.Canceled) || errors.Is(err, errInterrupted) {

@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"strings"
 
+	"github.com/guardsh/guardsh/internal/version"
 	"github.com/guardsh/guardsh/sandbox"
 )
 
@@ -21,7 +22,7 @@ func runDoctor(args []string) int {
 }
 
 func doctor(w io.Writer) int {
-	fmt.Fprintf(w, "guardsh %s (%s/%s)\n", Version, runtime.GOOS, runtime.GOARCH)
+	fmt.Fprintf(w, "guardsh %s (%s/%s)\n", version.Of(Version), runtime.GOOS, runtime.GOARCH)
 	ok := doctorSandbox(w)
 	doctorEnv(w) // scrubenv.go
 	fmt.Fprintln(w)

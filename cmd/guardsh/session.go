@@ -142,8 +142,8 @@ func sessionConfig() (sandbox.Config, error) {
 	return sandbox.NewConfig(project, tmp, home, os.Getenv), nil
 }
 
-// sandboxSession confines the session before the interpreter starts (issue
-// 4). When it returns done, the process's work is over (the privileged side
+// sandboxSession confines the session before the interpreter starts
+// (docs/sandbox.md). When it returns done, the process's work is over (the privileged side
 // ran the confined interpreter as a child) and code is the exit status.
 // Otherwise this process is the interpreter: already confined (describe
 // says how), or unconfined because the user turned the sandbox off.
@@ -252,7 +252,7 @@ func sandboxSession(inv *invocation) (code int, done bool, describe string) {
 	// below, once the stage is starting: it costs ~0.2 ms, a thread).
 	signal.Ignore(os.Interrupt, syscall.SIGQUIT)
 
-	// Start-up (issue 8): the stage of the first backend wanted starts at
+	// Start-up (docs/performance.md): the stage of the first backend wanted starts at
 	// once, held back before it confines itself, so that its Go start-up
 	// overlaps the work below; it is released only when the temporary
 	// directory exists and the backend is proven (the probe cache, or a
