@@ -80,12 +80,6 @@ func (s *bashState) lastArgValue() string {
 // it into bash's BASH_FUNC_f%%=() { ...; }.
 const exportedFuncPrefix = "__guardsh_xf_"
 
-// bashBuiltins are the bash builtins guardsh implements in this file.
-var bashBuiltins = map[string]bool{
-	"type": true, "compgen": true, "complete": true, "compopt": true, "trap-p": true,
-	"declare-F": true, "set-list": true, "export-p": true, "readonly-p": true,
-}
-
 // bashBuiltinCall routes a command line to guardsh's own version of a bash
 // builtin where mvdan's lacks what the line uses; args is returned
 // unchanged otherwise.
