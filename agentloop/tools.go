@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/guardsh/guardsh/guardsh"
+	"github.com/guardsh/guardsh/protect"
 	"github.com/ollama/ollama/api"
 )
 
@@ -241,14 +242,21 @@ func (a *agent) access(ctx context.Context, tool, raw, rel string, write bool, d
 	return &r
 }
 
-// protected are project paths the file tools never change: git's own
-// configuration and hooks, and guardsh's project configuration.
-func protected(rel string) string {
-	switch {
-	case slices.Contains(strings.Split(rel, "/"), ".git"):
+// protected says why the file tools never change rel (relative to the
+// project): anything under a .git directory (git commands do that through
+// run_shell), and package protect's things (guardsh's project
+// configuration, .gitmodules, ... anchored at the project, so that a rel
+// reaching home through a project-inside HOME is caught too).
+func (a *agent) protected(rel string) string {
+	if slices.Contains(strings.Split(rel, "/"), ".git") {
 		return "the file tools do not change anything under .git; use git commands through run_shell"
-	case rel == guardsh.ProjectConfigFile:
-		return "the agent may not change guardsh's project configuration (" + guardsh.ProjectConfigFile + "); ask the user"
+	}
+	abs := path.Join(filepath.ToSlash(a.files.Root()), rel)
+	if e, ok := protect.Match(abs, protect.Where{Project: filepath.ToSlash(a.files.Root()), Home: filepath.ToSlash(a.home)}); ok {
+		if rel == guardsh.ProjectConfigFile {
+			return "the agent may not change guardsh's project configuration (" + guardsh.ProjectConfigFile + "); ask the user"
+		}
+		return "protected: " + e.Why + "; ask the user to change it"
 	}
 	return ""
 }
@@ -512,7 +520,7 @@ func (a *agent) writeFile(ctx context.Context, p, content string) toolResult {
 	if err != nil {
 		return errResult("%v", err)
 	}
-	if why := protected(rel); why != "" {
+	if why := a.protected(rel); why != "" {
 		return errResult("%s: %s", rel, why)
 	}
 	old, mode, existed, r := a.current(rel, "write_file")
@@ -566,7 +574,7 @@ func (a *agent) editFile(ctx context.Context, p string, edits []replacement) too
 	if err != nil {
 		return errResult("%v", err)
 	}
-	if why := protected(rel); why != "" {
+	if why := a.protected(rel); why != "" {
 		return errResult("%s: %s", rel, why)
 	}
 	if len(edits) == 0 {
@@ -655,7 +663,7 @@ func (a *agent) deleteFile(ctx context.Context, p string) toolResult {
 	if err != nil {
 		return errResult("%v", err)
 	}
-	if why := protected(rel); why != "" {
+	if why := a.protected(rel); why != "" {
 		return errResult("%s: %s", rel, why)
 	}
 	fi, err := a.files.Lstat(rel)

@@ -352,6 +352,7 @@ func sandboxSession(inv *invocation) (code int, done bool, describe string) {
 		}
 	}()
 	err = s.Cmd.Wait()
+	s.Close()
 	var ee interface {
 		ExitCode() int
 		Sys() any
