@@ -188,15 +188,25 @@ func readRequest(br *bufio.Reader) (*request, error) {
 	var lines []string
 	n := 0
 	for {
-		line, err := br.ReadString('\n')
-		n += len(line)
-		if n > maxHead {
-			return nil, errors.New("request head too large")
+		// ReadSlice, not ReadString: a line without an end is never held
+		// past maxHead
+		var buf []byte
+		for {
+			frag, err := br.ReadSlice('\n')
+			n += len(frag)
+			if n > maxHead {
+				return nil, errors.New("request head too large")
+			}
+			buf = append(buf, frag...)
+			if err == bufio.ErrBufferFull {
+				continue
+			}
+			if err != nil {
+				return nil, err
+			}
+			break
 		}
-		if err != nil {
-			return nil, err
-		}
-		line = strings.TrimRight(line, "\r\n")
+		line := strings.TrimRight(string(buf), "\r\n")
 		if line == "" {
 			if len(lines) == 0 {
 				continue // blank lines before a request are allowed
@@ -323,7 +333,6 @@ func (p *Proxy) forward(c net.Conn, br *bufio.Reader, req *request, client strin
 	// The request in origin form, one request a connection.
 	var head bytes.Buffer
 	fmt.Fprintf(&head, "%s %s %s\r\n", req.method, u.RequestURI(), req.version)
-	hasHost := false
 	for _, h := range req.headers {
 		k, _, _ := strings.Cut(h, ":")
 		k = strings.TrimSpace(k)
@@ -337,13 +346,13 @@ func (p *Proxy) forward(c net.Conn, br *bufio.Reader, req *request, client strin
 			continue
 		}
 		if strings.EqualFold(k, "Host") {
-			hasHost = true
+			// the decided host, whatever the client wrote (RFC 9112
+			// 3.2.2): a server routes by it
+			continue
 		}
 		head.WriteString(h + "\r\n")
 	}
-	if !hasHost {
-		head.WriteString("Host: " + u.Host + "\r\n")
-	}
+	head.WriteString("Host: " + u.Host + "\r\n")
 	head.WriteString("Connection: close\r\n\r\n")
 	var down atomic.Int64
 	done := make(chan struct{})
