@@ -141,6 +141,8 @@ func TestNetProxyAttacks(t *testing.T) {
 func TestCloudReadAttacks(t *testing.T) {
 	notReads := []string{
 		"aws s3api get-object-torrent --bucket b --key k /home/u/.bashrc",
+		"aws s3api get-object-torrent --bucket b --k k /home/u/.bashrc",
+		"aws kinesis-video-archived-media get-clip --stream-name s --clip-fragment-selector x /home/u/.bashrc",
 		"aws ecr get-login --no-include-email",
 		"aws lightsail get-instance-access-details --instance-name x",
 		"helm template r ./chart --output-dir /home/u/.config/x",
