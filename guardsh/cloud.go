@@ -18,7 +18,7 @@ import "strings"
 var (
 	cloudSecretSubstrings = []string{"secret", "password", "passwd", "token", "credential", "decrypt", "private", "connection-string", "keys", "apikey", "api-key", "access-key", "kms", "cert", "vault",
 		"login", "access-details", "appsettings", "app-settings", "flags-file", "log-http", "impersonate"}
-	cloudSecretWords      = []string{"key", "login", "auth", "sas", "env"}
+	cloudSecretWords = []string{"key", "login", "auth", "sas", "env"}
 )
 
 // cloudWriteWords mark an operation that changes something (gcloud and az
