@@ -115,7 +115,9 @@ func NewConfig(project, tmpDir, home string, getenv func(string) string) Config 
 	}
 	c.Unix = getenv("GUARDSH_SANDBOX_UNIX") == "1"
 	if c.Project != "" {
-		for _, p := range []string{".git/hooks", ".git/config", ".gitmodules", ".guardsh.toml"} {
+		// .git/commondir and .git/config.worktree: git takes config and
+		// hooks from them too (a planted commondir redirects both)
+		for _, p := range []string{".git/hooks", ".git/config", ".git/commondir", ".git/config.worktree", ".gitmodules", ".guardsh.toml"} {
 			c.Protected = append(c.Protected, filepath.Join(c.Project, p))
 		}
 	}

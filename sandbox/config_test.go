@@ -62,7 +62,7 @@ func TestProtectedInsideAndMissing(t *testing.T) {
 	if got, want := c.ProtectedInside(), []string{proj + "/.git/config", proj + "/.git/hooks"}; !slices.Equal(got, want) {
 		t.Errorf("inside %q, want %q (the rc file is outside every writable root)", got, want)
 	}
-	if got, want := c.ProtectedMissing(), []string{proj + "/.gitmodules", proj + "/.guardsh.toml"}; !slices.Equal(got, want) {
+	if got, want := c.ProtectedMissing(), []string{proj + "/.git/commondir", proj + "/.git/config.worktree", proj + "/.gitmodules", proj + "/.guardsh.toml"}; !slices.Equal(got, want) {
 		t.Errorf("missing %q, want %q", got, want)
 	}
 	if c.GitDir() != proj+"/.git" {
