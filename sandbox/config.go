@@ -120,6 +120,23 @@ func NewConfig(project, tmpDir, home string, getenv func(string) string) Config 
 		for _, p := range []string{".git/hooks", ".git/config", ".git/commondir", ".git/config.worktree", ".gitmodules", ".guardsh.toml"} {
 			c.Protected = append(c.Protected, filepath.Join(c.Project, p))
 		}
+		// the git directories of existing submodules (three levels): the
+		// user's git status in the project reads their config and hooks
+		mods := filepath.Join(c.Project, ".git", "modules")
+		for depth := 0; depth < 3; depth++ {
+			dirs, _ := filepath.Glob(filepath.Join(mods, "*"))
+			for _, d := range dirs {
+				if fi, err := os.Lstat(d); err != nil || !fi.IsDir() {
+					continue
+				}
+				for _, p := range []string{"hooks", "config", "commondir", "config.worktree"} {
+					if _, err := os.Lstat(filepath.Join(d, p)); err == nil {
+						c.Protected = append(c.Protected, filepath.Join(d, p))
+					}
+				}
+			}
+			mods = filepath.Join(mods, "*", "modules")
+		}
 	}
 	if home != "" {
 		h := canon(home)
