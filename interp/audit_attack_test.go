@@ -82,4 +82,3 @@ func TestAuditPathLink(t *testing.T) {
 		}
 	}
 }
-
