@@ -82,3 +82,30 @@ func TestAuditPathLink(t *testing.T) {
 		}
 	}
 }
+
+// TestAuditRotateLinks: rotation renames and removes names, never what a
+// link planted at a rotated name points to (audit.jsonl.1 or .3 a
+// symbolic link to a file outside).
+func TestAuditRotateLinks(t *testing.T) {
+	dir := t.TempDir()
+	victim := filepath.Join(dir, "victim")
+	os.WriteFile(victim, []byte("victim's own\n"), 0o600)
+	log := filepath.Join(dir, "state", "audit.jsonl")
+	os.MkdirAll(filepath.Dir(log), 0o700)
+	os.WriteFile(log, bytes.Repeat([]byte("{}\n"), 1<<10), 0o600)
+	os.Symlink(victim, log+".1")
+	os.Symlink(victim, log+".3")
+	lim := guardsh.AuditLimits{FileBytes: 1 << 10, Keep: 3}
+	a, err := OpenAuditLog(log, lim)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.Decide(&guardsh.AuditRecord{Argv: []string{"x"}, Decision: "deny", Rule: "r"})
+	a.Close()
+	if b, err := os.ReadFile(victim); err != nil || string(b) != "victim's own\n" {
+		t.Errorf("rotation touched the target of a planted link: %q %v", b, err)
+	}
+	if fi, err := os.Lstat(log + ".1"); err != nil || !fi.Mode().IsRegular() || fi.Size() != 3<<10 {
+		t.Errorf("audit.jsonl.1 is not the rotated log: %v %v", fi, err)
+	}
+}
