@@ -24,7 +24,9 @@ import (
 // What it does not stop: a planted file is there while the session runs,
 // for the session's own commands (which run inside the sandbox, with no
 // more rights than they already have); a privileged side killed by
-// SIGKILL restores nothing.
+// SIGKILL restores nothing. Processes a command detached are stopped by
+// the privileged side (a subreaper) before the final restore; a repository
+// the session creates in the work tree is not a protected path.
 type Integrity struct {
 	paths   []string
 	entries map[string]entry // by path; absent paths are recorded too
