@@ -167,3 +167,29 @@ func TestProxySNIAttacks(t *testing.T) {
 		}
 	}
 }
+
+// TestProxyConnCap: a command cannot hold the privileged side's
+// descriptors without bound: past MaxConns connections at once, a new one
+// is answered 503 and closed at once.
+func TestProxyConnCap(t *testing.T) {
+	tp := newTestProxy(t, nil, nil, nil, false)
+	var held []net.Conn
+	defer func() {
+		for _, c := range held {
+			c.Close()
+		}
+	}()
+	for range maxConns + 10 {
+		c, err := net.Dial("tcp", tp.url.Host)
+		if err != nil {
+			t.Fatal(err)
+		}
+		held = append(held, c)
+	}
+	last := held[len(held)-1]
+	last.SetReadDeadline(time.Now().Add(10 * time.Second))
+	resp, err := http.ReadResponse(bufio.NewReader(last), nil)
+	if err != nil || resp.StatusCode != 503 {
+		t.Errorf("connection %d of %d held at once: %v %v", len(held), maxConns, resp, err)
+	}
+}
