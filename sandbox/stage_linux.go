@@ -121,7 +121,7 @@ func Inherited() (desc string, ok bool, err error) {
 	// merely runs under some other seccomp filter (a container's) does not
 	// pass for a sandboxed one. (System calls, not /proc/self/status and
 	// mountinfo: this runs at every start of a confined interpreter.)
-	if selfConfined() && (rootReadOnly() || strings.HasPrefix(desc, BackendContainer+":")) {
+	if selfConfined() && (rootReadOnly() || strings.HasPrefix(desc, BackendContainer+":") && ownFilter()) {
 		return desc, true, nil
 	}
 	st, err := SelfStatus()
@@ -129,6 +129,16 @@ func Inherited() (desc string, ok bool, err error) {
 		return "", false, err
 	}
 	return "", false, fmt.Errorf("%s is set but this process is not in a guardsh sandbox (no_new_privs=%v seccomp=%d CapEff=%x, / read-only=%v)", EnvRun, st.NoNewPrivs, st.Seccomp, st.CapEff, rootReadOnly())
+}
+
+// ownFilter reports whether guardsh's own seccomp filter is on the calling
+// thread, not just some filter (a container runtime's): the container
+// level has no read-only root to tell it by. guardsh's filter refuses
+// ioctl TIOCSTI by its request alone (EPERM), before the kernel would
+// answer EBADF for the descriptor -1; no other filter known does.
+func ownFilter() bool {
+	_, _, e := unix.Syscall(unix.SYS_IOCTL, ^uintptr(0), uintptr(unix.TIOCSTI), 0)
+	return e == unix.EPERM
 }
 
 // selfConfined is Status.Confined for the calling thread, by system calls:
