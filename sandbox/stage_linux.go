@@ -375,7 +375,24 @@ func mountCheck(c Config) Check {
 
 // closeStrayFDs closes every descriptor from first up.
 func closeStrayFDs(first int) {
-	if err := unix.CloseRange(uint(first), ^uint(0), 0); err == nil {
+	// The Go runtime's own descriptors (its netpoller's epoll and eventfd,
+	// made by the first file a package's init opened) must stay: closing
+	// them kills the process at its next poll ("netpoll failed"). They are
+	// close-on-exec, so the exec'd interpreter does not inherit them.
+	keep := runtimeFDs(first)
+	if len(keep) == 0 {
+		if err := unix.CloseRange(uint(first), ^uint(0), 0); err == nil {
+			return
+		}
+	}
+	fd := first
+	for _, k := range keep {
+		if k > fd {
+			unix.CloseRange(uint(fd), uint(k-1), 0)
+		}
+		fd = k + 1
+	}
+	if err := unix.CloseRange(uint(fd), ^uint(0), 0); err == nil {
 		return
 	}
 	entries, err := os.ReadDir("/proc/self/fd")
@@ -383,10 +400,35 @@ func closeStrayFDs(first int) {
 		return
 	}
 	for _, e := range entries {
-		if fd, err := strconv.Atoi(e.Name()); err == nil && fd >= first {
-			unix.Close(fd)
+		if n, err := strconv.Atoi(e.Name()); err == nil && n >= first && !slices.Contains(keep, n) {
+			unix.Close(n)
 		}
 	}
+}
+
+// runtimeFDs lists, sorted, the descriptors from first up that are the Go
+// runtime's netpoller (an epoll instance or an eventfd, close-on-exec).
+func runtimeFDs(first int) []int {
+	entries, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		return nil
+	}
+	var out []int
+	for _, e := range entries {
+		n, err := strconv.Atoi(e.Name())
+		if err != nil || n < first {
+			continue
+		}
+		l, err := os.Readlink("/proc/self/fd/" + e.Name())
+		if err != nil || l != "anon_inode:[eventpoll]" && l != "anon_inode:[eventfd]" {
+			continue
+		}
+		if flags, err := unix.FcntlInt(uintptr(n), unix.F_GETFD, 0); err == nil && flags&unix.FD_CLOEXEC != 0 {
+			out = append(out, n)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // haveCapSysAdmin reports whether this process may create a mount
