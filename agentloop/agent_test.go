@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/guardsh/guardsh/guardsh"
+	"github.com/guardsh/guardsh/internal/testenv"
 	"github.com/guardsh/guardsh/interp"
 	"github.com/ollama/ollama/api"
 )
@@ -217,12 +218,8 @@ func TestUndoAfterCrash(t *testing.T) {
 func TestDeniedCommandContinues(t *testing.T) {
 	p := newProject(t, "gofix", true)
 	// The policy treats everything under /tmp as shared temp space, so the
-	// fake home must live elsewhere to be a home: under the real one.
-	home, err := os.MkdirTemp(realHome, ".guardsh-agent-test-home-")
-	if err != nil {
-		t.Skipf("no fake home outside /tmp: %v", err)
-	}
-	t.Cleanup(func() { os.RemoveAll(home) })
+	// fake home must live elsewhere to be a home.
+	home := testenv.Outside(t)
 	os.WriteFile(filepath.Join(home, "canary"), []byte("still here"), 0o644)
 	p.home = home
 	t.Setenv("HOME", home)

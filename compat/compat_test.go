@@ -18,6 +18,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/guardsh/guardsh/internal/testenv"
 )
 
 // knownDiffs are the snippets whose output differs from bash, with why.
@@ -57,13 +59,7 @@ func loadSnippets(t *testing.T) []snippet {
 // buildGuardsh builds the guardsh binary once for the suite.
 func buildGuardsh(t *testing.T) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "guardsh")
-	cmd := exec.Command("go", "build", "-o", bin, "github.com/guardsh/guardsh/cmd/guardsh")
-	cmd.Env = os.Environ()
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("building guardsh: %v\n%s", err, out)
-	}
-	return bin
+	return testenv.Guardsh(t)
 }
 
 type result struct {

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/guardsh/guardsh/internal/testenv"
 )
 
 // TestBrokerEscalation runs a command that dials a test listener through
@@ -114,12 +116,7 @@ func TestBrokerEscalationWrite(t *testing.T) {
 	if LandlockABI() < minLandlockABI {
 		t.Skip("no Landlock")
 	}
-	home, _ := os.UserHomeDir()
-	outside, err := os.MkdirTemp(home, "guardsh-broker-out-") // /tmp is writable anyway
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer os.RemoveAll(outside)
+	outside := testenv.Outside(t) // /tmp is writable anyway
 	project := t.TempDir()
 	c := NewConfig(project, t.TempDir(), "", nil)
 	for _, tt := range []struct {

@@ -9,6 +9,8 @@ import (
 	"os/exec"
 	"testing"
 	"time"
+
+	"github.com/guardsh/guardsh/internal/testenv"
 )
 
 func TestMain(m *testing.M) {
@@ -25,7 +27,7 @@ func TestMain(m *testing.M) {
 		fmt.Println("connected")
 		os.Exit(0)
 	}
-	os.Exit(m.Run())
+	testenv.Main(m)
 }
 
 func needRoot(t *testing.T) {
@@ -63,12 +65,7 @@ func TestCachedProbe(t *testing.T) {
 		t.Skip("no Landlock")
 	}
 	// /tmp is writable in the sandbox: the cache must live elsewhere.
-	home, _ := os.UserHomeDir()
-	cache, err := os.MkdirTemp(home, "guardsh-cache-test-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer os.RemoveAll(cache)
+	cache := testenv.Outside(t)
 	t.Setenv("XDG_CACHE_HOME", cache)
 	c := NewConfig(t.TempDir(), t.TempDir(), "", nil)
 	first := CachedProbe(BackendLandlock, c)

@@ -15,6 +15,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/guardsh/guardsh/internal/testenv"
 )
 
 // fakeChat is a minimal Ollama /api/chat: it streams each scripted reply
@@ -141,17 +143,11 @@ func TestOllamaURL(t *testing.T) {
 	}
 }
 
-// outsideTarget is a path outside /tmp and outside every test project,
-// for attacks that write outside the project.
+// outsideTarget is a path outside every writable root of the sandbox and
+// outside every test project, for attacks that write outside the project.
 func outsideTarget(t *testing.T, prefix string) string {
 	t.Helper()
-	realHome, _ := os.UserHomeDir()
-	outside, err := os.MkdirTemp(realHome, prefix)
-	if err != nil {
-		t.Skipf("no directory outside /tmp and the project: %v", err)
-	}
-	t.Cleanup(func() { os.RemoveAll(outside) })
-	return filepath.Join(outside, "pwned")
+	return filepath.Join(testenv.Outside(t), prefix+"pwned")
 }
 
 // writeOutside has the model run_shell a redirection to target in mode,
@@ -219,14 +215,15 @@ func TestShellRedirectJailed(t *testing.T) {
 	}
 }
 
-// TestMain lets a test start this binary as guardsh-agent itself.
+// TestMain lets a test start this binary as guardsh-agent itself, and runs
+// the tests with HOME and the XDG directories pinned (testenv.Main).
 func TestMain(m *testing.M) {
 	if os.Getenv("GUARDSH_AGENT_TEST_MAIN") == "1" {
 		os.Args = append([]string{"guardsh-agent"}, strings.Split(os.Getenv("GUARDSH_AGENT_TEST_ARGS"), "\x1f")...)
 		main()
 		return
 	}
-	os.Exit(m.Run())
+	testenv.Main(m)
 }
 
 // TestCtrlC: Ctrl-C (SIGINT to the whole foreground process group, as a
@@ -400,12 +397,7 @@ func gitIn(t *testing.T, dir string, args ...string) string {
 // the project runs through the agent's privileged side with exactly that
 // right; the same write without a rule is refused (no human to ask).
 func TestEscalation(t *testing.T) {
-	realHome, _ := os.UserHomeDir()
-	outside, err := os.MkdirTemp(realHome, ".guardsh-agent-grant-")
-	if err != nil {
-		t.Skipf("no directory outside /tmp and the project: %v", err)
-	}
-	defer os.RemoveAll(outside)
+	outside := testenv.Outside(t)
 	dir, env := setup(t)
 	cfgDir := filepath.Join(env("XDG_CONFIG_HOME"), "guardsh")
 	os.MkdirAll(cfgDir, 0o755)
@@ -434,12 +426,7 @@ write = [%q]
 // TestGoCacheInSandbox: the sandboxed session has a Go build cache it can
 // write (its own, not the user's), so go test works in it.
 func TestGoCacheInSandbox(t *testing.T) {
-	realHome, _ := os.UserHomeDir()
-	home, err := os.MkdirTemp(realHome, ".guardsh-agent-home-")
-	if err != nil {
-		t.Skipf("no home outside /tmp: %v", err)
-	}
-	defer os.RemoveAll(home)
+	home := testenv.Outside(t)
 	dir, env := setup(t)
 	t.Setenv("HOME", home)
 	t.Setenv("XDG_CACHE_HOME", "")

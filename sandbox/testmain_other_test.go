@@ -1,0 +1,13 @@
+//go:build !linux
+
+package sandbox
+
+import (
+	"testing"
+
+	"github.com/guardsh/guardsh/internal/testenv"
+)
+
+// TestMain runs the tests with HOME, the XDG directories and GUARDSH_*
+// pinned to a directory of this test process (testenv.Main).
+func TestMain(m *testing.M) { testenv.Main(m) }
