@@ -67,8 +67,16 @@ type result struct {
 	status         int
 }
 
+// runShell runs src with shell in dir. A snippet has no time limit of its
+// own (python3 -m venv alone takes 20 s on a loaded machine): only one
+// that hangs is stopped, a minute before go test's -timeout would end the
+// whole run, so that the report names it.
 func runShell(t *testing.T, shell, src, dir, home string) result {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithCancel(t.Context())
+	if d, ok := t.Deadline(); ok {
+		cancel()
+		ctx, cancel = context.WithDeadline(t.Context(), d.Add(-time.Minute))
+	}
 	defer cancel()
 	cmd := exec.CommandContext(ctx, shell, "-c", src)
 	cmd.Args[0] = filepath.Base(shell)

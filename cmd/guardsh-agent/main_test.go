@@ -232,7 +232,7 @@ func TestMain(m *testing.M) {
 func TestCtrlC(t *testing.T) {
 	for _, noSandbox := range []bool{false, true} {
 		dir, _ := setup(t)
-		const marker = "40.3917"
+		marker := "40.3917" + runTag
 		f := &fakeChat{turns: []string{`[{"function":{"name":"run_shell","arguments":{"command":"sleep ` + marker + `"}}}]`}}
 		srv := httptest.NewServer(f)
 		args := []string{"--host", srv.URL, "--workdir", dir, "--mode", "auto", "wait"}
@@ -247,7 +247,7 @@ func TestCtrlC(t *testing.T) {
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
-		for i := 0; i < 200 && len(sleeping(marker)) == 0; i++ {
+		for i := 0; i < 2400 && len(sleeping(marker)) == 0; i++ { // up to a minute on a loaded machine
 			time.Sleep(25 * time.Millisecond)
 		}
 		if len(sleeping(marker)) == 0 {

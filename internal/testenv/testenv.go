@@ -6,7 +6,7 @@
 //     XDG_DATA_HOME to a fresh directory for the whole test process (every
 //     in-process runner and every spawned binary that inherits the
 //     environment writes its audit log, probe cache and configuration
-//     there), and drops the invoking session's GUARDSH_* settings;
+//     there), and drops the invoking session's guardsh settings;
 //   - Outside makes a directory beyond every root the sandbox makes
 //     writable by default, for the attack tests' "outside";
 //   - Guardsh builds cmd/guardsh once per module content and shares the
@@ -141,6 +141,17 @@ func removeAll(dir string) {
 // that `go` run by a test keeps using the real build and module caches.
 var goVars = []string{"GOCACHE", "GOMODCACHE", "GOPATH", "GOENV"}
 
+// sessionVars are the variables through which the invoking shell, or a
+// guardsh session the tests run in, would configure the guardsh under
+// test: its mode, configuration file, project, audit log, sandbox
+// settings and the session's own channels. Main unsets them. The tests'
+// own knobs (GUARDSH_SANDBOX to pick a backend, GUARDSH_TEST_*, the
+// *_MD generators, GUARDSH_CORPUS) stay.
+var sessionVars = []string{"GUARDSH_MODE", "GUARDSH_CONFIG", "GUARDSH_PROJECT", "GUARDSH_TRUST", "GUARDSH_AUDIT",
+	"GUARDSH_MODEL", "GUARDSH_AGENT", "GUARDSH_HOOK_REWRITE", "GUARDSH_ENV_SCRUBBED", "GUARDSH_LAUNCH_SHIM",
+	"GUARDSH_SANDBOX_DISABLE", "GUARDSH_SANDBOX_WRITE", "GUARDSH_SANDBOX_TMP", "GUARDSH_SANDBOX_UNIX",
+	"GUARDSH_SANDBOX_RUN", "GUARDSH_SANDBOX_FILES", "GUARDSH_SANDBOX_BROKER_FD"}
+
 // Main runs the tests of a package in a pinned environment (see the
 // package doc) and exits with their status. A package's TestMain calls it
 // after dispatching any helper process it re-executes itself as.
@@ -175,11 +186,8 @@ func pin() error {
 			}
 		}
 	}
-	for _, kv := range os.Environ() {
-		k, _, _ := strings.Cut(kv, "=")
-		if strings.HasPrefix(k, "GUARDSH_") && k != EnvOutside {
-			os.Unsetenv(k)
-		}
+	for _, k := range sessionVars {
+		os.Unsetenv(k)
 	}
 	base, err := outsideBase()
 	if err != nil {
