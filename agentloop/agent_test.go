@@ -443,7 +443,7 @@ func TestLengthLimit(t *testing.T) {
 // ends the run cleanly.
 func TestCtrlC(t *testing.T) {
 	p := newProject(t, "gofix", true)
-	const marker = "30.5173"
+	const marker = "300.5173"
 	f := newFake(t, calls(call("run_shell", `{"command": "echo started; sleep `+marker+`"}`)))
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() {
@@ -460,7 +460,7 @@ func TestCtrlC(t *testing.T) {
 	if err != nil {
 		t.Fatalf("run: %v\n%s", err, out)
 	}
-	if d := time.Since(start); d > 10*time.Second {
+	if d := time.Since(start); d > time.Minute { // the sleep is 300 s
 		t.Errorf("stopping took %v", d)
 	}
 	if res.Finished || !strings.Contains(res.Stopped, "interrupted") {
@@ -789,12 +789,12 @@ func TestThinkingAloud(t *testing.T) {
 // at once, with nothing of the half reply kept.
 func TestCtrlCWhileStreaming(t *testing.T) {
 	p := newProject(t, "gofix", false)
-	f := newFake(t, turn{content: "I am thinking about a long answer", hold: 10 * time.Second})
+	f := newFake(t, turn{content: "I am thinking about a long answer", hold: 2 * time.Minute})
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(300*time.Millisecond, cancel)
 	start := time.Now()
 	res, err, _ := p.run(t, ctx, f, guardsh.ModeAuto, nil)
-	if err != nil || res.Finished || !strings.Contains(res.Stopped, "interrupted") || time.Since(start) > 5*time.Second {
+	if err != nil || res.Finished || !strings.Contains(res.Stopped, "interrupted") || time.Since(start) > time.Minute {
 		t.Fatalf("after %v: %v %+v", time.Since(start), err, res)
 	}
 }

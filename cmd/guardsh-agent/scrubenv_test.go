@@ -128,7 +128,7 @@ func TestAgentShellTimeoutKillsAll(t *testing.T) {
 		if !strings.Contains(out, "exit 124 in ") {
 			t.Errorf("noSandbox=%v: no timeout reported:\n%s\n%s", noSandbox, out, errs)
 		}
-		if d := time.Since(start); d > 20*time.Second {
+		if d := time.Since(start); d > 90*time.Second { // the sleeps are 100 s
 			t.Errorf("noSandbox=%v: took %v", noSandbox, d)
 		}
 		if p := sleeping("100" + tag); len(p) > 0 {
@@ -157,7 +157,7 @@ func TestAgentEscalatedTimeout(t *testing.T) {
 	if !strings.Contains(audit, `"escalated":true`) {
 		t.Skipf("python3 was not escalated:\n%s\n%s\n%s", out, errs, audit)
 	}
-	if d := time.Since(start); d > 20*time.Second || !strings.Contains(out, "exit 124 in ") || strings.Contains(out, "\nafter\n") {
+	if d := time.Since(start); d > 5*time.Minute || !strings.Contains(out, "exit 124 in ") || strings.Contains(out, "\nafter\n") {
 		t.Errorf("the escalated command was not stopped at the time limit (%v):\n%s\n%s", d, out, errs)
 	}
 	if p := procsWith(marker); len(p) > 0 {
