@@ -29,6 +29,9 @@ var (
 // TestHappyPath: list, read, a failing test run, edit, premature finish
 // refused, tests really re-run and passing, finish; streamed and not.
 func TestHappyPath(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow, not in -short: runs go test in the project (6 s)")
+	}
 	for _, noStream := range []bool{false, true} {
 		name := "streamed"
 		if noStream {
@@ -108,6 +111,9 @@ func TestHappyPath(t *testing.T) {
 // TestUndoAfterRun: undo restores modified files, removes created ones and
 // their directories, and returns to the start branch.
 func TestUndoAfterRun(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow, not in -short: runs go test in the project (3 s)")
+	}
 	for _, withGit := range []bool{true, false} {
 		t.Run(map[bool]string{true: "git", false: "plain"}[withGit], func(t *testing.T) {
 			p := newProject(t, "gofix", withGit)
@@ -162,6 +168,9 @@ func TestUndoAfterRun(t *testing.T) {
 // TestUndoKeepsLaterEdits: a file changed by the user after the run is
 // saved before undo restores it.
 func TestUndoKeepsLaterEdits(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow, not in -short: runs go test in the project (2 s)")
+	}
 	p := newProject(t, "gofix", false)
 	f := newFake(t,
 		calls(call("read_file", `{"path": "calc.go"}`)),
@@ -330,6 +339,9 @@ func TestMalformedCalls(t *testing.T) {
 // after the last change; "echo PASS" does not count; a red run after a
 // green one re-arms the check.
 func TestFalseTestsPass(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow, not in -short: runs go test in the project (3 s)")
+	}
 	p := newProject(t, "gofix", false)
 	refused := func(want string) func(t *testing.T, req *api.ChatRequest) {
 		return func(t *testing.T, req *api.ChatRequest) {
@@ -720,6 +732,9 @@ func TestGate(t *testing.T) {
 // TestShellChangesRearm: a shell command that changes files after a green
 // test run counts as a change: finish needs the tests again.
 func TestShellChangesRearm(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow, not in -short: runs go test in the project (2 s)")
+	}
 	p := newProject(t, "gofix", true)
 	f := newFake(t,
 		calls(call("read_file", `{"path": "calc.go"}`)),
@@ -766,6 +781,9 @@ func TestStripThink(t *testing.T) {
 // TestThinkingAloud: a plain-text reply before any tool (or announcing a
 // next step) is not taken as the answer: the model is asked to act.
 func TestThinkingAloud(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow, not in -short: runs go test in the project (2 s)")
+	}
 	p := newProject(t, "gofix", false)
 	f := newFake(t,
 		turn{content: "Sure! I'll start by looking at the code."},

@@ -49,6 +49,9 @@ func agentRunner(t *testing.T) *Runner {
 // foreground one, a background job, one started by a nested bash, and a
 // grandchild whose parent already exited (reparented away from guardsh).
 func TestRunCommandTimeoutKillsGroup(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow, not in -short: waits for a time limit (3 s)")
+	}
 	if _, err := exec.LookPath("sleep"); err != nil {
 		t.Skip("no sleep")
 	}

@@ -336,6 +336,9 @@ func TestKillAnyTimeThenUndoGit(t *testing.T) { killAnyTimeThenUndo(t, true) }
 // writes, runs undo, and checks that every file is back (and, with git,
 // that the repository is on its start branch, clean).
 func killAnyTimeThenUndo(t *testing.T, git bool) {
+	if testing.Short() {
+		t.Skip("slow, not in -short: kills the agent at every step (1-4 s)")
+	}
 	var turns []string
 	for i := 0; i < 12; i++ {
 		turns = append(turns,

@@ -15,6 +15,9 @@ import (
 // starts the next in the background and exits at once). None is left
 // when the run has ended.
 func TestAgentReapEvasive(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow, not in -short: runs evasive processes past a time limit (6 s)")
+	}
 	if runtime.GOOS != "linux" {
 		t.Skip("subreaper and /proc: Linux")
 	}

@@ -113,6 +113,9 @@ func TestAgentScrubsEnv(t *testing.T) {
 // child, a grandchild its parent left behind), sandboxed or not; a command
 // reading stdin gets end-of-file at once.
 func TestAgentShellTimeoutKillsAll(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow, not in -short: two agent runs past a time limit (2 s)")
+	}
 	tag := "93.17" + runTag
 	cmd := `sleep 100` + tag + `1 & bash -c 'sleep 100` + tag + `2 & sleep 100` + tag + `3'`
 	for _, noSandbox := range []bool{false, true} {
@@ -232,6 +235,9 @@ func TestAgentProcEnviron(t *testing.T) {
 // verification): nothing the model started outlives the agent, and
 // nothing writes to the project after the run reported.
 func TestAgentSetsidSurvivor(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow, not in -short: three agent runs with time limits (4 s)")
+	}
 	// The survivors wait for a release file the test makes after the run,
 	// not for a timer: however long the run takes on a loaded machine, a
 	// survivor that was not stopped writes only after the run, where the

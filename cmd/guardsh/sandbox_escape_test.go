@@ -512,6 +512,9 @@ python3 -c 'import fcntl, termios, os; fd=os.open("/dev/tty", os.O_RDWR); fcntl.
 }
 
 func TestSandboxPositive(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow, not in -short: real work in every sandbox backend (9 s)")
+	}
 	goCache := ""
 	if out, err := exec.Command("go", "env", "GOCACHE").Output(); err == nil {
 		goCache = strings.TrimSpace(string(out))
