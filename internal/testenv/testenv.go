@@ -58,10 +58,16 @@ func underSharedTmp(dir string) bool {
 	return false
 }
 
+// envDir passes Main's directory to the test binary's own helper
+// processes (a test re-executing os.Args[0]): they use it instead of
+// making one each that, ending with os.Exit, they would leave behind.
+const envDir = "GUARDSH_TESTENV_DIR"
+
 var (
-	baseOnce sync.Once
-	baseDir  string
-	baseErr  error
+	baseOnce  sync.Once
+	baseDir   string
+	baseOwned bool // made by this process: Main removes it
+	baseErr   error
 )
 
 // outsideBase is a directory of this process beyond every shared temporary
@@ -71,6 +77,15 @@ var (
 // removed by Main when the tests end.
 func outsideBase() (string, error) {
 	baseOnce.Do(func() {
+		if d := os.Getenv(envDir); d != "" {
+			if fi, err := os.Stat(d); err == nil && fi.IsDir() {
+				baseDir = d
+				if underSharedTmp(d) {
+					baseErr = fmt.Errorf("no directory outside the sandbox's writable roots for the tests (set %s to one)", EnvOutside)
+				}
+				return
+			}
+		}
 		var parents []string
 		if d := os.Getenv(EnvOutside); d != "" {
 			parents = append(parents, d)
@@ -94,7 +109,7 @@ func outsideBase() (string, error) {
 				why = append(why, err.Error())
 				continue
 			}
-			baseDir = d
+			baseDir, baseOwned = d, true
 			return
 		}
 		baseErr = fmt.Errorf("no directory outside the sandbox's writable roots for the tests (set %s to one): %s",
@@ -165,7 +180,7 @@ func run(m *testing.M) int {
 		return 2
 	}
 	defer func() {
-		if baseDir != "" {
+		if baseOwned {
 			removeAll(baseDir)
 		}
 	}()
@@ -178,6 +193,14 @@ var Dir string
 
 // pin sets the environment Main promises.
 func pin() error {
+	if d := os.Getenv(envDir); d != "" {
+		if fi, err := os.Stat(d); err == nil && fi.IsDir() {
+			// A helper process of a pinned test process: the
+			// environment is the one the test gave it.
+			Dir = d
+			return nil
+		}
+	}
 	if out, err := exec.Command("go", append([]string{"env"}, goVars...)...).Output(); err == nil {
 		vals := strings.Split(strings.TrimRight(string(out), "\n"), "\n")
 		for i, v := range goVars {
@@ -193,12 +216,15 @@ func pin() error {
 	if err != nil {
 		// No place outside the temporary trees: the process's own
 		// directories go under os.TempDir (Outside then skips).
-		if base, err = os.MkdirTemp("", "guardsh-test-"); err != nil {
-			return err
+		if base == "" {
+			if base, err = os.MkdirTemp("", "guardsh-test-"); err != nil {
+				return err
+			}
+			baseDir, baseOwned = base, true
 		}
-		baseDir = base
 	}
 	Dir = base
+	os.Setenv(envDir, base)
 	for k, sub := range map[string]string{"HOME": "home", "XDG_STATE_HOME": "state", "XDG_CACHE_HOME": "cache",
 		"XDG_CONFIG_HOME": "config", "XDG_DATA_HOME": "data"} {
 		d := filepath.Join(base, sub)
