@@ -20,7 +20,7 @@ const (
 // finding is the strongest rule that objected to a command.
 type finding struct {
 	dec    Decision // Allow (none), Ask or Deny
-	id     string
+	id     ruleID
 	detail string
 }
 
@@ -35,38 +35,62 @@ type judgement struct {
 	nested    Verdict
 	hasNested bool
 	// allowID names the rule of an allow verdict (default: by kind).
-	allowID string
+	allowID ruleID
 	// priv is set for privilege wrappers (sudo ...): a denied inner command
 	// is reported as privilege escalation.
 	priv string
 }
 
-func (j *judgement) deny(id, detail string) {
-	if j.f.dec < Deny {
-		j.f = finding{Deny, id, detail}
+// match records that rule id objects to the command, with the catalogue's
+// decision for it (ask or deny). The strongest finding stays: a deny is not
+// replaced by an ask, nor by a later deny.
+func (j *judgement) match(id ruleID, detail string) {
+	d := id.rule().Decision
+	if d == Allow {
+		panic("guardsh: match of allow rule " + id.String())
 	}
-	if j.kind < kOther {
+	if j.f.dec < d {
+		j.f = finding{d, id, detail}
+	}
+	if d == Deny && j.kind < kOther {
 		j.kind = kOther
 	}
 }
 
-// askOver asks with id even over an earlier, more generic ask.
-func (j *judgement) askOver(id, detail string) {
-	if j.f.dec <= Ask {
-		j.f = finding{Ask, id, detail}
+// matchOver is match that also replaces an earlier finding of the same
+// decision: id says more precisely what the command does.
+func (j *judgement) matchOver(id ruleID, detail string) {
+	if d := id.rule().Decision; j.f.dec == d {
+		j.f = finding{}
 	}
+	j.match(id, detail)
 }
 
-func (j *judgement) ask(id, detail string) {
+// unsure asks, naming deny rule id, when guardsh cannot tell before the
+// command runs whether id applies (its target is only known at run time):
+// the one finding whose decision is not its rule's.
+func (j *judgement) unsure(id ruleID, detail string) {
+	if id.rule().Decision != Deny {
+		panic("guardsh: unsure of non-deny rule " + id.String())
+	}
+	j.kind = kOther
 	if j.f.dec < Ask {
 		j.f = finding{Ask, id, detail}
 	}
 }
 
-// other marks the command as not reading-only and asks with id.
-func (j *judgement) other(id, detail string) {
+// judged is a judgement of kind k that rule id objects to.
+func judged(k kind, id ruleID, detail string) *judgement {
+	j := &judgement{kind: k}
+	j.match(id, detail)
+	return j
+}
+
+// other marks the command as not reading-only and records that rule id
+// objects to it.
+func (j *judgement) other(id ruleID, detail string) {
 	j.kind = kOther
-	j.ask(id, detail)
+	j.match(id, detail)
 }
 
 func (j *judgement) atLeast(k kind) {
@@ -86,7 +110,7 @@ func (j *judgement) addNested(v Verdict) {
 // combine keeps the stricter verdict (the first on a tie) and merges effects.
 func combine(a, b Verdict) Verdict {
 	out := a
-	if b.Decision > a.Decision || b.Decision == a.Decision && a.Rule == idModePlan && b.Rule != idModePlan ||
+	if b.Decision > a.Decision || b.Decision == a.Decision && a.Rule == idModePlan.String() && b.Rule != idModePlan.String() ||
 		b.Decision == Allow && a.Decision == Allow && allowRank(b.Rule) > allowRank(a.Rule) {
 		out = b
 	}
@@ -98,13 +122,13 @@ func combine(a, b Verdict) Verdict {
 // chain "ls && make" is allowed as dev routine.
 func allowRank(rule string) int {
 	switch rule {
-	case "shell.builtin":
+	case idShellBuiltin.String():
 		return 0
-	case "read.only":
+	case idReadOnly.String():
 		return 1
-	case "edit.project":
+	case idEditProject.String():
 		return 2
-	case "dev.routine":
+	case idDevRoutine.String():
 		return 3
 	}
 	return 4
@@ -136,11 +160,9 @@ outer:
 	return dst
 }
 
-func reasonOf(id, detail string) (reason, hint string) {
-	r, ok := ruleTable()[id]
-	if !ok {
-		r.Reason = id
-	}
+// reasonOf is rule id's reason with detail, and its hint.
+func reasonOf(id ruleID, detail string) (reason, hint string) {
+	r := id.rule()
 	reason = r.Reason
 	if detail != "" {
 		reason += ": " + detail
@@ -148,9 +170,15 @@ func reasonOf(id, detail string) (reason, hint string) {
 	return reason, r.Hint
 }
 
-func mkVerdict(d Decision, id, detail string, eff Effects) Verdict {
-	reason, hint := reasonOf(id, detail)
-	return Verdict{Decision: d, Rule: id, Reason: reason, Hint: hint, Effects: eff}
+// verdictOf is the verdict of rule id, with the catalogue's decision.
+func verdictOf(id ruleID, detail string, eff Effects) Verdict {
+	return findingVerdict(finding{id.rule().Decision, id, detail}, eff)
+}
+
+// findingVerdict is the verdict of finding f.
+func findingVerdict(f finding, eff Effects) Verdict {
+	reason, hint := reasonOf(f.id, f.detail)
+	return Verdict{Decision: f.dec, Rule: f.id.String(), Reason: reason, Hint: hint, Effects: eff}
 }
 
 // settle turns a judgement into a verdict for the policy's mode (without
@@ -171,51 +199,51 @@ func (p *Policy) settleIn(j *judgement, mode Mode) Verdict {
 	}
 	switch {
 	case j.f.dec == Deny:
-		if mode == ModeBypass && !ruleTable()[j.f.id].Catastrophic {
+		if mode == ModeBypass && !j.f.id.rule().Catastrophic {
 			reason, _ := reasonOf(j.f.id, j.f.detail)
-			return Verdict{Decision: Allow, Rule: "mode.bypass", Reason: "bypass mode allows what " + j.f.id + " denies elsewhere (" + reason + ")", Effects: j.eff}
+			return Verdict{Decision: idModeBypass.rule().Decision, Rule: idModeBypass.String(), Reason: "bypass mode allows what " + j.f.id.String() + " denies elsewhere (" + reason + ")", Effects: j.eff}
 		}
-		return mkVerdict(Deny, j.f.id, j.f.detail, j.eff)
+		return findingVerdict(j.f, j.eff)
 	case mode == ModePlan && j.kind > kRead:
 		detail := ""
 		if j.f.dec == Ask {
 			detail, _ = reasonOf(j.f.id, j.f.detail)
 		}
-		return mkVerdict(Deny, idModePlan, detail, j.eff)
+		return verdictOf(idModePlan, detail, j.eff)
 	case j.f.dec == Ask:
 		if mode == ModeBypass {
 			reason, _ := reasonOf(j.f.id, j.f.detail)
-			return Verdict{Decision: Allow, Rule: "mode.bypass", Reason: "bypass mode allows it (" + reason + ")", Effects: j.eff}
+			return Verdict{Decision: idModeBypass.rule().Decision, Rule: idModeBypass.String(), Reason: "bypass mode allows it (" + reason + ")", Effects: j.eff}
 		}
-		return mkVerdict(Ask, j.f.id, j.f.detail, j.eff)
+		return findingVerdict(j.f, j.eff)
 	}
-	var id string
+	var id ruleID
 	switch j.kind {
 	case kPure:
-		if j.allowID != "" {
-			return mkVerdict(Allow, j.allowID, "", j.eff)
+		if j.allowID != idNone {
+			return verdictOf(j.allowID, "", j.eff)
 		}
-		return mkVerdict(Allow, "shell.builtin", "", j.eff)
+		return verdictOf(idShellBuiltin, "", j.eff)
 	case kRead:
-		id = "read.only"
+		id = idReadOnly
 	case kEdit:
-		id = "edit.project"
+		id = idEditProject
 	case kDev:
-		id = "dev.routine"
+		id = idDevRoutine
 	default:
 		if mode == ModeBypass {
-			return mkVerdict(Allow, "mode.bypass", "", j.eff)
+			return verdictOf(idModeBypass, "", j.eff)
 		}
-		return mkVerdict(Ask, idUnknown, "", j.eff)
+		return verdictOf(idUnknown, "", j.eff)
 	}
-	if j.allowID != "" {
+	if j.allowID != idNone {
 		id = j.allowID
 	}
 	if mode == ModeDefault {
 		reason, _ := reasonOf(id, "")
-		return mkVerdict(Ask, idModeDefault, reason, j.eff)
+		return verdictOf(idModeDefault, reason, j.eff)
 	}
-	return mkVerdict(Allow, id, "", j.eff)
+	return verdictOf(id, "", j.eff)
 }
 
 // maxDepth bounds nesting (sh -c inside sudo inside xargs ...).
@@ -226,7 +254,7 @@ const maxDepth = 12
 // never unlock a built-in deny.
 func (p *Policy) Classify(c Command) Verdict {
 	if c.Function {
-		return mkVerdict(Allow, "shell.builtin", "call of a shell function; its commands are judged as they run", Effects{})
+		return verdictOf(idShellBuiltin, "call of a shell function; its commands are judged as they run", Effects{})
 	}
 	if len(c.Args) > 0 {
 		if v, ok := p.PureVerdict(c.Args[0]); ok {
@@ -243,7 +271,7 @@ func (p *Policy) Classify(c Command) Verdict {
 	return v
 }
 
-var pureVerdict = Verdict{Decision: Allow, Rule: "shell.builtin", Reason: "shell builtin without side effects"}
+var pureVerdict = verdictOf(idShellBuiltin, "", Effects{})
 
 // PureVerdict returns the verdict Classify gives every command whose argv[0]
 // is name, whatever its arguments, directory, environment and source: ok
@@ -311,10 +339,10 @@ func (p *Policy) classifyArgs(c *Command, args []string, depth int, fromInput bo
 // standard input (for xargs and parallel).
 func (p *Policy) classifyArgsIn(c *Command, args []string, depth int, fromInput bool, stdin *source) Verdict {
 	if len(args) == 0 {
-		return mkVerdict(Allow, "shell.builtin", "", Effects{})
+		return verdictOf(idShellBuiltin, "", Effects{})
 	}
 	if depth > maxDepth {
-		return p.settle(&judgement{kind: kOther, f: finding{Ask, idNesting, ""}})
+		return p.settle(judged(kOther, idNesting, ""))
 	}
 	j := &judgement{}
 	cx := &cmdCtx{p: p, c: c, pe: newPathEnv(c), depth: depth, j: j, fromInput: fromInput, stdin: stdin}
@@ -323,13 +351,15 @@ func (p *Policy) classifyArgsIn(c *Command, args []string, depth int, fromInput 
 	v = p.applyRules(v, args)
 	if j.hasNested {
 		n := j.nested
-		if j.priv != "" && n.Decision == Deny && (v.Decision != Deny || v.Rule == idModePlan) {
+		if j.priv != "" && n.Decision == Deny && (v.Decision != Deny || v.Rule == idModePlan.String()) {
 			reason, hint := reasonOf(idPrivSudo, j.priv+" runs a command that is itself denied ["+n.Rule+"]: "+n.Reason)
 			if n.Hint != "" {
 				hint = n.Hint
 			}
-			v = Verdict{Decision: Deny, Rule: idPrivSudo, Reason: reason, Hint: hint, Effects: mergeEffects(v.Effects, n.Effects)}
-		} else if v.Rule == "shell.builtin" && n.Decision >= v.Decision {
+			// the decision is the inner command's (its rule's row), the
+			// rule the wrapper's: the model is told it asked for root
+			v = Verdict{Decision: n.Decision, Rule: idPrivSudo.String(), Reason: reason, Hint: hint, Effects: mergeEffects(v.Effects, n.Effects)}
+		} else if v.Rule == idShellBuiltin.String() && n.Decision >= v.Decision {
 			// a transparent wrapper (xargs, timeout, env): the wrapped
 			// command's verdict names the rule
 			n.Effects = mergeEffects(v.Effects, n.Effects)

@@ -66,6 +66,9 @@ type Config struct {
 	// the default (see AuditLogPath). AuditOff turns the audit log off.
 	AuditPath string
 	AuditOff  bool
+	// AuditLimit holds the user file's [audit] max_session_mb,
+	// max_file_mb and keep (zero: the default).
+	AuditLimit AuditLimits
 	// Files lists the files that were loaded.
 	Files []string
 	// Advisor configures the local model's second opinion (config_advisor.go).
@@ -124,8 +127,11 @@ type fileConfig struct {
 }
 
 type auditConfig struct {
-	Path    string `toml:"path"`
-	Enabled *bool  `toml:"enabled"`
+	Path         string `toml:"path"`
+	Enabled      *bool  `toml:"enabled"`
+	MaxSessionMB *int64 `toml:"max_session_mb"`
+	MaxFileMB    *int64 `toml:"max_file_mb"`
+	Keep         *int   `toml:"keep"`
 }
 
 type fileRule struct {
@@ -183,6 +189,27 @@ func LoadConfig(home, project string, env func(string) string) (*Config, error) 
 			}
 			if a.Enabled != nil && !*a.Enabled {
 				cfg.AuditOff = true
+			}
+			for _, n := range []struct {
+				key string
+				v   *int64
+				to  *int64
+			}{{"max_session_mb", a.MaxSessionMB, &cfg.AuditLimit.SessionBytes}, {"max_file_mb", a.MaxFileMB, &cfg.AuditLimit.FileBytes}} {
+				if n.v == nil {
+					continue
+				}
+				if *n.v < 1 || *n.v > 1<<20 {
+					l, c := locateKey(usrc, "audit", 0, n.key)
+					return nil, &ConfigError{user, l, c, fmt.Sprintf("audit.%s: %d is not a size in MiB from 1 to 1048576", n.key, *n.v)}
+				}
+				*n.to = *n.v << 20
+			}
+			if a.Keep != nil {
+				if *a.Keep < 1 || *a.Keep > 100 {
+					l, c := locateKey(usrc, "audit", 0, "keep")
+					return nil, &ConfigError{user, l, c, fmt.Sprintf("audit.keep: %d is not a number of files from 1 to 100", *a.Keep)}
+				}
+				cfg.AuditLimit.Keep = *a.Keep
 			}
 		}
 		rules, err := checkRules(user, usrc, uf.Rule, home, "")
@@ -376,7 +403,7 @@ func readConfigFile(name string) (*fileConfig, string, error) {
 			idx = arrayIndex(md, k)
 		}
 		l, c := locateKey(src, table, idx, key)
-		return nil, "", &ConfigError{name, l, c, fmt.Sprintf("unknown key %q (known: mode, trusted_projects, [audit] path/enabled, [[rule]] id/decision/prefix/reason/hint/network/write/match/not_match, [advisor], [strict], [env]; see README \"Config\")", k.String())}
+		return nil, "", &ConfigError{name, l, c, fmt.Sprintf("unknown key %q (known: mode, trusted_projects, [audit] path/enabled/max_session_mb/max_file_mb/keep, [[rule]] id/decision/prefix/reason/hint/network/write/match/not_match, [advisor], [strict], [env]; see docs/policy.md \"Configuration\")", k.String())}
 	}
 	return &fc, src, nil
 }

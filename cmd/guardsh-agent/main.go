@@ -171,11 +171,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 	var auditFile *os.File
 	var audit *interp.AuditLog
 	if p := gcfg.AuditLogPath(home, getenv); p != "" {
-		if f, err := interp.OpenAuditFile(p); err != nil {
+		if f, err := interp.OpenAuditFile(p, gcfg.AuditLimits()); err != nil {
 			fmt.Fprintf(stderr, "guardsh-agent: warning: %v\n", err)
 		} else {
 			defer f.Close()
 			auditFile, audit = f, interp.NewAuditLog(f, "")
+			audit.SetLimits(gcfg.AuditLimits())
 			audit.SetEnvScrubbed(scrubbed)
 			defer audit.Close()
 		}

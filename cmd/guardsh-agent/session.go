@@ -369,6 +369,7 @@ func sessionMain(args []string) int {
 	var audit *interp.AuditLog
 	if f := sandbox.PassedFile("audit"); f != nil {
 		audit = interp.NewAuditLog(f, "")
+		audit.SetLimits(gcfg.AuditLimits())
 		defer audit.Close()
 		if v, ok := os.LookupEnv(guardsh.EnvScrubbedVar); ok {
 			audit.SetEnvScrubbed(append([]string{}, guardsh.SplitScrubbed(v)...))

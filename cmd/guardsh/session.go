@@ -101,6 +101,9 @@ func probeAll(c sandbox.Config, all bool) (sandbox.ProbeResult, bool, []sandbox.
 	var results []sandbox.ProbeResult
 	var chosen sandbox.ProbeResult
 	found := false
+	if !all && os.Getenv("GUARDSH_SANDBOX_NOCACHE") != "1" && sandbox.ProbeCacheDir(c) == "" {
+		fmt.Fprintln(os.Stderr, "guardsh: note: the sandbox probe is not cached: every cache directory (XDG_CACHE_HOME, XDG_RUNTIME_DIR) is inside a directory the sandbox leaves writable; set XDG_CACHE_HOME outside /tmp, /var/tmp, /dev/shm and the project to save ~0.1 s per start")
+	}
 	for _, b := range backendsWanted() {
 		var r sandbox.ProbeResult
 		if all {
@@ -197,7 +200,7 @@ func sandboxSession(inv *invocation) (code int, done bool, describe string) {
 		// The audit log lives outside the sandbox: open it here and pass
 		// it down (Landlock does not affect open files).
 		if path := gcfg.AuditLogPath(home, os.Getenv); path != "" {
-			if f, err := interp.OpenAuditFile(path); err == nil {
+			if f, err := interp.OpenAuditFile(path, gcfg.AuditLimits()); err == nil {
 				files["audit"] = f
 				defer f.Close()
 			} else {
@@ -316,14 +319,16 @@ func sandboxSession(inv *invocation) (code int, done bool, describe string) {
 // privileged side opened before confinement when there is one (a confined
 // interpreter cannot open a file outside the project for writing), else
 // the file at path.
-func sessionAudit(path string) (*interp.AuditLog, error) {
+func sessionAudit(path string, lim guardsh.AuditLimits) (*interp.AuditLog, error) {
 	if f := sandbox.PassedFile("audit"); f != nil {
-		return interp.NewAuditLog(f, ""), nil
+		a := interp.NewAuditLog(f, "")
+		a.SetLimits(lim)
+		return a, nil
 	}
 	if path == "" {
 		return nil, nil
 	}
-	return interp.OpenAuditLog(path)
+	return interp.OpenAuditLog(path, lim)
 }
 
 func probeSummary(results []sandbox.ProbeResult) string {
