@@ -91,6 +91,9 @@ func runShell(t *testing.T, shell, src, dir, home string) result {
 		"TMPDIR=" + os.TempDir(),
 		"GIT_CONFIG_NOSYSTEM=1",
 		"GUARDSH_MODE=bypass",
+		// The probe cache in the test process's own cache directory
+		// (testenv.Main), not in a fallback of the machine's (/run).
+		"XDG_CACHE_HOME=" + os.Getenv("XDG_CACHE_HOME"),
 	}
 	if v := os.Getenv("GUARDSH_SANDBOX"); v != "" {
 		cmd.Env = append(cmd.Env, "GUARDSH_SANDBOX="+v)

@@ -2,8 +2,9 @@
 // that they pass wherever the invoking user's HOME is and never touch that
 // user's state:
 //
-//   - Main pins HOME, XDG_STATE_HOME, XDG_CACHE_HOME, XDG_CONFIG_HOME and
-//     XDG_DATA_HOME to a fresh directory for the whole test process (every
+//   - Main pins HOME, XDG_STATE_HOME, XDG_CACHE_HOME, XDG_CONFIG_HOME,
+//     XDG_DATA_HOME and XDG_RUNTIME_DIR (the probe cache's fallback before
+//     /run) to a fresh directory for the whole test process (every
 //     in-process runner and every spawned binary that inherits the
 //     environment writes its audit log, probe cache and configuration
 //     there), and drops the invoking session's guardsh settings;
@@ -226,7 +227,7 @@ func pin() error {
 	Dir = base
 	os.Setenv(envDir, base)
 	for k, sub := range map[string]string{"HOME": "home", "XDG_STATE_HOME": "state", "XDG_CACHE_HOME": "cache",
-		"XDG_CONFIG_HOME": "config", "XDG_DATA_HOME": "data"} {
+		"XDG_CONFIG_HOME": "config", "XDG_DATA_HOME": "data", "XDG_RUNTIME_DIR": "run"} {
 		d := filepath.Join(base, sub)
 		if err := os.MkdirAll(d, 0o700); err != nil {
 			return err
