@@ -27,7 +27,7 @@ var (
 // process of a `go test ./...` run builds it under os.TempDir() in a
 // directory named for the hash of the module's non-test files, the Go
 // version and the build settings, holding a file lock, and every other
-// test package reuses it.
+// test package (and later run) reuses it while its content is unchanged.
 func Guardsh(t testing.TB) string {
 	t.Helper()
 	return Binary(t, "cmd/guardsh")
@@ -140,7 +140,9 @@ func build(pkg string) (string, error) {
 		return "", err
 	}
 	defer syscall.Flock(int(lock.Fd()), syscall.LOCK_UN)
-	if _, err := os.Stat(bin); err == nil {
+	// The directory is under /tmp, which sandboxed commands may write:
+	// a binary is reused only while its content is what was built.
+	if sum, err := os.ReadFile(bin + ".sha256"); err == nil && fileSum(bin) == string(sum) {
 		now := time.Now()
 		os.Chtimes(dir, now, now) // in use: keep it from pruning
 		return bin, nil
@@ -156,10 +158,27 @@ func build(pkg string) (string, error) {
 		os.Remove(tmp)
 		return "", fmt.Errorf("go build: %v\n%s", err, out)
 	}
+	if err := os.WriteFile(bin+".sha256", []byte(fileSum(tmp)), 0o600); err != nil {
+		return "", err
+	}
 	if err := os.Rename(tmp, bin); err != nil {
 		return "", err
 	}
 	return bin, nil
+}
+
+// fileSum is the hex SHA-256 of a file's content, "" when unreadable.
+func fileSum(path string) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return ""
+	}
+	return hex.EncodeToString(h.Sum(nil))
 }
 
 // prune removes the binaries of other source keys not used for a day.
