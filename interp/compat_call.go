@@ -53,7 +53,7 @@ func (g *Runner) internalCall(hc interp.HandlerContext, args []string) ([]string
 	switch args[0] {
 	case markBg:
 		if len(args) == 3 {
-			g.sh.bgStarted(args[1], args[2])
+			g.own.add(g.sh.bgStarted(args[1], args[2]))
 		}
 		return []string{":"}, nil
 	case markTimeStart:

@@ -112,6 +112,9 @@ type Runner struct {
 	// stmts are the statements as written, for the advisor
 	// (advisor_source.go); empty when it is off.
 	stmts stmtSources
+	// own are the background jobs this shell's statements started
+	// (nested_stdio.go).
+	own ownJobs
 }
 
 // deniedCmd replaces the argv of a refused command. It contains a NUL byte,

@@ -14,8 +14,16 @@ import (
 	"github.com/guardsh/guardsh/internal/testenv"
 )
 
+// init runs the confining stage when this test binary is one (the probes
+// start it so). In init, not TestMain: during initialisation the main
+// goroutine is locked to the main thread, whose capabilities and
+// /proc/self/status are the process's; from TestMain the stage could run
+// on another thread, drop that thread's capabilities only, and the probe
+// then read the main thread's (seen under -race on a loaded machine:
+// "CapEff=1fffeffffff" in TestProbeBackends/bwrap).
+func init() { Stage() }
+
 func TestMain(m *testing.M) {
-	Stage()
 	if addr := os.Getenv("GUARDSH_TEST_DIAL"); addr != "" {
 		// Helper command for the escalation tests: connect and say hello.
 		c, err := net.DialTimeout("tcp", addr, 2*time.Second)
