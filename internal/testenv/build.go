@@ -42,9 +42,15 @@ func Binary(t testing.TB, pkg string) string {
 	if b, ok := buildBins[pkg]; ok {
 		return b
 	}
-	b, err := build(pkg)
+	start := time.Now()
+	b, built, err := build(pkg)
 	if err != nil {
 		t.Fatalf("building %s: %v", pkg, err)
+	}
+	if built {
+		t.Logf("testenv: built %s in %v: %s", pkg, time.Since(start).Round(time.Millisecond), b)
+	} else {
+		t.Logf("testenv: reused %s: %s", pkg, b)
 	}
 	buildBins[pkg] = b
 	return b
@@ -112,32 +118,32 @@ func sourceKey(root, pkg string) (string, error) {
 }
 
 // build builds pkg into the shared directory for its source key, or
-// reuses what another test process built there.
-func build(pkg string) (string, error) {
+// reuses what another test process built there (built false).
+func build(pkg string) (bin string, built bool, err error) {
 	root, err := ModuleRoot()
 	if err != nil {
-		return "", err
+		return "", false, err
 	}
 	key, err := sourceKey(root, pkg)
 	if err != nil {
-		return "", err
+		return "", false, err
 	}
 	parent := filepath.Join(os.TempDir(), fmt.Sprintf("guardsh-test-bin-%d", os.Geteuid()))
 	if err := os.MkdirAll(parent, 0o700); err != nil {
-		return "", err
+		return "", false, err
 	}
 	if fi, err := os.Lstat(parent); err != nil || !fi.IsDir() || fi.Sys().(*syscall.Stat_t).Uid != uint32(os.Geteuid()) {
-		return "", fmt.Errorf("%s is not a directory of this user", parent)
+		return "", false, fmt.Errorf("%s is not a directory of this user", parent)
 	}
 	dir := filepath.Join(parent, key)
-	bin := filepath.Join(dir, filepath.Base(pkg))
+	bin = filepath.Join(dir, filepath.Base(pkg))
 	lock, err := os.OpenFile(dir+".lock", os.O_CREATE|os.O_RDWR, 0o600)
 	if err != nil {
-		return "", err
+		return "", false, err
 	}
 	defer lock.Close()
 	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
-		return "", err
+		return "", false, err
 	}
 	defer syscall.Flock(int(lock.Fd()), syscall.LOCK_UN)
 	// The directory is under /tmp, which sandboxed commands may write:
@@ -145,26 +151,26 @@ func build(pkg string) (string, error) {
 	if sum, err := os.ReadFile(bin + ".sha256"); err == nil && fileSum(bin) == string(sum) {
 		now := time.Now()
 		os.Chtimes(dir, now, now) // in use: keep it from pruning
-		return bin, nil
+		return bin, false, nil
 	}
 	prune(parent, key)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return "", err
+		return "", false, err
 	}
 	tmp := bin + ".tmp"
 	cmd := exec.Command("go", "build", "-o", tmp, "./"+pkg)
 	cmd.Dir = root
 	if out, err := cmd.CombinedOutput(); err != nil {
 		os.Remove(tmp)
-		return "", fmt.Errorf("go build: %v\n%s", err, out)
+		return "", false, fmt.Errorf("go build: %v\n%s", err, out)
 	}
 	if err := os.WriteFile(bin+".sha256", []byte(fileSum(tmp)), 0o600); err != nil {
-		return "", err
+		return "", false, err
 	}
 	if err := os.Rename(tmp, bin); err != nil {
-		return "", err
+		return "", false, err
 	}
-	return bin, nil
+	return bin, true, nil
 }
 
 // fileSum is the hex SHA-256 of a file's content, "" when unreadable.
