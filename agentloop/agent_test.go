@@ -3,6 +3,7 @@ package agentloop
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -455,7 +456,7 @@ func TestLengthLimit(t *testing.T) {
 // ends the run cleanly.
 func TestCtrlC(t *testing.T) {
 	p := newProject(t, "gofix", true)
-	const marker = "300.5173"
+	marker := "300.5173" + runTag
 	f := newFake(t, calls(call("run_shell", `{"command": "echo started; sleep `+marker+`"}`)))
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() {
@@ -485,6 +486,10 @@ func TestCtrlC(t *testing.T) {
 		t.Errorf("the model was asked again after Ctrl-C")
 	}
 }
+
+// runTag ends the sleep durations the tests look for in /proc: other test
+// runs on the machine start the same commands, and /proc shows them too.
+var runTag = fmt.Sprintf("%05d", os.Getpid()%100000)
 
 // pidsWith lists processes whose command line contains s.
 func pidsWith(s string) []string {

@@ -232,7 +232,7 @@ func TestMain(m *testing.M) {
 func TestCtrlC(t *testing.T) {
 	for _, noSandbox := range []bool{false, true} {
 		dir, _ := setup(t)
-		marker := "40.3917" + runTag
+		marker := "41.3917" + runTag
 		f := &fakeChat{turns: []string{`[{"function":{"name":"run_shell","arguments":{"command":"sleep ` + marker + `"}}}]`}}
 		srv := httptest.NewServer(f)
 		args := []string{"--host", srv.URL, "--workdir", dir, "--mode", "auto", "wait"}

@@ -21,13 +21,14 @@ func TestAgentReapEvasive(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("subreaper and /proc: Linux")
 	}
-	// Each marker is 4.039N followed by runTag: unique to this test process.
-	evasive := strings.ReplaceAll(`setsid sh -c '(trap "" TERM; while :; do sleep 4.0391@; done) &' >/dev/null 2>&1 &
-sh -c 'trap "sleep 4.0392@ & exit" TERM; sleep 4.0393@ & wait; wait' >/dev/null 2>&1 &
-setsid sh -c 'sleep 4.0394@' >/dev/null 2>&1 &
-sh -c 'h() { sleep 0.01; : hop4.0395@; h & }; h' >/dev/null 2>&1 &
+	// Each marker is 5.039N followed by runTag: unique to this test process
+	// (older copies of this test look for 4.039N).
+	evasive := strings.ReplaceAll(`setsid sh -c '(trap "" TERM; while :; do sleep 5.0391@; done) &' >/dev/null 2>&1 &
+sh -c 'trap "sleep 5.0392@ & exit" TERM; sleep 5.0393@ & wait; wait' >/dev/null 2>&1 &
+setsid sh -c 'sleep 5.0394@' >/dev/null 2>&1 &
+sh -c 'h() { sleep 0.01; : hop5.0395@; h & }; h' >/dev/null 2>&1 &
 sleep 10; echo not-killed`, "@", runTag)
-	check := `sleep 0.3; n=0; for p in /proc/[0-9]*/cmdline; do if tr '\0' ' ' <"$p" 2>/dev/null | grep -q '4.039[1-5]` + runTag + `'; then n=$((n+1)); fi; done; echo "alive=$n"`
+	check := `sleep 0.3; n=0; for p in /proc/[0-9]*/cmdline; do if tr '\0' ' ' <"$p" 2>/dev/null | grep -q '5.039[1-5]` + runTag + `'; then n=$((n+1)); fi; done; echo "alive=$n"`
 	for _, flag := range []string{"", "--no-sandbox"} {
 		var args []string
 		if flag != "" {
@@ -46,7 +47,7 @@ sleep 10; echo not-killed`, "@", runTag)
 		}
 		time.Sleep(200 * time.Millisecond)
 		var alive []int
-		for _, m := range []string{"4.0391", "4.0392", "4.0393", "4.0394", "hop4.0395"} {
+		for _, m := range []string{"5.0391", "5.0392", "5.0393", "5.0394", "hop5.0395"} {
 			alive = append(alive, procsWith(m+runTag)...)
 		}
 		if len(alive) > 0 {

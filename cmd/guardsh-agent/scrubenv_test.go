@@ -116,7 +116,7 @@ func TestAgentShellTimeoutKillsAll(t *testing.T) {
 	if testing.Short() {
 		t.Skip("slow, not in -short: two agent runs past a time limit (2 s)")
 	}
-	tag := "93.17" + runTag
+	tag := "93.18" + runTag // not 93.17: older copies of this test kill "sleep 10093.17*"
 	cmd := `sleep 100` + tag + `1 & bash -c 'sleep 100` + tag + `2 & sleep 100` + tag + `3'`
 	for _, noSandbox := range []bool{false, true} {
 		var args []string
@@ -304,14 +304,14 @@ func TestAgentSetsidSurvivor(t *testing.T) {
 // command killed is adopted by the agent; the new session's processes are
 // left alone, but that job is stopped when the run ends, before the report.
 func TestAgentReapAfterSessionRestart(t *testing.T) {
-	out, errs, _ := agentRun(t, "", []string{shellTurn(`sleep 30.0373`+runTag+` & kill -9 $$`, 0), shellTurn(`echo alive`, 0)})
+	out, errs, _ := agentRun(t, "", []string{shellTurn(`sleep 31.0373`+runTag+` & kill -9 $$`, 0), shellTurn(`echo alive`, 0)})
 	if !strings.Contains(out, "this is a new one") && !strings.Contains(errs, "this is a new one") {
 		t.Fatalf("the session did not restart:\n%s\n%s", out, errs)
 	}
 	if !strings.Contains(out, "alive") || !regexp.MustCompile(`stopped 1 process\(es\) the commands left running: \d+ \(sleep\)\n`).MatchString(out) {
 		t.Errorf("the old session's job was not stopped at the end of the run (or more was):\n%s\n%s", out, errs)
 	}
-	if p := procsWith("sleep 30.0373" + runTag); len(p) > 0 {
+	if p := procsWith("sleep 31.0373" + runTag); len(p) > 0 {
 		t.Errorf("still running: %v", p)
 		for _, pid := range p {
 			syscall.Kill(pid, syscall.SIGKILL)
