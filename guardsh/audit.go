@@ -34,6 +34,9 @@ const (
 	// (AuditLimits.SessionBytes): from then on only refusals and asks are
 	// written, each distinct one once; the rest is counted.
 	AuditLimit = "limit"
+	// AuditConnect records a connection a command opened through the
+	// session's proxy (Via "proxy"), when it ended or was refused.
+	AuditConnect = "connect"
 )
 
 // AuditRecord is one line of the audit log.
@@ -59,6 +62,9 @@ type AuditRecord struct {
 	Escalated bool    `json:"escalated,omitempty"` // ran outside the session sandbox with extra rights
 	Effects   Effects `json:"effects,omitzero"`
 	Sandbox   string  `json:"sandbox,omitempty"` // e.g. "landlock+seccomp (abi 7)" or "off (--no-sandbox)"
+	// Admin states the admin context a human granted the session
+	// (AdminGrant.Describe), on every record of it; "" outside one.
+	Admin string `json:"admin,omitempty"`
 	// Advisor is the local model's rating of an allowed command, or why
 	// there is none (issue 9); nil when the advisor is off or not asked.
 	Advisor *AdvisorAudit `json:"advisor,omitempty"`
@@ -72,9 +78,25 @@ type AuditRecord struct {
 	Status     *int    `json:"status,omitempty"`
 	DurationMS float64 `json:"duration_ms,omitempty"`
 
+	// Set on connect records.
+	Connect *AuditConnectInfo `json:"connect,omitempty"`
+
 	// Set on counts records: totals since the session began.
 	Counts  map[string]uint64 `json:"counts,omitempty"`
 	Dropped *AuditDropped     `json:"dropped,omitempty"`
+}
+
+// AuditConnectInfo is a connection through the session's proxy: where to
+// (the name and port asked for, the address dialled), who asked (the
+// proxy user the session gave its commands), and the bytes each way.
+type AuditConnectInfo struct {
+	Host   string `json:"host"`
+	Port   int    `json:"port"`
+	Addr   string `json:"addr,omitempty"`
+	Client string `json:"client,omitempty"`
+	Up     int64  `json:"bytes_up"`
+	Down   int64  `json:"bytes_down"`
+	Error  string `json:"error,omitempty"`
 }
 
 // AuditDropped counts the records a session did not write once it had

@@ -8,9 +8,17 @@ type BuiltinRule struct {
 	ID       string   `json:"id"`
 	Decision Decision `json:"decision"` // the decision in default and auto mode
 	// Catastrophic rules deny even in bypass mode.
-	Catastrophic bool   `json:"catastrophic,omitempty"`
-	Reason       string `json:"reason"`
-	Hint         string `json:"hint"`
+	Catastrophic bool `json:"catastrophic,omitempty"`
+	// ByDestination rules ask only because the command uses the network:
+	// in a session whose connections go through its proxy (Policy.NetProxy)
+	// the proxy decides each connection by destination instead, and the
+	// rule does not ask.
+	ByDestination bool `json:"by_destination,omitempty"`
+	// Destination rules decide the connections a command opens through the
+	// session's proxy (network.go), not commands.
+	Destination bool   `json:"destination,omitempty"`
+	Reason      string `json:"reason"`
+	Hint        string `json:"hint"`
 }
 
 // ruleID names a built-in rule: an index into builtinRules. The zero value,
@@ -74,6 +82,7 @@ const (
 	idDynamicCommand
 	idForkBomb
 	idGuardshSelf
+	idGuardshAdmin
 	idPrivSudo
 	idGitResetHard
 	idGitCleanForce
@@ -113,6 +122,10 @@ const (
 	idContainerHostMount
 	idContainerPrivileged
 	idNetCloud
+	idNetHostAllowed
+	idNetHostUnlisted
+	idNetHostDenied
+	idNetPrivateAddress
 	idInstall
 	idInstallVenv
 	idUnknown
@@ -182,6 +195,7 @@ var builtinRules = [numRules]BuiltinRule{
 	idDynamicCommand:  {ID: "dynamic.command", Decision: Ask, Reason: "the command name is not known before the script runs", Hint: "call the program by its name, e.g. rm instead of $cmd"},
 	idForkBomb:        {ID: "proc.fork-bomb", Decision: Deny, Catastrophic: true, Reason: "fork bomb: a function that starts copies of itself until the machine stops", Hint: "never needed"},
 	idGuardshSelf:     {ID: "guardsh.self", Decision: Deny, Reason: "loosens guardsh itself from inside a session (a laxer GUARDSH_MODE or --mode, the sandbox off, other guardsh settings)", Hint: "the mode and the sandbox are the human's choice; ask them to restart guardsh with other settings"},
+	idGuardshAdmin:    {ID: "guardsh.admin", Decision: Deny, Catastrophic: true, Reason: "enters guardsh's admin context (--admin, --admin-device) from inside a session", Hint: "the admin context is a human's flag when they start guardsh-agent; ask the human"},
 	// Privilege.
 	idPrivSudo: {ID: "priv.sudo", Decision: Ask, Reason: "privilege escalation: runs a command as another user (root)", Hint: "guardsh runs without new privileges; ask the human to run it, or do the work inside the project without root"},
 	// Destructive git.
@@ -205,7 +219,7 @@ var builtinRules = [numRules]BuiltinRule{
 	idGitAbort:             {ID: "git.abort", Decision: Ask, Reason: "aborting a merge/rebase/cherry-pick throws away the resolution in progress", Hint: "finish the operation or ask the human"},
 	idGitConfigExec:        {ID: "git.config-exec", Decision: Ask, Reason: "git -c or git config with a key that runs a program (pager, editor, ssh command, hooks path, alias, filter)", Hint: "run git without overriding these keys"},
 	idGitConfigWrite:       {ID: "git.config-write", Decision: Ask, Reason: "git config writes .git/config or ~/.gitconfig, which guardsh protects", Hint: "ask the human to change git configuration"},
-	idGitNetwork:           {ID: "git.network", Decision: Ask, Reason: "git fetch/pull/clone and other remote operations use the network", Hint: "a human must approve network access"},
+	idGitNetwork:           {ID: "git.network", Decision: Ask, ByDestination: true, Reason: "git fetch/pull/clone and other remote operations use the network", Hint: "a human must approve network access"},
 	idGitRmAll:             {ID: "git.rm-all", Decision: Ask, Reason: "git rm -r -f of the whole tree", Hint: "remove specific paths"},
 	// System.
 	idSysShutdown:      {ID: "sys.shutdown", Decision: Deny, Catastrophic: true, Reason: "shutting down or rebooting the machine", Hint: "never needed for development work"},
@@ -220,14 +234,20 @@ var builtinRules = [numRules]BuiltinRule{
 	idReadCredentials:  {ID: "read.credentials", Decision: Ask, Reason: "reading credentials (SSH keys, cloud credentials, .netrc, keyrings, browser profiles)", Hint: "the agent should not need secrets; ask the human to run the step that needs them"},
 	idReadOutside:      {ID: "read.outside-project", Decision: Ask, Reason: "reading outside the project", Hint: "work with files inside the project; a human must approve reading elsewhere"},
 	// Network and installs.
-	idNetwork:             {ID: "net.command", Decision: Ask, Reason: "uses the network", Hint: "a human must approve network access (allow once or for this session)"},
+	idNetwork:             {ID: "net.command", Decision: Ask, ByDestination: true, Reason: "uses the network", Hint: "a human must approve network access (allow once or for this session)"},
 	idNetRemoteShell:      {ID: "net.remote-shell", Decision: Ask, Reason: "runs commands on another machine (ssh) or copies files there", Hint: "a human must approve remote access"},
 	idNetReverseShell:     {ID: "net.reverse-shell", Decision: Deny, Catastrophic: true, Reason: "reverse shell: connects a shell to a network socket, handing the machine to whoever listens", Hint: "never needed; run the command you need directly"},
 	idContainerHostMount:  {ID: "container.host-mount", Decision: Deny, Catastrophic: true, Reason: "bind-mounts the root file system, home, a system directory or the docker socket into a container, which then has root access to it", Hint: "mount only directories inside the project, e.g. -v \"$PWD\":/work"},
 	idContainerPrivileged: {ID: "container.privileged", Decision: Ask, Reason: "privileged container or host namespaces", Hint: "a human must approve privileged containers"},
 	idNetCloud:            {ID: "net.cloud", Decision: Ask, Reason: "cloud, cluster or database CLI acting on remote resources", Hint: "a human must approve changes to remote infrastructure"},
-	idInstall:             {ID: "install.package", Decision: Ask, Reason: "installs packages outside a project virtual environment (network and writes outside the project)", Hint: "create a project venv (python -m venv .venv) and use .venv/bin/pip, or ask the human to install it"},
-	idInstallVenv:         {ID: "install.venv", Decision: Allow, Reason: "installs into the project's virtual environment", Hint: ""},
+	// Destinations: decided per connection by the session's proxy
+	// (network.go), not per command.
+	idNetHostAllowed:    {ID: "net.host-allowed", Decision: Allow, Destination: true, Reason: "a destination the configuration allows", Hint: ""},
+	idNetHostUnlisted:   {ID: "net.host-unlisted", Decision: Ask, Destination: true, Reason: "a connection to a host no [network] rule allows", Hint: "a human approves it, or adds the host to the user config"},
+	idNetHostDenied:     {ID: "net.host-denied", Decision: Deny, Destination: true, Reason: "a connection to a host denied by", Hint: "this destination is refused by the configuration; use an allowed host"},
+	idNetPrivateAddress: {ID: "net.private-address", Decision: Deny, Destination: true, Reason: "a connection to a private, loopback or link-local address", Hint: "the host's and its network's own services are reached only when a rule names them"},
+	idInstall:           {ID: "install.package", Decision: Ask, Reason: "installs packages outside a project virtual environment (network and writes outside the project)", Hint: "create a project venv (python -m venv .venv) and use .venv/bin/pip, or ask the human to install it"},
+	idInstallVenv:       {ID: "install.venv", Decision: Allow, Reason: "installs into the project's virtual environment", Hint: ""},
 	// Modes and the rest.
 	idUnknown:     {ID: "cmd.unknown", Decision: Ask, Reason: "command guardsh does not know as routine development work", Hint: "a human must approve it once or for this session; a rule in ~/.config/guardsh/config.toml can allow it"},
 	idModeDefault: {ID: "mode.default", Decision: Ask, Reason: "default mode asks before running shell commands", Hint: "approve it, or run guardsh --mode auto to allow routine development commands"},

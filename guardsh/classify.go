@@ -29,7 +29,15 @@ type finding struct {
 type judgement struct {
 	kind kind
 	f    finding
-	eff  Effects
+	// netf is the strongest finding of a ByDestination rule: it counts
+	// (as f) only where the session has no proxy (Policy.NetProxy).
+	netf finding
+	// netOther: a ByDestination rule was found by other (the command is
+	// more than reading). netFirst: netf would be f where it counts (it
+	// came before any finding as strong, and no matchOver replaced it):
+	// on a tie it wins, as the first finding does.
+	netOther, netFirst bool
+	eff                Effects
 	// nested holds the combined verdict of commands this one runs (sh -c,
 	// wrappers, find -exec, xargs); hasNested says it is set.
 	nested    Verdict
@@ -49,6 +57,13 @@ func (j *judgement) match(id ruleID, detail string) {
 	if d == Allow {
 		panic("guardsh: match of allow rule " + id.String())
 	}
+	if id.rule().ByDestination {
+		if j.netf.dec < d {
+			j.netf = finding{d, id, detail}
+			j.netFirst = j.f.dec < d
+		}
+		return
+	}
 	if j.f.dec < d {
 		j.f = finding{d, id, detail}
 	}
@@ -60,8 +75,9 @@ func (j *judgement) match(id ruleID, detail string) {
 // matchOver is match that also replaces an earlier finding of the same
 // decision: id says more precisely what the command does.
 func (j *judgement) matchOver(id ruleID, detail string) {
-	if d := id.rule().Decision; j.f.dec == d {
+	if d := id.rule().Decision; j.f.dec == d || j.netf.dec == d && j.netFirst {
 		j.f = finding{}
+		j.netFirst = false
 	}
 	j.match(id, detail)
 }
@@ -89,6 +105,14 @@ func judged(k kind, id ruleID, detail string) *judgement {
 // other marks the command as not reading-only and records that rule id
 // objects to it.
 func (j *judgement) other(id ruleID, detail string) {
+	if id.rule().ByDestination {
+		// a network command: it runs like a build or a test where the
+		// proxy decides its connections (settleIn)
+		j.atLeast(kDev)
+		j.netOther = true
+		j.match(id, detail)
+		return
+	}
 	j.kind = kOther
 	j.match(id, detail)
 }
@@ -194,8 +218,24 @@ func (p *Policy) settle(j *judgement) Verdict {
 func (p *Policy) settleIn(j *judgement, mode Mode) Verdict {
 	switch mode {
 	case ModeDefault, ModePlan, ModeAuto, ModeBypass:
+	case ModeEdits:
+		// Commands ask as in default mode; the agent's file tools are
+		// settled in ClassifyAccess.
+		mode = ModeDefault
 	default:
 		mode = ModeDefault // unknown modes are the strict default
+	}
+	if j.netf.dec != Allow && !p.NetProxy {
+		// no proxy: the network finding counts like any other
+		if j.f.dec < j.netf.dec || j.f.dec == j.netf.dec && j.netFirst {
+			j.f = j.netf
+		}
+		if j.netOther {
+			j.kind = kOther
+		}
+	}
+	if v, ok := p.adminLift(j, mode); ok {
+		return v
 	}
 	switch {
 	case j.f.dec == Deny:
@@ -283,7 +323,7 @@ var pureVerdict = verdictOf(idShellBuiltin, "", Effects{})
 // answer ok == false here, not only in Classify.
 func (p *Policy) PureVerdict(name string) (v Verdict, ok bool) {
 	switch p.Mode {
-	case ModeDefault, ModePlan, ModeAuto, ModeBypass:
+	case ModeDefault, ModePlan, ModeEdits, ModeAuto, ModeBypass:
 	default:
 		return Verdict{}, false // other modes (strict) may look at the arguments
 	}

@@ -194,10 +194,12 @@ func laxer(a, b Mode) bool {
 			return -1
 		case ModePlan:
 			return 0
-		case ModeAuto:
+		case ModeEdits:
 			return 2
-		case ModeBypass:
+		case ModeAuto:
 			return 3
+		case ModeBypass:
+			return 4
 		}
 		return 1
 	}
@@ -215,6 +217,8 @@ func hGuardsh(cx *cmdCtx, name string, args []string) {
 			cx.guardshEnv("GUARDSH_MODE=" + a[len("--mode="):])
 		case a == "--no-sandbox" || a == "--trust" || strings.HasPrefix(a, "--trust="):
 			cx.j.match(idGuardshSelf, a)
+		case strings.HasPrefix(strings.TrimLeft(a, "-"), "admin") && strings.HasPrefix(a, "-"):
+			cx.j.match(idGuardshAdmin, a)
 		}
 	}
 }
@@ -1855,6 +1859,7 @@ func (cx *cmdCtx) copyRemote(name string, args []string, pre finding) {
 	if local {
 		// a local copy: no network
 		cx.j.f = pre
+		cx.j.netf, cx.j.netOther, cx.j.netFirst = finding{}, false, false
 		cx.j.kind = kEdit
 		cx.j.eff.Network = false
 	}
@@ -1867,6 +1872,7 @@ func (cx *cmdCtx) copyRemote(name string, args []string, pre finding) {
 		if hasOpt(args[1:], 'n', "dry-run") {
 			// lists names, reads no contents
 			cx.j.f = pre
+			cx.j.netf, cx.j.netOther, cx.j.netFirst = finding{}, false, false
 			cx.j.kind = kRead
 			return
 		}
@@ -1884,6 +1890,10 @@ func (cx *cmdCtx) copyRemote(name string, args []string, pre finding) {
 
 func hCloud(cx *cmdCtx, name string, args []string) {
 	cx.j.eff.Network = true
+	if cloudRead(name, args) { // cloud.go
+		cx.j.other(idNetwork, strings.Join(displayArgs(args, 3), " ")+" reads remote state")
+		return
+	}
 	cx.j.other(idNetCloud, strings.Join(displayArgs(args, 3), " "))
 }
 
@@ -2434,6 +2444,13 @@ func hTerraform(cx *cmdCtx, name string, args []string) {
 		case "fmt", "validate", "version", "providers", "graph", "console", "show", "output":
 			cx.j.atLeast(kRead)
 			return
+		case "plan":
+			// reads the remote state, changes nothing there
+			if !hasOpt(args[1:], 0, "out") {
+				cx.j.eff.Network = true
+				cx.j.other(idNetwork, name+" plan reads remote state")
+				return
+			}
 		}
 	}
 	hCloud(cx, name, args)

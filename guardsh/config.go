@@ -77,6 +77,9 @@ type Config struct {
 	Strict StrictConfig
 	// Env configures the secret-free environment (config_env.go).
 	Env EnvConfig
+	// Network decides connections by destination (config_network.go,
+	// network.go).
+	Network NetworkPolicy
 	// Warnings are parts of the project file guardsh did not apply, each
 	// "file:line:col: what and why". The caller must show them.
 	Warnings []string
@@ -124,6 +127,7 @@ type fileConfig struct {
 	Advisor *fileAdvisor `toml:"advisor"` // config_advisor.go
 	Strict  *fileStrict  `toml:"strict"`  // config_strict.go
 	Env     *fileEnv     `toml:"env"`     // config_env.go
+	Network *fileNetwork `toml:"network"` // config_network.go
 }
 
 type auditConfig struct {
@@ -293,7 +297,10 @@ func (c *Config) applySections(file, src string, fc *fileConfig, home string, pr
 	if err := c.applyStrict(file, src, fc.Strict, home, project); err != nil {
 		return err
 	}
-	return c.applyEnv(file, src, fc.Env, project)
+	if err := c.applyEnv(file, src, fc.Env, project); err != nil {
+		return err
+	}
+	return c.applyNetwork(file, src, fc.Network, project)
 }
 
 // Policy returns a policy for mode with the configuration's rules.
@@ -335,17 +342,19 @@ func (c *Config) ResolveMode(flag string, env func(string) string) (Mode, string
 func modeStrictness(m Mode) int {
 	switch m {
 	case ModeStrict:
-		return 4
+		return 5
 	case ModeBypass:
 		return 0
 	case ModeAuto:
 		return 1
-	case ModeDefault:
+	case ModeEdits:
 		return 2
-	case ModePlan:
+	case ModeDefault:
 		return 3
+	case ModePlan:
+		return 4
 	}
-	return 2
+	return 3
 }
 
 // readConfigFile reads and decodes one file; (nil, "", nil) if it does not
@@ -403,7 +412,7 @@ func readConfigFile(name string) (*fileConfig, string, error) {
 			idx = arrayIndex(md, k)
 		}
 		l, c := locateKey(src, table, idx, key)
-		return nil, "", &ConfigError{name, l, c, fmt.Sprintf("unknown key %q (known: mode, trusted_projects, [audit] path/enabled/max_session_mb/max_file_mb/keep, [[rule]] id/decision/prefix/reason/hint/network/write/match/not_match, [advisor], [strict], [env]; see docs/policy.md \"Configuration\")", k.String())}
+		return nil, "", &ConfigError{name, l, c, fmt.Sprintf("unknown key %q (known: mode, trusted_projects, [audit] path/enabled/max_session_mb/max_file_mb/keep, [[rule]] id/decision/prefix/reason/hint/network/write/match/not_match, [advisor], [strict], [env], [network] profiles/allow/deny; see docs/policy.md \"Configuration\")", k.String())}
 	}
 	return &fc, src, nil
 }

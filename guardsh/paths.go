@@ -507,5 +507,20 @@ func (p *Policy) ClassifyAccess(a Access) Verdict {
 		}
 	}
 	p.strictAccess(j, l, a, abs, what)
-	return p.settle(j)
+	if p.Mode == ModeEdits && a.Via == "agent" && (!a.Write || a.Inside) {
+		// Edits mode: the agent's file tools change the project freely;
+		// what asks in auto mode (outside, credentials, agent settings)
+		// still asks.
+		return p.settleIn(j, ModeAuto)
+	}
+	v := p.settle(j)
+	if v.Rule == idModeDefault.String() && a.Write {
+		// Not a shell command: say what default mode asks about here.
+		v.Reason = "default mode asks before every file change: " + abs
+		v.Hint = "approve it, or run with --mode edits to let the agent's file tools change the project without asking (shell commands still ask)"
+		if a.Via != "agent" {
+			v.Hint = "approve it, or run guardsh --mode auto to allow changes inside the project"
+		}
+	}
+	return v
 }

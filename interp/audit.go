@@ -41,6 +41,8 @@ type AuditLog struct {
 	scratch []byte // encoding buffer
 	// envScrubbed goes on the next decide record (SetEnvScrubbed).
 	envScrubbed []string
+	// admin goes on every record (SetAdmin).
+	admin string
 
 	lim     guardsh.AuditLimits
 	written int64 // bytes of this session's records so far
@@ -77,6 +79,17 @@ func (a *AuditLog) SetEnvScrubbed(names []string) {
 	}
 	a.mu.Lock()
 	a.envScrubbed = names
+	a.mu.Unlock()
+}
+
+// SetAdmin states the session's admin context (guardsh.AdminGrant.Describe)
+// on every record from now on.
+func (a *AuditLog) SetAdmin(desc string) {
+	if a == nil {
+		return
+	}
+	a.mu.Lock()
+	a.admin = desc
 	a.mu.Unlock()
 }
 
@@ -223,6 +236,19 @@ func (a *AuditLog) Decide(rec *guardsh.AuditRecord) uint64 {
 	return rec.ID
 }
 
+// Connect appends a connect record (a connection through the session's
+// proxy) and flushes it.
+func (a *AuditLog) Connect(rec *guardsh.AuditRecord) {
+	if a == nil {
+		return
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	rec.Event = guardsh.AuditConnect
+	a.writeLocked(rec)
+	a.flushLocked()
+}
+
 // Exit appends the exit record of command id.
 func (a *AuditLog) Exit(id uint64, status int, d time.Duration) {
 	if a == nil || id == 0 {
@@ -296,6 +322,9 @@ func (a *AuditLog) writeLocked(rec *guardsh.AuditRecord) {
 // putLocked encodes rec and hands it to the buffer.
 func (a *AuditLog) putLocked(rec *guardsh.AuditRecord) {
 	rec.Session = a.session
+	if a.admin != "" {
+		rec.Admin = a.admin
+	}
 	if a.envScrubbed != nil && (rec.Event == guardsh.AuditDecide || rec.Event == guardsh.AuditCounts) {
 		rec.EnvScrubbed, a.envScrubbed = a.envScrubbed, nil
 	}

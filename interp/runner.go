@@ -72,6 +72,10 @@ type Config struct {
 	// Advisor, if set, rates every command the rules allowed outright
 	// and refuses one rated at or above its threshold (advisor.go).
 	Advisor Advisor
+	// UserHome is the home directory the policy protects; "" means the
+	// session's $HOME. guardsh-agent's clean environment points HOME at
+	// a directory of the run's own and sets this to the user's.
+	UserHome string
 
 	// shared is set for nested shells (bash -c, scripts): they share the
 	// parent's process table and job list.
@@ -519,7 +523,7 @@ func (g *Runner) lineCheck(src string) (v guardsh.Verdict, ok bool) {
 	v, ok = g.policy.LineCheck(src, guardsh.CheckEnv{
 		Dir:     g.r.Dir,
 		Project: g.cfg.Project,
-		Home:    g.Var("HOME"),
+		Home:    g.policyHome(g.Var("HOME")),
 		Env:     map[string]string{"TMPDIR": g.Var("TMPDIR")},
 		Via:     "shell",
 	})
@@ -752,6 +756,15 @@ func (g *Runner) statusOf(err error) int {
 	return 1
 }
 
+// policyHome is the home directory the policy protects: Config.UserHome,
+// else the session's $HOME (envHome).
+func (g *Runner) policyHome(envHome string) string {
+	if g != nil && g.cfg.UserHome != "" {
+		return g.cfg.UserHome
+	}
+	return envHome
+}
+
 // command builds the policy's view of one simple command.
 func (g *Runner) command(hc interp.HandlerContext, args []string) guardsh.Command {
 	env := hc.Env
@@ -759,7 +772,7 @@ func (g *Runner) command(hc interp.HandlerContext, args []string) guardsh.Comman
 		Args:    args,
 		Dir:     hc.Dir,
 		Project: g.cfg.Project,
-		Home:    env.Get("HOME").String(),
+		Home:    g.policyHome(env.Get("HOME").String()),
 		Env:     func(name string) string { return env.Get(name).String() },
 		Via:     "shell",
 	}

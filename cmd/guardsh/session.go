@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -194,8 +195,11 @@ func sandboxSession(inv *invocation) (code int, done bool, describe string) {
 	// same configuration, loaded here, out of the interpreter's reach.
 	policy := guardsh.NewPolicy(inv.mode)
 	files := map[string]*os.File{}
+	netPolicy := &guardsh.NetworkPolicy{}
+	var limits guardsh.AuditLimits
 	if gcfg, err := guardsh.LoadConfig(home, c.Project, os.Getenv); err == nil {
 		policy = gcfg.Policy(inv.mode)
+		netPolicy, limits = &gcfg.Network, gcfg.AuditLimits()
 		privilegedAdvise = brokerAdvise(gcfg, c.Project, home) // policy_setup.go
 		// The audit log lives outside the sandbox: open it here and pass
 		// it down (Landlock does not affect open files).
@@ -215,6 +219,9 @@ func sandboxSession(inv *invocation) (code int, done bool, describe string) {
 	}
 	check := brokerCheck(policy, c.Project, home)
 	env := append(sessionEnviron(), "TMPDIR="+c.TmpDir) // without secrets when scrubbing (scrubenv.go)
+	// One session id for the interpreter's records and the proxy's.
+	sid := interp.NewSessionID()
+	env = append(env, envAuditSession+"="+sid, proxySocketVar+"="+filepath.Join(c.TmpDir, proxySocketName))
 	// Ctrl-C reaches the interpreter through the terminal's process group;
 	// the privileged side outlives it and forwards termination (Notify
 	// below, once the stage is starting: it costs ~0.2 ms, a thread).
@@ -251,6 +258,17 @@ func sandboxSession(inv *invocation) (code int, done bool, describe string) {
 		return 126, true, ""
 	}
 	madeTmp = true
+	// The network by destination: the proxy the commands' connections go
+	// through (netproxy.go); the interpreter reaches it where the session
+	// has a network namespace of its own.
+	var proxyAudit *interp.AuditLog
+	if f := files["audit"]; f != nil {
+		proxyAudit = interp.NewAuditLog(f, sid)
+		proxyAudit.SetLimits(limits)
+	}
+	if stop, err := startSessionProxy(c.TmpDir, netPolicy, proxyAudit, ""); err == nil {
+		defer stop()
+	}
 	res, ok, results := probeAll(c, false)
 	if !ok {
 		abort()
@@ -321,7 +339,7 @@ func sandboxSession(inv *invocation) (code int, done bool, describe string) {
 // the file at path.
 func sessionAudit(path string, lim guardsh.AuditLimits) (*interp.AuditLog, error) {
 	if f := sandbox.PassedFile("audit"); f != nil {
-		a := interp.NewAuditLog(f, "")
+		a := interp.NewAuditLog(f, os.Getenv(envAuditSession))
 		a.SetLimits(lim)
 		return a, nil
 	}
