@@ -172,3 +172,34 @@ func TestExecRelativeWrite(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestBrokerStopping: an escalated command that ends while the privileged
+// side is stopping the command line (Broker.Stopping) is answered Stopped,
+// so that the interpreter stops too; otherwise it is not.
+func TestBrokerStopping(t *testing.T) {
+	needRoot(t)
+	if LandlockABI() < minLandlockABI {
+		t.Skip("no Landlock")
+	}
+	project := t.TempDir()
+	c := NewConfig(project, t.TempDir(), "", nil)
+	for _, stopping := range []bool{false, true} {
+		b, end, err := NewBroker(BackendLandlock, c, func(r Request) (Rights, error) { return Rights{}, nil })
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.Stopping = func() bool { return stopping }
+		go b.Serve()
+		cl := NewClient(end)
+		devnull, _ := os.OpenFile(os.DevNull, os.O_RDWR, 0)
+		resp, err := cl.Run(Request{Args: []string{"/bin/sh", "-c", "exit 3"}, Dir: project, Env: []string{"PATH=/usr/bin:/bin"}}, devnull, devnull, devnull)
+		cl.Close()
+		devnull.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if resp.Status != 3 || resp.Stopped != stopping {
+			t.Errorf("stopping=%v: status %d, Stopped %v; want 3, %v", stopping, resp.Status, resp.Stopped, stopping)
+		}
+	}
+}
