@@ -12,11 +12,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"syscall"
 
+	"github.com/guardsh/guardsh/gitsafe"
 	"golang.org/x/sys/unix"
 )
 
@@ -117,6 +119,11 @@ type Broker struct {
 	// interrupted) and the processes it started: an escalated command
 	// that ends meanwhile is answered Stopped. nil: never.
 	Stopping func() bool
+	// Handlers answer the request kinds the broker itself does not know
+	// (the session proxy's streams, Client.Open); a kind without a handler
+	// is refused. A handler that keeps a file dups it: the broker closes
+	// the request's files when the handler returns.
+	Handlers map[string]func(req Request, files []*os.File) Response
 	conn     *os.File
 
 	checkMu  sync.Mutex    // one Check (which may ask a human) at a time
@@ -193,6 +200,9 @@ func (b *Broker) handle(req Request, files []*os.File) Response {
 		<-b.advising
 		return Response{Advice: &a}
 	}
+	if h := b.Handlers[req.Kind]; req.Kind != "" && req.Kind != KindAdvise && h != nil {
+		return h(req, files)
+	}
 	if req.Kind != "" || len(req.Args) == 0 || len(files) != 3 {
 		return Response{Status: 126, Err: "guardsh: broker: malformed request"}
 	}
@@ -212,7 +222,31 @@ func (b *Broker) handle(req Request, files []*os.File) Response {
 		return Response{Status: 127, Err: fmt.Sprintf("guardsh: %s: command not found", req.Args[0])}
 	}
 	argv := append([]string{path}, req.Args[1:]...)
-	cmd, err := ExecCommand(b.Backend, b.Config.With(rights), argv, EscalationEnv(req.Env), req.Dir)
+	env := EscalationEnv(req.Env)
+	switch filepath.Base(path) {
+	case "git-receive-pack", "git-upload-pack", "git-upload-archive", "git-shell", "git-http-backend", "git-daemon":
+		// the server side of git runs the hooks of the repository it serves
+		return Response{Status: 126, Err: fmt.Sprintf("guardsh: broker: not run outside the sandbox: %s serves a repository and runs its hooks. Run git push/fetch/archive instead", filepath.Base(path))}
+	}
+	if isGit(path) {
+		// An approved git runs with hooks, fsmonitor and the repository's
+		// programs off, and carries no option that runs a program: what the
+		// human approved, with the network, and no more. Its global config
+		// is the user's (the privileged side's HOME), not one the session
+		// points HOME at.
+		env = slices.DeleteFunc(env, func(e string) bool {
+			return strings.HasPrefix(e, "HOME=") || strings.HasPrefix(e, "XDG_CONFIG_HOME=")
+		})
+		for _, k := range []string{"HOME", "XDG_CONFIG_HOME"} {
+			if v, ok := os.LookupEnv(k); ok {
+				env = append(env, k+"="+v)
+			}
+		}
+		if argv, env, err = gitsafe.Prepare(path, req.Dir, env, req.Args[1:]); err != nil {
+			return Response{Status: 126, Err: "guardsh: broker: " + err.Error()}
+		}
+	}
+	cmd, err := ExecCommand(b.Backend, b.Config.With(rights), argv, env, req.Dir)
 	if err != nil {
 		return Response{Status: 126, Err: "guardsh: broker: " + err.Error()}
 	}
@@ -235,6 +269,16 @@ func exitResponse(err error) Response {
 		return Response{Status: ee.ExitCode()}
 	}
 	return Response{Status: 126, Err: "guardsh: broker: " + err.Error()}
+}
+
+// isGit reports whether the program at path is git (by its name, or the
+// name of the file a symbolic link leads to).
+func isGit(path string) bool {
+	if filepath.Base(path) == "git" {
+		return true
+	}
+	real, err := filepath.EvalSymlinks(path)
+	return err == nil && filepath.Base(real) == "git"
 }
 
 // EscalationEnv is the environment an escalated command gets: the
@@ -395,6 +439,35 @@ func (c *Client) Advise(ctx context.Context, q AdviseRequest) (Advice, error) {
 	case <-ctx.Done():
 		return Advice{}, ctx.Err()
 	}
+}
+
+// Open asks the privileged side for a stream of kind (one it has a
+// Handler for): the interpreter keeps one end of a new socketpair, the
+// handler gets the other. The confined side needs no socket of its own
+// for it (Landlock before ABI 9 cannot limit where a Unix socket
+// connects, so seccomp allows it none).
+func (c *Client) Open(kind string) (*os.File, error) {
+	syscall.ForkLock.RLock()
+	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM, 0)
+	if err == nil {
+		unix.CloseOnExec(fds[0])
+		unix.CloseOnExec(fds[1])
+	}
+	syscall.ForkLock.RUnlock()
+	if err != nil {
+		return nil, err
+	}
+	mine, theirs := os.NewFile(uintptr(fds[0]), "guardsh-"+kind), os.NewFile(uintptr(fds[1]), "guardsh-"+kind)
+	resp, err := c.exchange(Request{Kind: kind}, []*os.File{theirs})
+	theirs.Close()
+	if err == nil && resp.Err != "" {
+		err = errors.New(resp.Err)
+	}
+	if err != nil {
+		mine.Close()
+		return nil, err
+	}
+	return mine, nil
 }
 
 // Close closes the channel.

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"net"
 	"os"
 	"strconv"
 	"strings"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/guardsh/guardsh/guardsh"
 	"github.com/guardsh/guardsh/interp"
+	"github.com/guardsh/guardsh/sandbox"
 	"github.com/guardsh/guardsh/sandbox/proxy"
 )
 
@@ -18,17 +20,12 @@ import (
 // records carry the same session.
 const envAuditSession = "GUARDSH_AUDIT_SESSION"
 
-// startSessionProxy starts the session's network proxy on the privileged
-// side (proxy.Proxy, on a Unix socket in the session's temp dir): every
-// connection a command opens is decided by n, asked at the terminal when
-// one is open (refused at once otherwise), recorded in the audit log
-// (audit may be nil) and, when refused, said on stderr. It returns a
-// function that stops it.
-func startSessionProxy(dir string, n *guardsh.NetworkPolicy, audit *interp.AuditLog, sandboxDesc string) (func(), error) {
-	l, _, err := proxy.Listen(dir)
-	if err != nil {
-		return nil, err
-	}
+// sessionProxy makes the session's network proxy for the privileged side
+// (proxy.Proxy): every connection a command opens is decided by n, asked
+// at the terminal when one is open (refused at once otherwise), recorded
+// in the audit log (audit may be nil) and, when refused, said on stderr.
+// Its connections arrive as broker streams (brokerProxyHandler).
+func sessionProxy(n *guardsh.NetworkPolicy, audit *interp.AuditLog, sandboxDesc string) *proxy.Proxy {
 	var mu sync.Mutex
 	byName := map[string]guardsh.NetVerdict{} // the name's verdict, for its addresses
 	key := func(d proxy.Dest) string { return d.Host + "\x00" + strconv.Itoa(d.Port) }
@@ -87,8 +84,23 @@ func startSessionProxy(dir string, n *guardsh.NetworkPolicy, audit *interp.Audit
 			audit.Connect(rec)
 		},
 	}
-	go p.Serve(l)
-	return func() { p.Close(); l.Close() }, nil
+	return p
+}
+
+// brokerProxyHandler serves the interpreter's proxy streams
+// (sandbox.Client.Open(proxy.Kind)) with p.
+func brokerProxyHandler(p *proxy.Proxy) func(sandbox.Request, []*os.File) sandbox.Response {
+	return func(_ sandbox.Request, files []*os.File) sandbox.Response {
+		if len(files) != 1 {
+			return sandbox.Response{Status: 126, Err: "guardsh: broker: malformed proxy request"}
+		}
+		c, err := net.FileConn(files[0]) // a dup: the broker closes files[0]
+		if err != nil {
+			return sandbox.Response{Status: 126, Err: "guardsh: broker: " + err.Error()}
+		}
+		go p.ServeConn(c)
+		return sandbox.Response{}
+	}
 }
 
 func proxyVerdict(v guardsh.NetVerdict) proxy.Verdict {
@@ -101,17 +113,24 @@ func proxyVerdict(v guardsh.NetVerdict) proxy.Verdict {
 // variables for every command. Where commands have no network at all
 // (no namespace could be made), it does nothing: they stay offline.
 func startProxyRelay() []string {
-	sock := os.Getenv(proxy.EnvSocket)
-	os.Unsetenv(proxy.EnvSocket)
-	if sock == "" {
+	on := os.Getenv(proxy.EnvProxy) == "1"
+	os.Unsetenv(proxy.EnvProxy)
+	c := sessionAdviseClient // the privileged side's channel (session.go)
+	if !on || c == nil {
 		return nil
 	}
-	r, err := proxy.StartRelay(sock)
+	r, err := proxy.StartRelay(func() (net.Conn, error) {
+		f, err := c.Open(proxy.Kind)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		return net.FileConn(f)
+	})
 	if err != nil {
 		return nil // no sockets in this sandbox: no network, as before
 	}
-	user := "s-" + os.Getenv(envAuditSession)
-	return proxy.Env(r.Addr(), user)
+	return proxy.Env(r.Addr(), "s-"+os.Getenv(envAuditSession))
 }
 
 // dropEnv removes name from env (nil stays nil: the process environment).
@@ -128,8 +147,5 @@ func dropEnv(env []string, name string) []string {
 	return out
 }
 
-// proxySocketVar is proxy.EnvSocket: never passed on to commands.
-const (
-	proxySocketVar  = proxy.EnvSocket
-	proxySocketName = proxy.SocketName
-)
+// proxyVar is proxy.EnvProxy: never passed on to commands.
+const proxyVar = proxy.EnvProxy

@@ -118,12 +118,24 @@ func (p *Proxy) Serve(l net.Listener) error {
 			c.Close()
 			return nil
 		}
-		go func() {
-			defer p.track(c, false)
-			defer c.Close()
-			p.serveConn(c)
-		}()
+		go p.serve(c)
 	}
+}
+
+// ServeConn serves one client connection (a stream the broker handed
+// over) and closes it.
+func (p *Proxy) ServeConn(c net.Conn) {
+	if !p.track(c, true) {
+		c.Close()
+		return
+	}
+	p.serve(c)
+}
+
+func (p *Proxy) serve(c net.Conn) {
+	defer p.track(c, false)
+	defer c.Close()
+	p.serveConn(c)
 }
 
 func (p *Proxy) track(c net.Conn, add bool) bool {

@@ -16,6 +16,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -342,18 +343,26 @@ func TestProxyRelayCurl(t *testing.T) {
 	secure := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "secure "+r.TLS.ServerName) }))
 	defer secure.Close()
 	tp := newTestProxy(t, map[string]string{"reg.test": "127.0.0.1"}, []string{"reg.test"}, nil, false)
-	// The proxy on a Unix socket, as on the privileged side.
-	dir, err := os.MkdirTemp("", "gsproxy")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer os.RemoveAll(dir)
-	l, sock, err := Listen(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	go tp.Serve(l)
-	relay, err := StartRelay(sock)
+	// Each relayed connection reaches the proxy over a socketpair, as the
+	// broker's streams do (sandbox.Client.Open).
+	dir := t.TempDir()
+	relay, err := StartRelay(func() (net.Conn, error) {
+		fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM, 0)
+		if err != nil {
+			return nil, err
+		}
+		conn := func(fd int) net.Conn {
+			f := os.NewFile(uintptr(fd), "pair")
+			defer f.Close()
+			c, err := net.FileConn(f)
+			if err != nil {
+				t.Error(err)
+			}
+			return c
+		}
+		go tp.ServeConn(conn(fds[1]))
+		return conn(fds[0]), nil
+	})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,53 +4,39 @@ import (
 	"errors"
 	"io"
 	"net"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 )
 
-// SocketName is the name of the privileged side's proxy socket in the
-// session's private temp dir; EnvSocket passes its path to the
-// interpreter.
+// Kind is the broker request kind of a proxied connection
+// (sandbox.Client.Open); EnvProxy tells the interpreter that the
+// privileged side runs the session proxy.
 const (
-	SocketName = ".guardsh-proxy.sock"
-	EnvSocket  = "GUARDSH_PROXY_SOCKET"
+	Kind     = "proxy"
+	EnvProxy = "GUARDSH_PROXY"
 )
-
-// Listen makes the privileged side's end of the session proxy: a
-// Unix socket in dir (the session's temp dir, which the confined
-// interpreter can reach), mode 0600.
-func Listen(dir string) (net.Listener, string, error) {
-	path := filepath.Join(dir, SocketName)
-	os.Remove(path)
-	l, err := net.Listen("unix", path)
-	if err != nil {
-		return nil, "", err
-	}
-	os.Chmod(path, 0o600)
-	return l, path, nil
-}
 
 // Relay is the confined side's end: a TCP listener on 127.0.0.1 in
 // the session's network namespace (the only address commands there can
-// reach) whose every connection is relayed to the proxy socket.
+// reach) whose every connection is relayed to the proxy over a stream
+// dial opens (the broker's, sandbox.Client.Open).
 type Relay struct {
 	l    net.Listener
-	sock string
+	dial func() (net.Conn, error)
 	wg   sync.WaitGroup
 }
 
-// StartRelay listens on 127.0.0.1 and relays to the proxy at sock.
-func StartRelay(sock string) (*Relay, error) {
-	if sock == "" {
-		return nil, errors.New("no proxy socket")
+// StartRelay listens on 127.0.0.1 and relays each connection to a stream
+// from dial.
+func StartRelay(dial func() (net.Conn, error)) (*Relay, error) {
+	if dial == nil {
+		return nil, errors.New("no way to the proxy")
 	}
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, err
 	}
-	r := &Relay{l: l, sock: sock}
+	r := &Relay{l: l, dial: dial}
 	r.wg.Add(1)
 	go r.loop()
 	return r, nil
@@ -69,7 +55,7 @@ func (r *Relay) loop() {
 
 func (r *Relay) relay(c net.Conn) {
 	defer c.Close()
-	u, err := net.Dial("unix", r.sock)
+	u, err := r.dial()
 	if err != nil {
 		io.WriteString(c, "HTTP/1.1 502 Bad Gateway\r\nContent-Type: text/plain\r\nConnection: close\r\n\r\nguardsh: the session's proxy is not reachable: "+err.Error()+"\n")
 		return
@@ -78,13 +64,11 @@ func (r *Relay) relay(c net.Conn) {
 	done := make(chan struct{})
 	go func() {
 		io.Copy(u, c)
-		u.(*net.UnixConn).CloseWrite()
+		closeWrite(u)
 		close(done)
 	}()
 	io.Copy(c, u)
-	if tc, ok := c.(*net.TCPConn); ok {
-		tc.CloseWrite()
-	}
+	closeWrite(c)
 	<-done
 }
 
