@@ -100,6 +100,9 @@ type Command struct {
 	// written form, so that a glob the shell already expanded is seen as
 	// the glob (rm -rf * in the project root); only its denials count.
 	Source string
+	// budget is the static check's budget this command is judged within
+	// (the code it runs shares it); nil starts a new one.
+	budget *checkBudget
 }
 
 // Verdict is the policy's answer for one command.
