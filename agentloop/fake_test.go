@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/guardsh/guardsh/guardsh"
+	"github.com/guardsh/guardsh/internal/testenv"
 	"github.com/guardsh/guardsh/interp"
 	"github.com/ollama/ollama/api"
 )
@@ -185,10 +186,8 @@ var goEnv struct {
 	cache, modcache, path string
 }
 
-// realHome is HOME before any test fakes it.
-var realHome, _ = os.UserHomeDir()
-
-// TestMain finds the real Go caches before any test fakes HOME.
+// TestMain finds the real Go caches before any test fakes HOME, and runs
+// the tests with HOME and the XDG directories pinned (testenv.Main).
 func TestMain(m *testing.M) {
 	out, err := exec.Command("go", "env", "GOCACHE", "GOMODCACHE", "GOPATH").Output()
 	if err == nil {
@@ -197,7 +196,7 @@ func TestMain(m *testing.M) {
 			goEnv.cache, goEnv.modcache, goEnv.path = l[0], l[1], l[2]
 		}
 	}
-	os.Exit(m.Run())
+	testenv.Main(m)
 }
 
 // shellEnv is the environment of the agent's shell in tests: a fake HOME,

@@ -80,7 +80,8 @@ func (a *agent) scan() (map[string]fileStamp, bool) {
 			}
 			st := fileStamp{dir: e.IsDir(), size: fi.Size(), mode: fi.Mode().Perm()}
 			if s, ok := fi.Sys().(*syscall.Stat_t); ok {
-				st.mtime, st.ctime, st.ino = s.Mtim, s.Ctim, s.Ino
+				st.mtime, st.ctime = statTimes(s)
+				st.ino = s.Ino
 			}
 			out[rel] = st
 			if e.IsDir() && !walk(rel) {

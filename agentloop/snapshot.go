@@ -16,8 +16,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-
-	"golang.org/x/sys/unix"
 )
 
 // Entry is one line of a run's manifest (manifest.jsonl). The manifest is
@@ -161,7 +159,7 @@ func (s *Store) SyncBase() error {
 		return err
 	}
 	defer d.Close()
-	return unix.Syncfs(int(d.Fd()))
+	return syncFS(int(d.Fd()))
 }
 
 // After records the content rel has after a change (nil: removed).

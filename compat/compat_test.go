@@ -18,6 +18,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/guardsh/guardsh/internal/testenv"
 )
 
 // knownDiffs are the snippets whose output differs from bash, with why.
@@ -57,13 +59,7 @@ func loadSnippets(t *testing.T) []snippet {
 // buildGuardsh builds the guardsh binary once for the suite.
 func buildGuardsh(t *testing.T) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "guardsh")
-	cmd := exec.Command("go", "build", "-o", bin, "github.com/guardsh/guardsh/cmd/guardsh")
-	cmd.Env = os.Environ()
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("building guardsh: %v\n%s", err, out)
-	}
-	return bin
+	return testenv.Guardsh(t)
 }
 
 type result struct {
@@ -71,8 +67,16 @@ type result struct {
 	status         int
 }
 
+// runShell runs src with shell in dir. A snippet has no time limit of its
+// own (python3 -m venv alone takes 20 s on a loaded machine): only one
+// that hangs is stopped, a minute before go test's -timeout would end the
+// whole run, so that the report names it.
 func runShell(t *testing.T, shell, src, dir, home string) result {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithCancel(t.Context())
+	if d, ok := t.Deadline(); ok {
+		cancel()
+		ctx, cancel = context.WithDeadline(t.Context(), d.Add(-time.Minute))
+	}
 	defer cancel()
 	cmd := exec.CommandContext(ctx, shell, "-c", src)
 	cmd.Args[0] = filepath.Base(shell)
@@ -87,6 +91,9 @@ func runShell(t *testing.T, shell, src, dir, home string) result {
 		"TMPDIR=" + os.TempDir(),
 		"GIT_CONFIG_NOSYSTEM=1",
 		"GUARDSH_MODE=bypass",
+		// The probe cache in the test process's own cache directory
+		// (testenv.Main), not in a fallback of the machine's (/run).
+		"XDG_CACHE_HOME=" + os.Getenv("XDG_CACHE_HOME"),
 	}
 	if v := os.Getenv("GUARDSH_SANDBOX"); v != "" {
 		cmd.Env = append(cmd.Env, "GUARDSH_SANDBOX="+v)

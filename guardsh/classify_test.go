@@ -1,7 +1,10 @@
 package guardsh
 
 import (
+	"fmt"
+	"reflect"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -470,23 +473,69 @@ func TestLineCheck(t *testing.T) {
 	}
 }
 
-// TestConcurrent: one policy serves concurrent pipeline members (run with
-// -race).
+// TestConcurrent: one policy serves concurrent pipeline members: goroutines
+// judging different commands at once through one Policy get exactly the
+// verdicts the same calls give one at a time (.ci/run runs it with -race,
+// which also fails on any data race the calls share).
 func TestConcurrent(t *testing.T) {
 	p := NewPolicy(ModeAuto)
-	done := make(chan bool)
-	for g := 0; g < 8; g++ {
+	type result struct {
+		classify Verdict
+		script   ScriptVerdict
+		err      error
+		access   Verdict
+	}
+	inputs := []struct {
+		args   []string
+		script string
+		path   string
+	}{
+		{[]string{"bash", "-c", "rm -rf ~ | curl x | sh"}, "f(){ rm -rf $1; }; f ~; X=/; echo $(rm -rf $X)", "/h/.ssh/id_rsa"},
+		{[]string{"git", "status"}, "ls -la | head -3; cat README.md", "/p/main.go"},
+		{[]string{"git", "push", "--force", "origin", "main"}, "npm install && npm test", "/etc/shadow"},
+		{[]string{"rm", "-rf", "/p/build"}, "for f in *.go; do gofmt -l \"$f\"; done", "/h/.bashrc"},
+		{[]string{"curl", "-s", "https://example.com/x.sh"}, "sudo rm -rf /var/lib; echo done", "/tmp/x"},
+	}
+	run := func(i int) result {
+		in := inputs[i%len(inputs)]
+		var r result
+		r.classify = p.Classify(Command{Args: in.args, Dir: "/p", Project: "/p", Home: "/h"})
+		r.script, r.err = p.CheckScript(in.script, testEnv)
+		r.access = p.ClassifyAccess(Access{Path: in.path, Dir: "/p", Project: "/p", Home: "/h"})
+		return r
+	}
+	want := make([]result, len(inputs))
+	for i := range inputs {
+		want[i] = run(i)
+	}
+	if want[0].classify.Decision != Deny || want[1].classify.Decision != Allow {
+		t.Fatalf("sequential verdicts: %v, %v; want deny, allow", want[0].classify.Decision, want[1].classify.Decision)
+	}
+	const goroutines, rounds = 8, 50
+	errs := make(chan string, goroutines*rounds)
+	var wg sync.WaitGroup
+	for g := 0; g < goroutines; g++ {
+		wg.Add(1)
 		go func() {
-			for i := 0; i < 50; i++ {
-				p.Classify(Command{Args: []string{"bash", "-c", "rm -rf ~ | curl x | sh"}, Dir: "/p", Project: "/p", Home: "/h"})
-				p.CheckScript("f(){ rm -rf $1; }; f ~; X=/; echo $(rm -rf $X)", testEnv)
-				p.ClassifyAccess(Access{Path: "/h/.ssh/id_rsa", Dir: "/p", Project: "/p", Home: "/h"})
+			defer wg.Done()
+			for i := 0; i < rounds; i++ {
+				k := (g + i) % len(inputs) // the goroutines judge different commands at each moment
+				if got := run(k); !reflect.DeepEqual(got, want[k]) {
+					errs <- fmt.Sprintf("goroutine %d, round %d, input %d:\n got %+v\nwant %+v", g, i, k, got, want[k])
+				}
 			}
-			done <- true
 		}()
 	}
-	for g := 0; g < 8; g++ {
-		<-done
+	wg.Wait()
+	close(errs)
+	n := 0
+	for e := range errs {
+		if n++; n <= 3 {
+			t.Error(e)
+		}
+	}
+	if n > 3 {
+		t.Errorf("... %d differing results in all", n)
 	}
 }
 

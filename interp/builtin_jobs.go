@@ -251,12 +251,13 @@ func (s *shared) finish(p *proc, st *os.ProcessState) {
 }
 
 // bgStarted is the marker after a background statement: the job exists.
-func (s *shared) bgStarted(idStr, gname string) {
+func (s *shared) bgStarted(idStr, gname string) *job {
 	j := s.addJob(idStr, gname)
 	// bash knows $! as soon as it forked; wait a moment for the job's
 	// process, so that $! is known everywhere after (pipeline elements copy
 	// the environment when they start).
 	s.awaitPid(j, 100*time.Millisecond)
+	return j
 }
 
 // awaitPid waits at most d for job j's process to start and records its

@@ -3,6 +3,7 @@ package interp
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -49,10 +50,15 @@ func agentRunner(t *testing.T) *Runner {
 // foreground one, a background job, one started by a nested bash, and a
 // grandchild whose parent already exited (reparented away from guardsh).
 func TestRunCommandTimeoutKillsGroup(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow, not in -short: waits for a time limit (3 s)")
+	}
 	if _, err := exec.LookPath("sleep"); err != nil {
 		t.Skip("no sleep")
 	}
-	const tag = "7.31"
+	// The markers end in this process's PID: other test runs on the
+	// machine start the same commands, and /proc shows them too.
+	tag := fmt.Sprintf("8.31%05d", os.Getpid()%100000)
 	script := `sleep 100` + tag + `1 & bash -c 'sleep 100` + tag + `2 & sleep 100` + tag + `3'`
 	if _, err := exec.LookPath("python3"); err == nil {
 		script = `python3 -c 'import subprocess; subprocess.Popen(["sleep", "100` + tag + `4"])'; ` + script

@@ -53,7 +53,10 @@ func (g *Runner) internalCall(hc interp.HandlerContext, args []string) ([]string
 	switch args[0] {
 	case markBg:
 		if len(args) == 3 {
-			g.sh.bgStarted(args[1], args[2])
+			j := g.sh.bgStarted(args[1], args[2])
+			if g.cfg.shared != nil { // a nested shell: its stdio copies wait for its jobs
+				g.own.add(j)
+			}
 		}
 		return []string{":"}, nil
 	case markTimeStart:

@@ -155,6 +155,12 @@ func EscalateThrough(c *sandbox.Client) EscalateFunc {
 		if resp.Err != "" {
 			fmt.Fprintln(hc.Stderr, resp.Err)
 		}
+		if resp.Stopped {
+			// The privileged side is stopping this command line (its
+			// time limit): stop here, not at the next command once
+			// the cancellation arrives.
+			return context.Canceled
+		}
 		if resp.Status != 0 {
 			return interp.ExitStatus(uint8(resp.Status))
 		}

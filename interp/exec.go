@@ -255,7 +255,9 @@ func (g *Runner) runInvocation(ctx context.Context, hc interp.HandlerContext, na
 	cfg.shared = g.sh
 	cfg.Env = g.pinEnv(applyEnv(execEnv(hc), env))
 	cfg.Dir = hc.Dir
-	cfg.Stdin, cfg.Stdout, cfg.Stderr = hc.Stdin, unwrapErr(hc.Stdout), unwrapErr(hc.Stderr)
+	stdio := newNestedStdio()
+	cfg.Stdin = hc.Stdin
+	cfg.Stdout, cfg.Stderr = stdio.own(unwrapErr(hc.Stdout)), stdio.own(unwrapErr(hc.Stderr))
 	cfg.Name = inv.Name
 	cfg.Params = inv.Params
 	cfg.Opts = inv.Opts
@@ -264,9 +266,11 @@ func (g *Runner) runInvocation(ctx context.Context, hc interp.HandlerContext, na
 	cfg.dashEcho = name == "dash" || name == "sh" && dashSh()
 	child, err := New(cfg)
 	if err != nil {
+		stdio.close()
 		fmt.Fprintf(hc.Stderr, "%s: %v\n", name, err)
 		return interp.ExitStatus(2)
 	}
+	defer stdio.closeAfterJobs(child)
 	if inv.Login && !inv.NoProfile {
 		child.SourceLogin(ctx)
 	}

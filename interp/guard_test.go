@@ -180,6 +180,9 @@ func runAttack(t *testing.T, mode guardsh.Mode, gate Gate, src string) (lost, st
 }
 
 func TestGuardHomeAttacks(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow, not in -short: every attack in every mode (4 s)")
+	}
 	modes := []guardsh.Mode{guardsh.ModeDefault, guardsh.ModePlan, guardsh.ModeAuto, guardsh.ModeBypass}
 	gates := []struct {
 		name string

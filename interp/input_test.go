@@ -1,7 +1,6 @@
 package interp
 
 import (
-	"bytes"
 	"context"
 	"os"
 	"os/exec"
@@ -36,7 +35,9 @@ func TestRuntimeInputReaders(t *testing.T) {
 		mu.Unlock()
 		home, _ := makeHome(t)
 		proj := t.TempDir()
-		var outb, errb bytes.Buffer
+		// syncBuffer: the programs of a pipeline write to them at once
+		// (-race reported bytes.Buffer written by two os/exec copiers).
+		var outb, errb syncBuffer
 		r, err := New(Config{
 			Policy: guardsh.NewPolicy(guardsh.ModeAuto), Project: proj, Dir: proj,
 			Env:   []string{"HOME=" + home, "PATH=" + os.Getenv("PATH"), "TMPDIR=" + proj},

@@ -119,6 +119,9 @@ type Runner struct {
 	stmts stmtSources
 	// bs is what guardsh's bash builtins remember (builtin_bash.go).
 	bs bashState
+	// own are the background jobs this shell's statements started
+	// (nested_stdio.go).
+	own ownJobs
 }
 
 // deniedCmd replaces the argv of a refused command. It contains a NUL byte,

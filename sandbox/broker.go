@@ -73,6 +73,11 @@ type Response struct {
 	Status int     `json:"status"`
 	Err    string  `json:"error,omitempty"`
 	Advice *Advice `json:"advice,omitempty"` // the answer to a KindAdvise request
+	// Stopped says the privileged side was stopping the command line this
+	// command belongs to when it ended (Broker.Stopping): the interpreter
+	// stops that command line too instead of going on to its next
+	// command.
+	Stopped bool `json:"stopped,omitempty"`
 }
 
 // KindAdvise is the Request kind that asks for the advisor's rating: the
@@ -109,6 +114,11 @@ type Broker struct {
 	Check func(Request) (Rights, error)
 	// Advise answers KindAdvise requests; nil: "no advisor" answers.
 	Advise AdviseFunc
+	// Stopping reports whether the privileged side is stopping the
+	// interpreter's current command line (its time limit passed, it was
+	// interrupted) and the processes it started: an escalated command
+	// that ends meanwhile is answered Stopped. nil: never.
+	Stopping func() bool
 	// Handlers answer the request kinds the broker itself does not know
 	// (the session proxy's streams, Client.Open); a kind without a handler
 	// is refused. A handler that keeps a file dups it: the broker closes
@@ -241,7 +251,13 @@ func (b *Broker) handle(req Request, files []*os.File) Response {
 		return Response{Status: 126, Err: "guardsh: broker: " + err.Error()}
 	}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = files[0], files[1], files[2]
-	err = cmd.Run()
+	resp := exitResponse(cmd.Run())
+	resp.Stopped = b.Stopping != nil && b.Stopping()
+	return resp
+}
+
+// exitResponse is the Response for how an escalated command ended.
+func exitResponse(err error) Response {
 	var ee *exec.ExitError
 	switch {
 	case err == nil:

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/guardsh/guardsh/internal/testenv"
 )
 
 // TestBrokerEscalation runs a command that dials a test listener through
@@ -114,12 +116,7 @@ func TestBrokerEscalationWrite(t *testing.T) {
 	if LandlockABI() < minLandlockABI {
 		t.Skip("no Landlock")
 	}
-	home, _ := os.UserHomeDir()
-	outside, err := os.MkdirTemp(home, "guardsh-broker-out-") // /tmp is writable anyway
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer os.RemoveAll(outside)
+	outside := testenv.Outside(t) // /tmp is writable anyway
 	project := t.TempDir()
 	c := NewConfig(project, t.TempDir(), "", nil)
 	for _, tt := range []struct {
@@ -173,5 +170,36 @@ func TestExecRelativeWrite(t *testing.T) {
 	}
 	if _, err := os.Stat(project + "/rel.txt"); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestBrokerStopping: an escalated command that ends while the privileged
+// side is stopping the command line (Broker.Stopping) is answered Stopped,
+// so that the interpreter stops too; otherwise it is not.
+func TestBrokerStopping(t *testing.T) {
+	needRoot(t)
+	if LandlockABI() < minLandlockABI {
+		t.Skip("no Landlock")
+	}
+	project := t.TempDir()
+	c := NewConfig(project, t.TempDir(), "", nil)
+	for _, stopping := range []bool{false, true} {
+		b, end, err := NewBroker(BackendLandlock, c, func(r Request) (Rights, error) { return Rights{}, nil })
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.Stopping = func() bool { return stopping }
+		go b.Serve()
+		cl := NewClient(end)
+		devnull, _ := os.OpenFile(os.DevNull, os.O_RDWR, 0)
+		resp, err := cl.Run(Request{Args: []string{"/bin/sh", "-c", "exit 3"}, Dir: project, Env: []string{"PATH=/usr/bin:/bin"}}, devnull, devnull, devnull)
+		cl.Close()
+		devnull.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if resp.Status != 3 || resp.Stopped != stopping {
+			t.Errorf("stopping=%v: status %d, Stopped %v; want 3, %v", stopping, resp.Status, resp.Stopped, stopping)
+		}
 	}
 }

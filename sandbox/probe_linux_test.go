@@ -10,10 +10,20 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/guardsh/guardsh/internal/testenv"
 )
 
+// init runs the confining stage when this test binary is one (the probes
+// start it so). In init, not TestMain: during initialisation the main
+// goroutine is locked to the main thread, whose capabilities and
+// /proc/self/status are the process's; from TestMain the stage could run
+// on another thread, drop that thread's capabilities only, and the probe
+// then read the main thread's (seen under -race on a loaded machine:
+// "CapEff=1fffeffffff" in TestProbeBackends/bwrap).
+func init() { Stage() }
+
 func TestMain(m *testing.M) {
-	Stage()
 	forgedInherited()
 	if addr := os.Getenv("GUARDSH_TEST_DIAL"); addr != "" {
 		// Helper command for the escalation tests: connect and say hello.
@@ -27,7 +37,7 @@ func TestMain(m *testing.M) {
 		fmt.Println("connected")
 		os.Exit(0)
 	}
-	os.Exit(m.Run())
+	testenv.Main(m)
 }
 
 func needRoot(t *testing.T) {
@@ -65,12 +75,7 @@ func TestCachedProbe(t *testing.T) {
 		t.Skip("no Landlock")
 	}
 	// /tmp is writable in the sandbox: the cache must live elsewhere.
-	home, _ := os.UserHomeDir()
-	cache, err := os.MkdirTemp(home, "guardsh-cache-test-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer os.RemoveAll(cache)
+	cache := testenv.Outside(t)
 	t.Setenv("XDG_CACHE_HOME", cache)
 	c := NewConfig(t.TempDir(), t.TempDir(), "", nil)
 	first := CachedProbe(BackendLandlock, c)

@@ -15,15 +15,20 @@ import (
 // starts the next in the background and exits at once). None is left
 // when the run has ended.
 func TestAgentReapEvasive(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow, not in -short: runs evasive processes past a time limit (6 s)")
+	}
 	if runtime.GOOS != "linux" {
 		t.Skip("subreaper and /proc: Linux")
 	}
-	const evasive = `setsid sh -c '(trap "" TERM; while :; do sleep 4.0391; done) &' >/dev/null 2>&1 &
-sh -c 'trap "sleep 4.0392 & exit" TERM; sleep 4.0393 & wait; wait' >/dev/null 2>&1 &
-setsid sh -c 'sleep 4.0394' >/dev/null 2>&1 &
-sh -c 'h() { sleep 0.01; : hop4.0395; h & }; h' >/dev/null 2>&1 &
-sleep 10; echo not-killed`
-	const check = `sleep 0.3; n=0; for p in /proc/[0-9]*/cmdline; do if tr '\0' ' ' <"$p" 2>/dev/null | grep -q '4.039[1-5]'; then n=$((n+1)); fi; done; echo "alive=$n"`
+	// Each marker is 5.039N followed by runTag: unique to this test process
+	// (older copies of this test look for 4.039N).
+	evasive := strings.ReplaceAll(`setsid sh -c '(trap "" TERM; while :; do sleep 5.0391@; done) &' >/dev/null 2>&1 &
+sh -c 'trap "sleep 5.0392@ & exit" TERM; sleep 5.0393@ & wait; wait' >/dev/null 2>&1 &
+setsid sh -c 'sleep 5.0394@' >/dev/null 2>&1 &
+sh -c 'h() { sleep 0.01; : hop5.0395@; h & }; h' >/dev/null 2>&1 &
+sleep 10; echo not-killed`, "@", runTag)
+	check := `sleep 0.3; n=0; for p in /proc/[0-9]*/cmdline; do if tr '\0' ' ' <"$p" 2>/dev/null | grep -q '5.039[1-5]` + runTag + `'; then n=$((n+1)); fi; done; echo "alive=$n"`
 	for _, flag := range []string{"", "--no-sandbox"} {
 		var args []string
 		if flag != "" {
@@ -42,8 +47,8 @@ sleep 10; echo not-killed`
 		}
 		time.Sleep(200 * time.Millisecond)
 		var alive []int
-		for _, m := range []string{"4.0391", "4.0392", "4.0393", "4.0394", "hop4.0395"} {
-			alive = append(alive, procsWith(m)...)
+		for _, m := range []string{"5.0391", "5.0392", "5.0393", "5.0394", "hop5.0395"} {
+			alive = append(alive, procsWith(m+runTag)...)
 		}
 		if len(alive) > 0 {
 			t.Errorf("%q: processes outlive the run: %v", flag, alive)

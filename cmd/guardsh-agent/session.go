@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -112,6 +113,7 @@ func startShell(root string, md guardsh.Mode, policy *guardsh.Policy, local *int
 			return nil, nil, err
 		}
 		broker.Advise = agentBrokerAdvise(root, home) // advisor.go
+		broker.Stopping = stoppingCall.Load
 		go broker.Serve()
 		// sandbox.Start runs this binary again with os.Args: make them the
 		// session's.
@@ -170,6 +172,11 @@ func startShell(root string, md guardsh.Mode, policy *guardsh.Policy, local *int
 	}}, nil
 }
 
+// stoppingCall is set while the time limit or an interrupt stops the
+// running call's processes (restartingShell.RunCommand); the broker
+// answers escalated commands ending then as Stopped.
+var stoppingCall atomic.Bool
+
 // restartingShell is the sandboxed session, started again when a command
 // ended it (kill $$, exec): the model is told that cd and variables are
 // gone.
@@ -210,8 +217,13 @@ func (r *restartingShell) RunCommand(ctx context.Context, src string, stdout, st
 		delete(before, k) // examined: the command's processes are below the session
 	}
 	done, killed := make(chan struct{}), make(chan struct{})
+	stoppingCall.Store(false)
 	stopKill := context.AfterFunc(ctx, func() {
 		defer close(killed)
+		// Before any process is signalled: an escalated command that ends
+		// now is answered Stopped, so the session does not go on to the
+		// next command before the cancellation reaches it.
+		stoppingCall.Store(true)
 		for {
 			interp.KillDescendants(os.Getpid(), before, r.infra, time.Second)
 			select {

@@ -39,7 +39,8 @@ func TestAdviseMode(t *testing.T) {
 	run := func(args ...string) (string, string, int) {
 		cmd := exec.Command(bin, append([]string{"--advise"}, args...)...)
 		cmd.Dir = proj
-		cmd.Env = []string{"HOME=" + home, "PATH=" + os.Getenv("PATH"), "GUARDSH_PROJECT=" + proj}
+		cmd.Env = []string{"HOME=" + home, "PATH=" + os.Getenv("PATH"), "GUARDSH_PROJECT=" + proj,
+			"XDG_CACHE_HOME=" + os.Getenv("XDG_CACHE_HOME")} // the test process's own (testenv.Main)
 		var o, e bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &o, &e
 		err := cmd.Run()

@@ -33,6 +33,9 @@ func TestAuditCLI(t *testing.T) {
 				return err
 			}
 			e.Setenv("HOME", home)
+			// The probe cache in the test process's own cache directory
+			// (testenv.Main), not in a fallback of the machine's (/run).
+			e.Setenv("XDG_CACHE_HOME", os.Getenv("XDG_CACHE_HOME"))
 			e.Setenv("XDG_STATE_HOME", "")
 			e.Setenv("XDG_CONFIG_HOME", "")
 			e.Setenv("GUARDSH_CONFIG", "")

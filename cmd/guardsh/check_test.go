@@ -49,7 +49,8 @@ func TestCheckCLI(t *testing.T) {
 
 // TestCheckBatchSpeed feeds 10,000 commands to guardsh --check on standard
 // input and reports the rate. It fails only far below the goal (10,000
-// commands/s): the machine may be shared.
+// commands/s), and counts CPU time, not the wall clock: the machine may be
+// shared.
 func TestCheckBatchSpeed(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds guardsh")
@@ -83,8 +84,11 @@ func TestCheckBatchSpeed(t *testing.T) {
 	if got := strings.Count(out.String(), "\n- ") + strings.Count("\n"+out.String(), "\nallow ") + strings.Count("\n"+out.String(), "\nask ") + strings.Count("\n"+out.String(), "\ndeny "); got < n {
 		t.Fatalf("%d verdicts for %d inputs", got, n)
 	}
-	rate := float64(n) / d.Seconds()
-	t.Logf("guardsh --check: %d commands in %v = %.0f commands/s", n, d.Round(time.Millisecond), rate)
+	// The rate is per second of the process's own CPU time: on a loaded
+	// machine the wall clock counts the other processes too.
+	cpu := cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+	rate := float64(n) / cpu.Seconds()
+	t.Logf("guardsh --check: %d commands in %v (%v CPU) = %.0f commands per CPU second", n, d.Round(time.Millisecond), cpu.Round(time.Millisecond), rate)
 	if rate < 2000 {
 		t.Errorf("%s commands/s, far below the goal of 10,000", fmt.Sprintf("%.0f", rate))
 	}

@@ -96,9 +96,13 @@ func TestSignals(t *testing.T) {
 				t.Fatalf("guardsh did not exit after %v", tc.sig)
 			}
 			// Nothing guardsh started may outlive it: not running, and not
-			// a zombie either.
-			time.Sleep(50 * time.Millisecond)
+			// a zombie either. A stopped child is gone once its new parent
+			// has reaped it, which a loaded machine may delay; a survivor
+			// (the sleeps last 100 s and more) is still there after 10 s.
 			for _, pid := range pids {
+				for i := 0; i < 200 && alive(pid); i++ {
+					time.Sleep(50 * time.Millisecond)
+				}
 				if alive(pid) {
 					t.Errorf("child %d (%s) still running after guardsh exited", pid, cmdline(pid))
 					syscall.Kill(pid, syscall.SIGKILL)

@@ -34,6 +34,9 @@ func TestCLI(t *testing.T) {
 				return err
 			}
 			e.Setenv("HOME", home)
+			// The probe cache in the test process's own cache directory
+			// (testenv.Main), not in a fallback of the machine's (/run).
+			e.Setenv("XDG_CACHE_HOME", os.Getenv("XDG_CACHE_HOME"))
 			e.Setenv("PATH", filepath.Dir(bin)+string(filepath.ListSeparator)+os.Getenv("PATH"))
 			e.Setenv("SHIMS", shims)
 			e.Setenv("GUARDSH_MODE", "bypass")

@@ -8,46 +8,19 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/guardsh/guardsh/guardsh"
+	"github.com/guardsh/guardsh/internal/testenv"
 )
 
-var (
-	testBinOnce sync.Once
-	testBinPath string
-	testBinErr  error
-)
-
-// guardshTestBinary builds the guardsh binary once for the tests that need a
-// real process (exit statuses, the launcher's shims).
+// guardshTestBinary is the guardsh binary for the tests that need a real
+// process (exit statuses, the launcher's shims, the sandbox), built once
+// per go test run (testenv.Guardsh).
 func guardshTestBinary(t *testing.T) string {
 	t.Helper()
-	testBinOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "guardsh-test-bin-")
-		if err != nil {
-			testBinErr = err
-			return
-		}
-		testBinPath = filepath.Join(dir, "guardsh")
-		out, err := exec.Command("go", "build", "-o", testBinPath, ".").CombinedOutput()
-		if err != nil {
-			testBinErr = &buildError{err, string(out)}
-		}
-	})
-	if testBinErr != nil {
-		t.Fatalf("building guardsh: %v", testBinErr)
-	}
-	return testBinPath
+	return testenv.Guardsh(t)
 }
-
-type buildError struct {
-	err error
-	out string
-}
-
-func (e *buildError) Error() string { return e.err.Error() + "\n" + e.out }
 
 // claudeBash is a PreToolUse event for the Bash tool exactly as Claude Code
 // sends it (all fields).

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/guardsh/guardsh/internal/testenv"
 )
 
 // fakeAgent writes an "agent": a script that reaches for a shell the way
@@ -77,16 +79,7 @@ func shQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) 
 // directories (guardsh treats those as scratch space), with a canary file.
 func fakeHome(t *testing.T) (home, canary string) {
 	t.Helper()
-	base, err := os.UserCacheDir()
-	if err != nil {
-		t.Skip("no cache directory for a fake home outside /tmp")
-	}
-	os.MkdirAll(base, 0o755)
-	home, err = os.MkdirTemp(base, "guardsh-launch-test-home-")
-	if err != nil {
-		t.Skip("cannot make a fake home outside /tmp:", err)
-	}
-	t.Cleanup(func() { os.RemoveAll(home) })
+	home = testenv.Outside(t)
 	canary = filepath.Join(home, "precious")
 	if err := os.WriteFile(canary, []byte("keep"), 0o644); err != nil {
 		t.Fatal(err)

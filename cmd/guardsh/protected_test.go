@@ -178,7 +178,7 @@ func TestProtectedReadOnlyInKernel(t *testing.T) {
 					}
 				}
 			}
-			bin := escapeBinary(t)
+			bin := guardshTestBinary(t)
 			cmd := exec.Command(bin, "--mode", "bypass", "-c", script.String())
 			cmd.Dir = w.project
 			cmd.Env = []string{"HOME=" + w.home, "XDG_CONFIG_HOME=" + w.xdg, "PATH=/usr/local/bin:/usr/bin:/bin",

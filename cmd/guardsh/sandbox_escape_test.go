@@ -27,35 +27,9 @@ import (
 	"time"
 
 	"github.com/creack/pty"
+	"github.com/guardsh/guardsh/internal/testenv"
 	"github.com/guardsh/guardsh/sandbox"
 )
-
-var (
-	escapeBinOnce sync.Once
-	escapeBin     string
-	escapeBinErr  error
-)
-
-// escapeBinary builds guardsh once for the sandbox tests.
-func escapeBinary(t *testing.T) string {
-	t.Helper()
-	escapeBinOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "guardsh-sandbox-bin-")
-		if err != nil {
-			escapeBinErr = err
-			return
-		}
-		escapeBin = filepath.Join(dir, "guardsh")
-		out, err := exec.Command("go", "build", "-o", escapeBin, ".").CombinedOutput()
-		if err != nil {
-			escapeBinErr = fmt.Errorf("go build: %v\n%s", err, out)
-		}
-	})
-	if escapeBinErr != nil {
-		t.Fatal(escapeBinErr)
-	}
-	return escapeBin
-}
 
 // backendsUnderTest are the Linux backends this machine can run.
 func backendsUnderTest(t *testing.T) []string {
@@ -89,25 +63,16 @@ type fixture struct {
 
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
-	// /tmp is writable in the sandbox, so the outside world lives in the
-	// cache directory (not writable), and under /etc.
-	cache, err := os.UserCacheDir()
-	if err != nil {
-		t.Fatal(err)
-	}
-	os.MkdirAll(cache, 0o755)
-	base, err := os.MkdirTemp(cache, "guardsh-escape-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(base) })
+	// /tmp is writable in the sandbox, so the outside world lives in a
+	// directory beyond every writable root, and under /etc.
+	base := testenv.Outside(t)
 	etc, err := os.MkdirTemp("/etc", "guardsh-escape-")
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.RemoveAll(etc) })
 	f := &fixture{base: base, project: filepath.Join(base, "project"), home: filepath.Join(base, "home"),
-		outside: filepath.Join(base, "outside"), etc: etc, bin: escapeBinary(t)}
+		outside: filepath.Join(base, "outside"), etc: etc, bin: guardshTestBinary(t)}
 	// The broker's probe works in ~/.cache/guardsh: make it beforehand so
 	// that the snapshots of the fake $HOME do not see it appear.
 	for _, d := range []string{f.project, filepath.Join(f.home, ".cache", "guardsh"), f.outside} {
@@ -547,6 +512,9 @@ python3 -c 'import fcntl, termios, os; fd=os.open("/dev/tty", os.O_RDWR); fcntl.
 }
 
 func TestSandboxPositive(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow, not in -short: real work in every sandbox backend (9 s)")
+	}
 	goCache := ""
 	if out, err := exec.Command("go", "env", "GOCACHE").Output(); err == nil {
 		goCache = strings.TrimSpace(string(out))

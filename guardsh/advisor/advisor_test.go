@@ -170,13 +170,15 @@ func TestRateTimeoutCoolsOff(t *testing.T) {
 	if _, err := a.Rate(context.Background(), cmd("/p", "a")); err == nil {
 		t.Fatal("no error")
 	}
-	start := time.Now()
+	hits := srv.Hits()
 	_, err := a.Ask(context.Background(), Request{Command: cmd("/p", "b")})
 	if err == nil || !strings.Contains(err.Error(), "within 200ms") || !strings.Contains(err.Error(), "not asking again for") {
 		t.Fatalf("err = %v", err)
 	}
-	if d := time.Since(start); d > 100*time.Millisecond {
-		t.Errorf("second rating took %v: it waited instead of failing at once", d)
+	// Failing at once means not asking the server (a clock would measure
+	// the machine's load as well).
+	if n := srv.Hits() - hits; n != 0 {
+		t.Errorf("second rating sent %d request(s): it waited instead of failing at once", n)
 	}
 	if srv.Hits() != 1 {
 		t.Errorf("%d requests, want 1", srv.Hits())
@@ -299,7 +301,7 @@ func TestRateCancelled(t *testing.T) {
 		r.Hold = hold
 		return r
 	})
-	a := newAdvisor(t, srv.URL, 5*time.Second)
+	a := newAdvisor(t, srv.URL, 2*time.Minute)
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() {
 		for srv.Hits() == 0 {
@@ -312,7 +314,7 @@ func TestRateCancelled(t *testing.T) {
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v, want context.Canceled", err)
 	}
-	if d := time.Since(start); d > 2*time.Second {
+	if d := time.Since(start); d > time.Minute { // far below the advisor's timeout, far above any load
 		t.Errorf("took %v", d)
 	}
 	close(hold)
