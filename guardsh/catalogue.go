@@ -18,32 +18,33 @@ type BuiltinRule struct {
 
 // rule IDs used in more than one place.
 const (
-	idRmRoot          = "rm.root"
-	idRmHome          = "rm.recursive-home"
-	idRmSystem        = "rm.recursive-system"
-	idRmOutside       = "rm.recursive-outside"
-	idRmProjectRoot   = "rm.project-root"
-	idRmProject       = "rm.recursive-project"
-	idRmDynamic       = "rm.recursive-unknown"
-	idRmSystemFile    = "rm.system-file"
-	idPipeShell       = "pipe.to-shell"
-	idShellStdin      = "shell.unknown-script"
-	idPrivSudo        = "priv.sudo"
-	idDynamicCommand  = "dynamic.command"
-	idForkBomb        = "proc.fork-bomb"
-	idInlineCode      = "code.inline"
-	idWriteProtected  = "write.protected"
-	idWriteOutside    = "write.outside-project"
-	idReadCredentials = "read.credentials"
-	idReadOutside     = "read.outside-project"
-	idDevice          = "disk.device"
-	idNetwork         = "net.command"
-	idInstall         = "install.package"
-	idUnknown         = "cmd.unknown"
-	idModeDefault     = "mode.default"
-	idModePlan        = "mode.plan"
-	idParse           = "parse.error"
-	idNesting         = "nesting.too-deep"
+	idRmRoot           = "rm.root"
+	idRmHome           = "rm.recursive-home"
+	idRmSystem         = "rm.recursive-system"
+	idRmOutside        = "rm.recursive-outside"
+	idRmProjectRoot    = "rm.project-root"
+	idRmProject        = "rm.recursive-project"
+	idRmDynamic        = "rm.recursive-unknown"
+	idRmSystemFile     = "rm.system-file"
+	idPipeShell        = "pipe.to-shell"
+	idShellStdin       = "shell.unknown-script"
+	idPrivSudo         = "priv.sudo"
+	idDynamicCommand   = "dynamic.command"
+	idForkBomb         = "proc.fork-bomb"
+	idInlineCode       = "code.inline"
+	idWriteProtected   = "write.protected"
+	idWriteOutside     = "write.outside-project"
+	idReadCredentials  = "read.credentials"
+	idReadOutside      = "read.outside-project"
+	idDevice           = "disk.device"
+	idNetwork          = "net.command"
+	idInstall          = "install.package"
+	idUnknown          = "cmd.unknown"
+	idSandboxContained = "sandbox.contained"
+	idModeDefault      = "mode.default"
+	idModePlan         = "mode.plan"
+	idParse            = "parse.error"
+	idNesting          = "nesting.too-deep"
 )
 
 // catalogue is the built-in rule table. Reasons are written for the model:
@@ -130,11 +131,13 @@ func buildCatalogue() map[string]BuiltinRule {
 		idInstall:              {Decision: Ask, Reason: "installs packages outside a project virtual environment (network and writes outside the project)", Hint: "create a project venv (python -m venv .venv) and use .venv/bin/pip, or ask the human to install it"},
 		"install.venv":         {Decision: Allow, Reason: "installs into the project's virtual environment", Hint: ""},
 		// Modes and the rest.
-		idUnknown:     {Decision: Ask, Reason: "command guardsh does not know as routine development work", Hint: "a human must approve it once or for this session; a rule in ~/.config/guardsh/config.toml can allow it"},
-		idModeDefault: {Decision: Ask, Reason: "default mode asks before running shell commands", Hint: "approve it, or run guardsh --mode auto to allow routine development commands"},
-		idModePlan:    {Decision: Deny, Reason: "plan mode allows only reading", Hint: "switch to default or auto mode to make changes"},
-		idParse:       {Decision: Ask, Reason: "the script does not parse, so guardsh cannot see what it runs", Hint: "fix the quoting or syntax"},
-		idNesting:     {Decision: Ask, Reason: "commands nested too deeply to check", Hint: "run the inner command directly"},
+		idSandboxContained: {Decision: Allow, Reason: "runs inside the verified session sandbox (no network, writes only in the project and temp dirs)", Hint: "if it needs more, a human approves the escalation"},
+		"cmd.open":         {Decision: Ask, Reason: "hands files or URLs to the desktop's programs, which run outside the sandbox", Hint: "a human must approve opening it; read the file with cat or less instead"},
+		idUnknown:          {Decision: Ask, Reason: "command guardsh does not know as routine development work", Hint: "a human must approve it once or for this session; a rule in ~/.config/guardsh/config.toml can allow it"},
+		idModeDefault:      {Decision: Ask, Reason: "default mode asks before running shell commands", Hint: "approve it, or run guardsh --mode auto to allow routine development commands"},
+		idModePlan:         {Decision: Deny, Reason: "plan mode allows only reading", Hint: "switch to default or auto mode to make changes"},
+		idParse:            {Decision: Ask, Reason: "the script does not parse, so guardsh cannot see what it runs", Hint: "fix the quoting or syntax"},
+		idNesting:          {Decision: Ask, Reason: "commands nested too deeply to check", Hint: "run the inner command directly"},
 		// The strict profile (--mode strict, strict.go): verdicts carry a
 		// precise reason and the allowed form; these are the generic texts.
 		idStrictUnlisted:        {Decision: Deny, Reason: "strict mode: the command is not on the allowlist", Hint: "use a listed command, or ask the human to add a [[strict.command]] entry to the user config"},

@@ -16,6 +16,7 @@ type cmdCtx struct {
 	j         *judgement
 	fromInput bool    // argv is completed from standard input (xargs)
 	stdin     *source // what the checker knows about standard input
+	prog      string  // the program whose handler runs (its base name)
 }
 
 type handler func(cx *cmdCtx, name string, args []string)
@@ -39,6 +40,27 @@ func (cx *cmdCtx) nest(args []string) {
 // nestInput classifies a command whose argv is completed from input.
 func (cx *cmdCtx) nestInput(args []string) {
 	cx.j.addNested(cx.p.classifyArgs(cx.c, args, cx.depth+1, true))
+}
+
+// nestItem classifies a command built from input items the checker
+// knows (xargs, parallel): the input is data, not a command the agent
+// named, so an unknown program in it is not left to the sandbox.
+func (cx *cmdCtx) nestItem(args []string) {
+	cx.j.addNested(uncontained(cx.p.classifyArgsIn(cx.c, args, cx.depth+1, cx.fromInput, cx.stdin)))
+}
+
+// nestItemScript is nestItem for an input line run as shell code.
+func (cx *cmdCtx) nestItemScript(src string) {
+	cx.j.addNested(uncontained(cx.p.scriptVerdict(src, cx.c, cx.depth+1)))
+}
+
+// uncontained turns an allow by the session sandbox back into the ask it
+// replaced.
+func uncontained(v Verdict) Verdict {
+	if v.Rule == idSandboxContained {
+		return mkVerdict(Ask, idUnknown, "a command built from input", v.Effects)
+	}
+	return v
 }
 
 // nestScript checks shell code this command runs.
@@ -119,6 +141,7 @@ func (cx *cmdCtx) run(args []string) {
 		return
 	}
 	if h := handlerTable()[name]; h != nil {
+		cx.prog = name
 		h(cx, name, args)
 		return
 	}
@@ -413,6 +436,18 @@ func (cx *cmdCtx) write(arg string, del bool) {
 	}
 }
 
+// sandboxedTmpDelete reports whether a recursive delete below the shared
+// /tmp or /var/tmp is one the session sandbox contains: those are writable
+// roots of the sandbox (anything that runs there may delete in them), and
+// the target is named literally to rm, without "..", a glob, or input
+// from elsewhere (find -delete may follow links; inline code's paths are
+// read from its text). (A symlink in the path is resolved by the runner, which judges
+// the resolved target too.)
+func (cx *cmdCtx) sandboxedTmpDelete(arg string) bool {
+	return cx.p.Sandboxed && cx.prog == "rm" && !cx.fromInput && !isDynamic(arg) && !strings.Contains(arg, "..") &&
+		!strings.ContainsAny(arg, "*?[")
+}
+
 // artifactDirs are generated directories a build can recreate.
 var artifactDirs = map[string]bool{
 	"build": true, "dist": true, "out": true, "target": true, "node_modules": true, "__pycache__": true,
@@ -489,7 +524,7 @@ func (cx *cmdCtx) remove(arg string, rec bool) {
 		} else {
 			j.atLeast(kEdit)
 		}
-	case t.loc == locTemp || t.loc == locSharedTmp && !rec:
+	case t.loc == locTemp || t.loc == locSharedTmp && (!rec || cx.sandboxedTmpDelete(arg)):
 		j.atLeast(kEdit)
 	case t.loc == locSharedTmp:
 		j.other(idWriteOutside, what)
@@ -638,7 +673,7 @@ func (cx *cmdCtx) xargs(name string, args []string) {
 					if n == 8 {
 						break
 					}
-					cx.nestScript(it)
+					cx.nestItemScript(it)
 				}
 				cx.j.other(idShellStdin, "parallel runs its input lines as commands")
 			default:
@@ -651,7 +686,7 @@ func (cx *cmdCtx) xargs(name string, args []string) {
 				if n == 8 {
 					break
 				}
-				cx.nest(append(append([]string(nil), inner...), it))
+				cx.nestItem(append(append([]string(nil), inner...), it))
 			}
 			return
 		}
@@ -689,7 +724,7 @@ func (cx *cmdCtx) xargs(name string, args []string) {
 				if !found {
 					sub = append(sub, line)
 				}
-				cx.nest(sub)
+				cx.nestItem(sub)
 			}
 			return
 		}
@@ -697,13 +732,13 @@ func (cx *cmdCtx) xargs(name string, args []string) {
 		for _, l := range known {
 			words = append(words, strings.Fields(l)...)
 		}
-		cx.nest(append(append([]string(nil), inner...), words...))
+		cx.nestItem(append(append([]string(nil), inner...), words...))
 		// xargs honours quotes: a line may also arrive as one argument
 		for n, l := range known {
 			if n == 4 {
 				break
 			}
-			cx.nest(append(append([]string(nil), inner...), l))
+			cx.nestItem(append(append([]string(nil), inner...), l))
 		}
 		return
 	}
@@ -1450,6 +1485,26 @@ func (cx *cmdCtx) findDelete(root string, filtered, rec bool) {
 	cx.remove(root, true)
 }
 
+// awkOctal decodes the octal escapes (\040) awk decodes in its strings,
+// so that a command hidden in them reads as awk will run it.
+func awkOctal(prog string) string {
+	if !strings.Contains(prog, `\`) {
+		return prog
+	}
+	var b strings.Builder
+	for i := 0; i < len(prog); i++ {
+		if prog[i] == '\\' && i+3 < len(prog) && isOctal(prog[i+1]) && isOctal(prog[i+2]) && isOctal(prog[i+3]) {
+			b.WriteByte((prog[i+1]-'0')<<6 | (prog[i+2]-'0')<<3 | (prog[i+3] - '0'))
+			i += 3
+			continue
+		}
+		b.WriteByte(prog[i])
+	}
+	return b.String()
+}
+
+func isOctal(c byte) bool { return c >= '0' && c <= '7' }
+
 func hAwk(cx *cmdCtx, name string, args []string) {
 	cx.j.atLeast(kRead)
 	spec := optSpec{short: "Fvfe", long: []string{"field-separator", "assign", "file", "source", "include", "load"}}
@@ -1477,7 +1532,7 @@ func hAwk(cx *cmdCtx, name string, args []string) {
 		cx.j.other(idInlineCode, "awk program not known before it runs")
 		return
 	}
-	cx.inlineCode("awk", prog)
+	cx.inlineCode("awk", awkOctal(prog))
 	for _, o := range ops {
 		if !strings.Contains(o, "=") {
 			cx.read(o)
@@ -2454,6 +2509,30 @@ func hCommandBuiltin(cx *cmdCtx, name string, args []string) {
 	// command -v / -V only look the name up; judge what follows anyway,
 	// so a mistyped option cannot smuggle a command through.
 	cx.j.kind = kPure
+	lookup := false
+	i := 1
+	for ; i < len(args) && len(args[i]) > 1 && args[i][0] == '-'; i++ {
+		if args[i] == "--" {
+			i++
+			break
+		}
+		if strings.Trim(args[i][1:], "pvV") != "" {
+			lookup = false
+			break
+		}
+		lookup = lookup || strings.ContainsAny(args[i], "vV")
+	}
+	if lookup {
+		// command -v NAME...: prints how each name resolves and runs
+		// nothing; what would be denied as a command still is (a
+		// mistyped option must not smuggle one through)
+		if i < len(args) {
+			if v := cx.p.classifyArgsIn(cx.c, args[i:], cx.depth+1, cx.fromInput, cx.stdin); v.Decision == Deny {
+				cx.j.addNested(v)
+			}
+		}
+		return
+	}
 	if i := (optSpec{}).skip(args, 1); i < len(args) {
 		cx.nest(args[i:])
 	}
@@ -2537,7 +2616,7 @@ func (cx *cmdCtx) sshOptionCommands(args []string) {
 }
 
 func hOpen(cx *cmdCtx, name string, args []string) {
-	cx.j.other(idUnknown, name+" opens files or URLs with other programs")
+	cx.j.other("cmd.open", name+" opens files or URLs with other programs")
 }
 
 func hGitDispatch(cx *cmdCtx, name string, args []string) { hGit(cx, args) }
@@ -2619,7 +2698,7 @@ func buildHandlers() {
 		"nc", "ncat", "netcat", "socat", "telnet", "ftp", "sftp", "tftp", "ssh", "scp", "rsync", "mosh", "ping",
 		"ping6", "traceroute", "tracepath", "mtr", "dig", "nslookup", "host", "whois", "nmap", "curlie", "grpcurl",
 		"websocat", "wscat", "ssh-copy-id", "sshpass", "autossh", "rclone", "s3cmd", "mc", "lftp", "smbclient",
-		"ngrok", "cloudflared", "tailscale", "wg", "openvpn", "yt-dlp", "youtube-dl", "git-lfs", "openssl")
+		"ngrok", "cloudflared", "tailscale", "wg", "openvpn", "yt-dlp", "youtube-dl", "git-lfs", "openssl", "nsupdate")
 	reg(hCloud, "aws", "gcloud", "gsutil", "bq", "az", "azcopy", "doctl", "flyctl", "fly", "heroku", "vercel", "netlify",
 		"wrangler", "firebase", "pulumi", "cdk", "sam", "serverless", "sls", "helm", "k9s", "oc", "eksctl", "minikube",
 		"kind", "gh", "glab", "hub", "vault", "consul", "nomad", "op", "doppler", "stripe", "psql", "mysql", "mariadb",

@@ -211,3 +211,61 @@ func TestCorpus(t *testing.T) {
 		t.Errorf("expected-deny rows allowed: %d of %d (%.2f%%) > 1%%", ours.denyAllowed, ours.denyRows, pct(ours.denyAllowed, ours.denyRows))
 	}
 }
+
+// Bounds of the sandboxed measurement (TestCorpusSandboxed): auto mode
+// with a verified sandbox may ask at most this share of the benign rows,
+// and allow no more expected-deny rows than auto mode without one did
+// when the measurement started.
+const (
+	sandboxedMaxBenignAsked = 45.0 // percent
+	sandboxedMaxDenyAllowed = 11
+)
+
+// TestCorpusSandboxed runs the corpus as --check --sandboxed does: auto
+// mode for commands that will run in a verified session sandbox. It prints
+// what is still asked of the benign rows, by rule.
+func TestCorpusSandboxed(t *testing.T) {
+	rows, _ := loadCorpus(t)
+	p := NewPolicy(ModeAuto)
+	p.Sandboxed = true
+	var f corpusFigures
+	byRule := map[string]int{}
+	example := map[string]string{}
+	var allowedDeny []string
+	for _, r := range rows {
+		sv, _ := p.CheckScript(r.Command, corpusEnv)
+		got := sv.Decision.String()
+		f.add(r.Expected, got)
+		switch {
+		case r.Expected == "deny" && got == "allow":
+			allowedDeny = append(allowedDeny, fmt.Sprintf("[%s] %s", sv.Rule, escapeRow(r.Command)))
+		case (r.Expected == "allow" || r.Expected == "safe") && got == "ask":
+			byRule[sv.Rule]++
+			if _, ok := example[sv.Rule]; !ok {
+				example[sv.Rule] = escapeRow(r.Command)
+			}
+		}
+	}
+	rules := make([]string, 0, len(byRule))
+	for r := range byRule {
+		rules = append(rules, r)
+	}
+	sort.Slice(rules, func(i, j int) bool {
+		if byRule[rules[i]] != byRule[rules[j]] {
+			return byRule[rules[i]] > byRule[rules[j]]
+		}
+		return rules[i] < rules[j]
+	})
+	var b strings.Builder
+	for _, r := range rules {
+		fmt.Fprintf(&b, "  %4d %-24s e.g. %.70s\n", byRule[r], r, example[r])
+	}
+	t.Logf("sandboxed auto mode: %s\nbenign rows still asked, by rule:\n%sexpected-deny rows allowed:\n  %s",
+		f.row("guardsh (auto, sandboxed)"), b.String(), strings.Join(allowedDeny, "\n  "))
+	if got := pct(f.allowAsked, f.allowRows); got > sandboxedMaxBenignAsked {
+		t.Errorf("benign rows asked with --sandboxed: %d of %d (%.1f%%) > %.0f%%", f.allowAsked, f.allowRows, got, sandboxedMaxBenignAsked)
+	}
+	if f.denyAllowed > sandboxedMaxDenyAllowed {
+		t.Errorf("expected-deny rows allowed with --sandboxed: %d > %d", f.denyAllowed, sandboxedMaxDenyAllowed)
+	}
+}

@@ -435,10 +435,11 @@ func init() {
 
 // catTest is the type of policy_test.go's catalogueTests entries.
 type catTest = struct {
-	id       string
-	mode     Mode
-	match    []string
-	notMatch []string
+	id        string
+	mode      Mode
+	sandboxed bool
+	match     []string
+	notMatch  []string
 }
 
 // TestStrictProfileMarkdown writes the built-in strict profile as a

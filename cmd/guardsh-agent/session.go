@@ -380,9 +380,11 @@ func sessionMain(args []string) int {
 		return 2
 	}
 	defer jfs.Close()
+	policy := gcfg.Policy(md)
+	policy.Sandboxed = true // verified above (sandbox.Inherited)
 	cfg := interp.Config{
 		FS:      jfs,
-		Policy:  gcfg.Policy(md),
+		Policy:  policy,
 		Project: *project,
 		Dir:     *project,
 		Env:     os.Environ(),

@@ -162,6 +162,7 @@ func shell(inv *invocation) int {
 	if done {
 		return code
 	}
+	policy.Sandboxed = sessionConfined
 	jfs, err := interp.NewJailFS("") // the path jail for in-process file access (interp/fs.go)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "%s: %v\n", shellName(), err)
