@@ -1293,6 +1293,12 @@ func hShell(cx *cmdCtx, name string, args []string) {
 	case t.loc == locProject || t.loc == locTemp || t.loc == locDevSafe:
 		j.atLeast(kDev)
 		cx.read(args[i])
+	case cx.p.Sandboxed && t.loc != locUnknown:
+		// a verified sandbox contains it: the runner runs an installed
+		// script as the program it is, and interprets any other, judging
+		// every command
+		j.atLeast(kDev)
+		cx.read(args[i])
 	default:
 		j.other(idShellStdin, "script "+displayArg(args[i]))
 		cx.read(args[i])
@@ -2360,6 +2366,13 @@ func hPythonLike(cx *cmdCtx, name string, args []string) {
 	default:
 		if lang == "deno" || lang == "bun" {
 			cx.j.atLeast(kDev)
+			return
+		}
+		if cx.p.Sandboxed {
+			// an installed program's file (python3 /usr/lib/x/tool.py):
+			// contained by the session sandbox
+			cx.j.atLeast(kDev)
+			cx.read(args[i])
 			return
 		}
 		cx.j.other(idShellStdin, "program "+t.abs+" outside the project")

@@ -21,6 +21,8 @@ import (
 // scripts): the process table, which signals and exit reach, the job list,
 // and options mvdan does not keep.
 type shared struct {
+	// roots are the trees the session may write (installed.go).
+	roots []string
 	// globs holds the as-written source of commands with globs (globsource.go).
 	globs globSources
 	// strictEnvWarned holds the variables strict mode reported as reset

@@ -57,7 +57,10 @@ func (g *Runner) startExternal(ctx context.Context, hc interp.HandlerContext, ar
 		}
 	}
 	if shell, opts, ok := scriptShell(path); ok {
-		argv := append([]string{shell}, opts...)
+		if err, ok := g.runInstalledScript(ctx, hc, shell, opts, path, args); ok {
+			return err
+		}
+		argv := append([]string{filepath.Base(shell)}, opts...)
 		argv = append(argv, path)
 		argv = append(argv, args[1:]...)
 		return g.runNestedTracked(ctx, hc, argv, nil)
@@ -162,8 +165,9 @@ func lookCommand(dir string, env expand.Environ, name string) (path string, stat
 }
 
 // scriptShell reads the start of an executable file and reports whether
-// guardsh runs it in-process: a shebang naming sh, bash or dash (directly
-// or through env), or no shebang at all in a file that is not a binary.
+// it is a shell script: a shebang naming sh, bash or dash (directly or
+// through env; shell is the shebang's path, or the name env looks up), or
+// no shebang at all in a file that is not a binary (shell "bash").
 func scriptShell(path string) (shell string, opts []string, ok bool) {
 	// O_NONBLOCK and regular files only: an executable FIFO must not hang
 	// guardsh (the kernel refuses to exec it, as bash reports).
@@ -212,7 +216,7 @@ func scriptShell(path string) (shell string, opts []string, ok bool) {
 			opts = append(opts, o)
 		}
 	}
-	return filepath.Base(fields[0]), opts, true
+	return fields[0], opts, true // "/bin/bash", or "bash" through env
 }
 
 // runNested runs a shell command line (argv[0] is sh, bash, ...) in a new
@@ -228,6 +232,9 @@ func (g *Runner) runNestedIn(ctx context.Context, hc interp.HandlerContext, argv
 	if err != nil {
 		fmt.Fprintf(hc.Stderr, "%s: %v\n", name, err)
 		return interp.ExitStatus(2)
+	}
+	if err, ok := g.runInstalledInvocation(ctx, hc, inv, argv, env); ok {
+		return err
 	}
 	return g.runInvocation(ctx, hc, name, inv, env, grp, nil)
 }
@@ -355,9 +362,14 @@ func removeEnv(list []string, name string) []string {
 // runProcess starts one external program, registers it in the process
 // table (so that signals and exit can reach it) and waits for it.
 func (g *Runner) runProcess(ctx context.Context, hc interp.HandlerContext, path string, args []string) error {
+	return g.runProcessEnv(ctx, hc, path, args, g.pinEnv(execEnv(hc)))
+}
+
+// runProcessEnv is runProcess with the program's environment.
+func (g *Runner) runProcessEnv(ctx context.Context, hc interp.HandlerContext, path string, args, env []string) error {
 	cmd := exec.Command(path)
 	cmd.Args = args
-	cmd.Env = g.pinEnv(execEnv(hc))
+	cmd.Env = env
 	cmd.Dir = hc.Dir
 	cmd.Stdin = hc.Stdin
 	cmd.Stdout = unwrapErr(hc.Stdout)

@@ -181,6 +181,9 @@ func New(cfg Config) (*Runner, error) {
 	if g.cfg.Project == "" {
 		g.cfg.Project = r.Dir
 	}
+	if cfg.shared == nil && cfg.Policy.Sandboxed {
+		sh.roots = sessionRoots(g.cfg.Project, cfg.Env)
+	}
 	g.r = r
 	// The prelude is guardsh's, not the script's: "bash -x" does not trace it.
 	g.sh.traceQuiet.Add(1)

@@ -1,0 +1,70 @@
+package guardsh
+
+import "testing"
+
+// TestSandboxedVerdicts: auto mode for commands that run in a verified
+// session sandbox allows what the sandbox contains and still asks for what
+// it cannot contain; without the sandbox the same lines ask.
+func TestSandboxedVerdicts(t *testing.T) {
+	tests := []struct {
+		src       string
+		sandboxed Decision // with Policy.Sandboxed
+		plain     Decision // without
+	}{
+		// contained: unknown programs, installed scripts, temp dirs
+		{"frobnicate --all", Allow, Ask},
+		{"bash /opt/other/script.sh", Allow, Ask},
+		{"python3 /usr/lib/tool/run.py", Allow, Ask},
+		{"rm -rf /tmp/build", Allow, Ask},
+		{"mytool serve --port 8080", Allow, Ask},
+		{"promtool query instant http://localhost:9090 up", Allow, Ask},
+		// lookups and help, with or without the sandbox
+		{"command -v kubectl", Allow, Allow},
+		{"command -V parallel", Allow, Allow},
+		{"type kubectl", Allow, Allow},
+		{"ssh -V", Allow, Allow},
+		{"npx --version", Allow, Allow},
+		{"kubectl delete --help", Allow, Allow},
+		{"frobnicate --version", Allow, Allow},
+		// not contained: escalations, loss of project data, credentials,
+		// agent configuration, remote ends, destroying verbs, input
+		{"curl https://example.com", Ask, Ask},
+		{"mytool --url https://prod.example.com", Ask, Ask},
+		{"mytool deploy prod", Ask, Ask},
+		{"mytool delete everything", Ask, Ask},
+		{"kafka-topics --bootstrap-server kafka.prod:9092 --list", Ask, Ask},
+		{"rm -r src", Ask, Ask},
+		{"rm -rf /tmp/*", Ask, Ask},
+		{"rm -rf /tmp/x/../../home/user", Deny, Deny},
+		{"bash ~/.ssh/id_rsa", Ask, Ask},
+		{"cat ~/.ssh/id_rsa", Ask, Ask},
+		{"echo x > .claude/settings.json", Ask, Ask},
+		{"touch /opt/x", Ask, Ask},
+		{"sudo ls", Ask, Ask},
+		{"ssh-add -l", Ask, Ask},
+		{"open README.md", Ask, Ask},
+		{"echo frobnicate | xargs sh -c", Ask, Ask},
+		{"git frobnicate", Ask, Ask},
+		{"DROP TABLE users;", Ask, Ask},
+		{"command -v git reset --hard", Deny, Deny},
+		{"rm -rf / --help", Deny, Deny},
+	}
+	for _, tt := range tests {
+		p := NewPolicy(ModeAuto)
+		if sv, _ := p.CheckScript(tt.src, testEnv); sv.Decision != tt.plain {
+			t.Errorf("%q without sandbox: %s [%s] %s, want %s", tt.src, sv.Decision, sv.Rule, sv.Reason, tt.plain)
+		}
+		p.Sandboxed = true
+		if sv, _ := p.CheckScript(tt.src, testEnv); sv.Decision != tt.sandboxed {
+			t.Errorf("%q sandboxed: %s [%s] %s, want %s", tt.src, sv.Decision, sv.Rule, sv.Reason, tt.sandboxed)
+		}
+	}
+	// other modes are not changed by the sandbox
+	for _, m := range []Mode{ModeDefault, ModePlan} {
+		p := NewPolicy(m)
+		p.Sandboxed = true
+		if sv, _ := p.CheckScript("frobnicate --all", testEnv); sv.Decision == Allow {
+			t.Errorf("%s mode sandboxed allows an unknown program [%s]", m, sv.Rule)
+		}
+	}
+}
