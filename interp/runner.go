@@ -804,6 +804,9 @@ func (g *Runner) call(ctx context.Context, args []string) ([]string, error) {
 		g.decidePure(hc, args, v)
 		return g.compatCall(ctx, hc, args), nil
 	}
+	if args[0] == "source" || args[0] == "." || args[0] == "eval" {
+		g.noteSourcedFunctions(hc, args) // funcnames.go
+	}
 	c := g.command(hc, args)
 	c.Source = g.sh.globs.lookup(hc.Pos, args[0])
 	// A name some script defines as a function may be a function call:
