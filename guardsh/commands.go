@@ -2117,6 +2117,11 @@ func (cx *cmdCtx) inVenv(program string) bool {
 		if t.loc == locProject {
 			return true
 		}
+	} else if cx.c.Which != nil {
+		// the runner knows what the name runs: that decides, whatever
+		// VIRTUAL_ENV says
+		f := cx.c.Which(program)
+		return f != "" && cx.pe.resolve(f).loc == locProject
 	}
 	if cx.c.Env != nil {
 		if v := cx.c.Env("VIRTUAL_ENV"); v != "" {

@@ -89,6 +89,11 @@ type Command struct {
 	// written form, so that a glob the shell already expanded is seen as
 	// the glob (rm -rf * in the project root); only its denials count.
 	Source string
+	// Which, when set (the runner), finds the file a bare command name runs
+	// on the command's PATH ("" if none): programs such as pip are judged
+	// by what they resolve to (a project venv's pip first on PATH is the
+	// venv's), not by their name. nil in the checker, which cannot look.
+	Which func(name string) string
 }
 
 // Verdict is the policy's answer for one command.

@@ -13,6 +13,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
@@ -762,7 +763,34 @@ func (g *Runner) command(hc interp.HandlerContext, args []string) guardsh.Comman
 		Home:    env.Get("HOME").String(),
 		Env:     func(name string) string { return env.Get(name).String() },
 		Via:     "shell",
+		Which:   func(name string) string { return which(hc.Dir, env, name) },
 	}
+}
+
+// which is the file a bare command name runs on env's PATH ("" if none),
+// for guardsh.Command.Which: the path as found when what it is lies there
+// too, else what it resolves to. A symlink out of its tree (a project's
+// bin/pip -> /usr/bin/pip) is what it points to; a virtual environment's
+// python, a symlink to the interpreter it was made from, is the venv's
+// (its pyvenv.cfg makes it so; for the interpreter only: a script such as
+// pip is what its own file is).
+func which(dir string, env expand.Environ, name string) string {
+	p, status, _ := lookCommand(dir, env, name)
+	if status != 0 {
+		return ""
+	}
+	r, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		return p
+	}
+	tree := filepath.Dir(filepath.Dir(p))
+	if real, err := filepath.EvalSymlinks(tree); err == nil && strings.HasPrefix(r, real+"/") {
+		return p
+	}
+	if _, err := os.Stat(filepath.Join(tree, "pyvenv.cfg")); err == nil && strings.HasPrefix(name, "python") {
+		return p
+	}
+	return r
 }
 
 // call is the CallHandler: every simple command, expanded, is decided here.
