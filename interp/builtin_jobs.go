@@ -23,6 +23,11 @@ import (
 type shared struct {
 	// roots are the trees the session may write (installed.go).
 	roots []string
+	// netState is the sandbox's network ($GUARDSH_SANDBOX_NET at the
+	// start: "loopback", "off: WHY", "" unknown); netNoted says the note
+	// about it was given (exec.go netNote).
+	netState string
+	netNoted atomic.Bool
 	// globs holds the as-written source of commands with globs (globsource.go).
 	globs globSources
 	// strictEnvWarned holds the variables strict mode reported as reset

@@ -424,6 +424,9 @@ func (g *Runner) runProcessEnv(ctx context.Context, hc interp.HandlerContext, pa
 	err = cmd.Wait()
 	close(done)
 	g.sh.finish(p, cmd.ProcessState)
+	if err != nil {
+		g.netNote(hc, args[0])
+	}
 	var ee *exec.ExitError
 	switch {
 	case err == nil:
@@ -442,6 +445,24 @@ func (g *Runner) runProcessEnv(ctx context.Context, hc interp.HandlerContext, pa
 	default:
 		return err
 	}
+}
+
+// netRuntimes are programs whose failure may come from a socket the
+// sandbox refused (a test's local server).
+var netRuntimes = map[string]bool{
+	"go": true, "python": true, "python3": true, "pytest": true, "node": true, "npm": true, "npx": true,
+	"yarn": true, "pnpm": true, "cargo": true, "make": true, "java": true, "ruby": true, "deno": true, "bun": true,
+}
+
+// netNote says once per session, on stderr, why network sockets fail when
+// the sandbox has no private loopback, after a program that may have
+// wanted one failed: its EPERM does not say it.
+func (g *Runner) netNote(hc interp.HandlerContext, name string) {
+	why, off := strings.CutPrefix(g.sh.netState, "off: ")
+	if !off || !netRuntimes[filepath.Base(name)] || !g.sh.netNoted.CompareAndSwap(false, true) {
+		return
+	}
+	fmt.Fprintf(unwrapErr(hc.Stderr), "guardsh: note: network sockets are off in this sandbox (%s): a local test server cannot listen and connections fail with EPERM\n", why)
 }
 
 func cmdCopy(c *exec.Cmd) *exec.Cmd {

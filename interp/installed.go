@@ -148,7 +148,11 @@ func (g *Runner) runInstalledScript(ctx context.Context, hc interp.HandlerContex
 	argv := append([]string{sh}, opts...)
 	argv = append(argv, path)
 	argv = append(argv, args[1:]...)
-	return g.runProcessEnv(ctx, hc, sh, argv, programEnv(g.pinEnv(execEnv(hc)))), true
+	err = g.runProcessEnv(ctx, hc, sh, argv, programEnv(g.pinEnv(execEnv(hc))))
+	if err != nil {
+		g.netNote(hc, args[0]) // python3 through a pyenv shim is python3
+	}
+	return err, true
 }
 
 // InstalledShell returns the real shell to run "NAME SCRIPT ARGS..." with

@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/guardsh/guardsh/guardsh"
+	"github.com/guardsh/guardsh/sandbox"
 	"golang.org/x/term"
 	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/interp"
@@ -184,6 +185,7 @@ func New(cfg Config) (*Runner, error) {
 	}
 	if cfg.shared == nil && cfg.Policy.Sandboxed {
 		sh.roots = sessionRoots(g.cfg.Project, cfg.Env)
+		sh.netState = expand.ListEnviron(cfg.Env...).Get(sandbox.EnvNet).String()
 	}
 	g.r = r
 	// The prelude is guardsh's, not the script's: "bash -x" does not trace it.
