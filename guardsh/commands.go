@@ -3,6 +3,7 @@ package guardsh
 import (
 	"fmt"
 	"path"
+	"strconv"
 	"strings"
 	"sync"
 )
@@ -485,6 +486,9 @@ func (cx *cmdCtx) remove(arg string, rec bool) {
 	what := t.abs
 	if t.whole {
 		what += "/*"
+	}
+	if r, ok := strings.CutSuffix(what, "/\x01found"); ok {
+		what = "the files find matches below " + r // findMatch's stand-in
 	}
 	switch {
 	case t.loc == locUnknown:
@@ -1137,7 +1141,7 @@ func hKill(cx *cmdCtx, name string, args []string) {
 		if o == "-1" || o == "1" {
 			pidsAll = true
 		}
-		if !strings.HasPrefix(o, "%") {
+		if !strings.HasPrefix(o, "%") && !cx.ownProcess(o) {
 			jobsOnly = false
 		}
 	}
@@ -1149,6 +1153,25 @@ func hKill(cx *cmdCtx, name string, args []string) {
 	default:
 		cx.j.other("proc.kill", strings.Join(displayArgs(args, 4), " "))
 	}
+}
+
+// ownProcess reports whether a kill operand is the PID of a process the
+// runner started itself and still runs.
+func (cx *cmdCtx) ownProcess(o string) bool {
+	if cx.c.OwnProcess == nil || o == "" || o[0] < '1' || o[0] > '9' {
+		return false
+	}
+	pid, err := strconv.Atoi(o)
+	return err == nil && cx.c.OwnProcess(pid)
+}
+
+// opensslLocal are openssl subcommands that use no network (s_client,
+// s_server, ocsp and the like do).
+var opensslLocal = map[string]bool{
+	"version": true, "help": true, "dgst": true, "x509": true, "req": true, "rand": true, "genrsa": true,
+	"genpkey": true, "rsa": true, "pkey": true, "ec": true, "ecparam": true, "enc": true, "base64": true,
+	"verify": true, "crl": true, "pkcs12": true, "pkcs7": true, "asn1parse": true, "list": true,
+	"sha256": true, "sha1": true, "md5": true, "speed": true, "errstr": true, "passwd": true, "prime": true,
 }
 
 func hShutdown(cx *cmdCtx, name string, args []string) {
@@ -1386,6 +1409,23 @@ func hFind(cx *cmdCtx, name string, args []string) {
 	}
 	filtered := false
 	expr := args[i:]
+	// artifacts: every filter is a -name/-iname naming build artifacts
+	// (find . -name '*.pyc' -delete)
+	artifacts, names := true, 0
+	for k := 0; k < len(expr); k++ {
+		switch a := expr[k]; {
+		case (a == "-name" || a == "-iname") && k+1 < len(expr):
+			names++
+			artifacts = artifacts && artifactName(expr[k+1])
+			k++
+		case a == "-type" || a == "-maxdepth" || a == "-mindepth":
+			k++
+		case a == "-delete" || a == "-print" || a == "-o" || a == "-or" || a == "(" || a == ")" || a == "\\(" || a == "\\)" || a == "-depth":
+		default:
+			artifacts = false
+		}
+	}
+	artifacts = artifacts && names > 0
 	for k := 0; k < len(expr); k++ {
 		a := expr[k]
 		switch a {
@@ -1409,6 +1449,12 @@ func hFind(cx *cmdCtx, name string, args []string) {
 			}
 		case "-delete":
 			for _, r := range roots {
+				if artifacts && !isDynamic(r) {
+					if t := cx.pe.resolve(r); t.loc == locProject || t.loc == locProjectRoot || t.loc == locTemp {
+						j.atLeast(kEdit) // generated files only; find -delete removes no non-empty directory
+						continue
+					}
+				}
 				cx.findDelete(r, filtered, true)
 			}
 		case "-exec", "-execdir", "-ok", "-okdir":
@@ -1450,6 +1496,20 @@ func hFind(cx *cmdCtx, name string, args []string) {
 			}
 		}
 	}
+}
+
+// artifactPatterns are -name patterns of generated files.
+var artifactPatterns = map[string]bool{
+	"*.pyc": true, "*.pyo": true, "*.o": true, "*.obj": true, "*.class": true, "*.log": true, "*.tmp": true,
+	"*~": true, ".DS_Store": true, "*.orig": true, "*.rej": true, "*.swp": true, "*.bak": true, "*.d": true,
+	"*.gcda": true, "*.gcno": true, "*.egg-info": true, "*.py[co]": true, "*.so": true, "*.a": true,
+	"Thumbs.db": true, "*.coverage": true, ".coverage": true,
+}
+
+// artifactName reports whether a find -name pattern names only generated
+// files or directories (which find -delete removes only once empty).
+func artifactName(p string) bool {
+	return artifactPatterns[p] || artifactDirs[p]
 }
 
 // findMatch stands for "{}", a file find found below root.
@@ -1819,6 +1879,16 @@ func hPatch(cx *cmdCtx, name string, args []string) {
 
 // network commands.
 func hNet(cx *cmdCtx, name string, args []string) {
+	if name == "openssl" && len(args) > 1 && opensslLocal[args[1]] {
+		// a local subcommand (openssl version, dgst, x509 -in cert.pem)
+		cx.j.atLeast(kRead)
+		for k := 2; k+1 < len(args); k++ {
+			if a := strings.TrimPrefix(args[k], "-"); a == "-out" || a == "out" || a == "keyout" || a == "-keyout" {
+				cx.write(args[k+1], false)
+			}
+		}
+		return
+	}
 	cx.j.eff.Network = true
 	cx.j.other(idNetwork, name)
 	switch name {
@@ -2165,6 +2235,14 @@ func hNpm(cx *cmdCtx, name string, args []string) {
 		cx.j.other("net.cloud", name+" "+ops[0])
 	case "global":
 		cx.install(args, name)
+	case "pkg":
+		// npm pkg get|set|delete|fix: reads or edits the project's package.json
+		if len(ops) > 1 && ops[1] == "get" {
+			cx.j.atLeast(kRead)
+			return
+		}
+		cx.j.atLeast(kEdit)
+		cx.write("package.json", false)
 	default:
 		if name == "yarn" || name == "pnpm" || name == "bun" {
 			// yarn SCRIPT runs a package.json script

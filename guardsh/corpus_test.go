@@ -146,20 +146,7 @@ func (f corpusFigures) row(name string) string {
 // testdata/corpus-disagreements.tsv (no unlisted disagreement passes).
 func TestCorpus(t *testing.T) {
 	rows, peers := loadCorpus(t)
-	listed := map[string]string{}
-	if b, err := os.ReadFile("testdata/corpus-disagreements.tsv"); err == nil {
-		for _, l := range strings.Split(string(b), "\n") {
-			if l == "" || strings.HasPrefix(l, "#") {
-				continue
-			}
-			fs := strings.Split(l, "\t")
-			if len(fs) < 4 || strings.TrimSpace(fs[3]) == "" {
-				t.Errorf("disagreement without a reason: %q", l)
-				continue
-			}
-			listed[fs[0]+"\t"+fs[1]] = fs[3]
-		}
-	}
+	listed := loadDisagreements(t, "testdata/corpus-disagreements.tsv")
 	p := NewPolicy(ModeAuto)
 	var ours corpusFigures
 	peerFigs := map[string]*corpusFigures{}
@@ -212,20 +199,45 @@ func TestCorpus(t *testing.T) {
 	}
 }
 
+// loadDisagreements reads a list of corpus rows guardsh disagrees with on
+// purpose: command (escaped), expected, guardsh's decision, reason.
+func loadDisagreements(t *testing.T, file string) map[string]string {
+	listed := map[string]string{}
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return listed
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if l == "" || strings.HasPrefix(l, "#") {
+			continue
+		}
+		fs := strings.Split(l, "\t")
+		if len(fs) < 4 || strings.TrimSpace(fs[3]) == "" {
+			t.Errorf("%s: disagreement without a reason: %q", file, l)
+			continue
+		}
+		listed[fs[0]+"\t"+fs[1]] = fs[3]
+	}
+	return listed
+}
+
 // Bounds of the sandboxed measurement (TestCorpusSandboxed): auto mode
 // with a verified sandbox may ask at most this share of the benign rows,
-// and allow no more expected-deny rows than auto mode without one did
-// when the measurement started.
-const (
-	sandboxedMaxBenignAsked = 45.0 // percent
-	sandboxedMaxDenyAllowed = 11
-)
+// and allow no expected-deny row that is not listed with a reason, in
+// testdata/corpus-disagreements.tsv (rows auto mode allows too) or
+// testdata/corpus-disagreements-sandboxed.tsv (rows only the sandbox
+// allows).
+const sandboxedMaxBenignAsked = 45.0 // percent
 
 // TestCorpusSandboxed runs the corpus as --check --sandboxed does: auto
 // mode for commands that will run in a verified session sandbox. It prints
 // what is still asked of the benign rows, by rule.
 func TestCorpusSandboxed(t *testing.T) {
 	rows, _ := loadCorpus(t)
+	listed := loadDisagreements(t, "testdata/corpus-disagreements.tsv")
+	for k, v := range loadDisagreements(t, "testdata/corpus-disagreements-sandboxed.tsv") {
+		listed[k] = v
+	}
 	p := NewPolicy(ModeAuto)
 	p.Sandboxed = true
 	var f corpusFigures
@@ -239,6 +251,9 @@ func TestCorpusSandboxed(t *testing.T) {
 		switch {
 		case r.Expected == "deny" && got == "allow":
 			allowedDeny = append(allowedDeny, fmt.Sprintf("[%s] %s", sv.Rule, escapeRow(r.Command)))
+			if _, ok := listed[escapeRow(r.Command)+"\tdeny"]; !ok {
+				t.Errorf("expected-deny row allowed with --sandboxed, not listed: [%s] %s", sv.Rule, escapeRow(r.Command))
+			}
 		case (r.Expected == "allow" || r.Expected == "safe") && got == "ask":
 			byRule[sv.Rule]++
 			if _, ok := example[sv.Rule]; !ok {
@@ -264,8 +279,5 @@ func TestCorpusSandboxed(t *testing.T) {
 		f.row("guardsh (auto, sandboxed)"), b.String(), strings.Join(allowedDeny, "\n  "))
 	if got := pct(f.allowAsked, f.allowRows); got > sandboxedMaxBenignAsked {
 		t.Errorf("benign rows asked with --sandboxed: %d of %d (%.1f%%) > %.0f%%", f.allowAsked, f.allowRows, got, sandboxedMaxBenignAsked)
-	}
-	if f.denyAllowed > sandboxedMaxDenyAllowed {
-		t.Errorf("expected-deny rows allowed with --sandboxed: %d > %d", f.denyAllowed, sandboxedMaxDenyAllowed)
 	}
 }

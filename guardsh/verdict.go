@@ -94,6 +94,10 @@ type Command struct {
 	// by what they resolve to (a project venv's pip first on PATH is the
 	// venv's), not by their name. nil in the checker, which cannot look.
 	Which func(name string) string
+	// OwnProcess, when set (the runner), reports whether pid is a process
+	// this shell started and still runs (its own job, $!): kill of those is
+	// job control, not signalling others'.
+	OwnProcess func(pid int) bool
 }
 
 // Verdict is the policy's answer for one command.

@@ -164,6 +164,23 @@ func (s *shared) track(pid, bgID int, grp *procGroup, cancel func()) *proc {
 	return p
 }
 
+// runningPid reports whether pid is a process of the table that has not
+// ended (guardsh.Command.OwnProcess).
+func (s *shared) runningPid(pid int) bool {
+	s.mu.Lock()
+	p := s.procs[pid]
+	s.mu.Unlock()
+	if p == nil {
+		return false
+	}
+	select {
+	case <-p.done:
+		return false
+	default:
+		return true
+	}
+}
+
 // procGroup is the set of processes a nested in-process shell started
 // (and the shells nested in it), so that signalling the shell reaches them.
 type procGroup struct {

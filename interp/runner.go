@@ -759,13 +759,14 @@ func (g *Runner) statusOf(err error) int {
 func (g *Runner) command(hc interp.HandlerContext, args []string) guardsh.Command {
 	env := hc.Env
 	return guardsh.Command{
-		Args:    args,
-		Dir:     hc.Dir,
-		Project: g.cfg.Project,
-		Home:    env.Get("HOME").String(),
-		Env:     func(name string) string { return env.Get(name).String() },
-		Via:     "shell",
-		Which:   func(name string) string { return which(hc.Dir, env, name) },
+		Args:       args,
+		Dir:        hc.Dir,
+		Project:    g.cfg.Project,
+		Home:       env.Get("HOME").String(),
+		Env:        func(name string) string { return env.Get(name).String() },
+		Via:        "shell",
+		Which:      func(name string) string { return which(hc.Dir, env, name) },
+		OwnProcess: g.sh.runningPid,
 	}
 }
 
