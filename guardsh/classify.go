@@ -230,7 +230,9 @@ func (p *Policy) settleIn(j *judgement, mode Mode) Verdict {
 // (network, writes outside), irreversible loss of project data, credential
 // reads, agent configuration, privileges.
 func sandboxContains(id string) bool {
-	return id == idUnknown
+	// Reading outside the project is what any program in the sandbox may
+	// do (credentials have a rule of their own, which stays).
+	return id == idUnknown || id == idReadOutside
 }
 
 // sandboxContainsArgs reports whether an unknown program's argv looks

@@ -120,7 +120,10 @@ func (v Verdict) Message() string {
 		word = "refused"
 	}
 	msg := fmt.Sprintf("guardsh: %s [%s]: %s", word, v.Rule, strings.TrimRight(v.Reason, "."))
-	if v.Hint != "" {
+	switch {
+	case strings.HasPrefix(v.Hint, "\n"):
+		msg += "." + v.Hint // a hint of lines of its own
+	case v.Hint != "":
 		msg += ". " + v.Hint
 	}
 	return msg

@@ -1,6 +1,7 @@
 package interp
 
 import (
+	"context"
 	"io"
 	"os"
 	"path/filepath"
@@ -22,7 +23,7 @@ const maxSourceScan = 4 << 20
 // call (guardsh.Command.Function), judged by its body's commands as they
 // run, wherever the function was defined. Nested sourcing is seen when the
 // inner source command runs.
-func (g *Runner) noteSourcedFunctions(hc interp.HandlerContext, args []string) {
+func (g *Runner) noteSourcedFunctions(ctx context.Context, hc interp.HandlerContext, args []string) {
 	var src []byte
 	switch args[0] {
 	case "eval":
@@ -31,7 +32,7 @@ func (g *Runner) noteSourcedFunctions(hc interp.HandlerContext, args []string) {
 		if len(args) < 2 {
 			return
 		}
-		src = readSourced(hc, args[1])
+		src = g.readSourced(ctx, hc, args[1])
 	default:
 		return
 	}
@@ -52,9 +53,10 @@ func (g *Runner) noteSourcedFunctions(hc interp.HandlerContext, args []string) {
 
 // readSourced reads the file source would read: name as a path when it has
 // a slash, else the first match on PATH, else in the working directory (as
-// bash does outside POSIX mode). Only regular files, never blocking on a
-// FIFO; nil when there is none.
-func readSourced(hc interp.HandlerContext, name string) []byte {
+// bash does outside POSIX mode), through the session's file access hook
+// (the path jail). Only regular files, never blocking on a FIFO; nil when
+// there is none or the jail refuses it.
+func (g *Runner) readSourced(ctx context.Context, hc interp.HandlerContext, name string) []byte {
 	var cands []string
 	if strings.Contains(name, "/") {
 		cands = []string{name}
@@ -69,6 +71,18 @@ func readSourced(hc interp.HandlerContext, name string) []byte {
 	for _, c := range cands {
 		if !filepath.IsAbs(c) {
 			c = filepath.Join(hc.Dir, c)
+		}
+		if g.cfg.FS != nil {
+			if fi, err := g.cfg.FS.Stat(ctx, c, true); err != nil || !fi.Mode().IsRegular() {
+				continue
+			}
+			f, err := g.cfg.FS.Open(ctx, c, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+			if err != nil {
+				continue
+			}
+			b, _ := io.ReadAll(io.LimitReader(f, maxSourceScan))
+			f.Close()
+			return b
 		}
 		f, err := os.OpenFile(c, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 		if err != nil {

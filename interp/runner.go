@@ -836,7 +836,7 @@ func (g *Runner) call(ctx context.Context, args []string) ([]string, error) {
 		return g.compatCall(ctx, hc, args), nil
 	}
 	if args[0] == "source" || args[0] == "." || args[0] == "eval" {
-		g.noteSourcedFunctions(hc, args) // funcnames.go
+		g.noteSourcedFunctions(ctx, hc, args) // funcnames.go
 	}
 	c := g.command(hc, args)
 	c.Source = g.sh.globs.lookup(hc.Pos, args[0])
