@@ -77,3 +77,30 @@ func TestSandboxedVerdicts(t *testing.T) {
 		}
 	}
 }
+
+// TestGitExecPathOfHooks: GIT_EXEC_PATH as git exports it to its hooks
+// (its own directory of programs) is git itself; pointing it at a
+// directory the session writes is still a way to run other programs.
+func TestGitExecPathOfHooks(t *testing.T) {
+	for _, tt := range []struct {
+		path string
+		want Decision
+	}{
+		{"/usr/lib/git-core", Allow},
+		{"/usr/libexec/git-core", Allow},
+		{"/home/user/project/evil", Ask},
+		{"/tmp/x", Ask},
+	} {
+		p := NewPolicy(ModeAuto)
+		env := func(k string) string {
+			if k == "GIT_EXEC_PATH" {
+				return tt.path
+			}
+			return ""
+		}
+		v := p.Classify(Command{Args: []string{"git", "log", "-1"}, Dir: testEnv.Dir, Project: testEnv.Project, Home: testEnv.Home, Env: env})
+		if v.Decision != tt.want {
+			t.Errorf("GIT_EXEC_PATH=%s git log: %s [%s], want %s", tt.path, v.Decision, v.Rule, tt.want)
+		}
+	}
+}
