@@ -1411,14 +1411,23 @@ func hFind(cx *cmdCtx, name string, args []string) {
 	expr := args[i:]
 	// artifacts: every filter is a -name/-iname naming build artifacts
 	// (find . -name '*.pyc' -delete)
-	artifacts, names := true, 0
+	artifacts, names, dirName := true, 0, ""
 	for k := 0; k < len(expr); k++ {
 		switch a := expr[k]; {
 		case (a == "-name" || a == "-iname") && k+1 < len(expr):
 			names++
 			artifacts = artifacts && artifactName(expr[k+1])
+			if artifactDirs[expr[k+1]] && names == 1 {
+				dirName = expr[k+1]
+			}
 			k++
 		case a == "-type" || a == "-maxdepth" || a == "-mindepth":
+			k++
+		case a == "-exec" || a == "-execdir":
+			// the action: judged below, with {} standing for what is found
+			for k+1 < len(expr) && expr[k+1] != ";" && expr[k+1] != "+" {
+				k++
+			}
 			k++
 		case a == "-delete" || a == "-print" || a == "-o" || a == "-or" || a == "(" || a == ")" || a == "\\(" || a == "\\)" || a == "-depth":
 		default:
@@ -1485,10 +1494,18 @@ func hFind(cx *cmdCtx, name string, args []string) {
 				if n == 4 {
 					break
 				}
+				match := findMatch(r, filtered)
+				if artifacts && names == 1 && dirName != "" && !isDynamic(r) {
+					// find . -name __pycache__ -exec rm -r {} +: what is
+					// found is a generated directory of that name
+					if t := cx.pe.resolve(r); t.loc == locProject || t.loc == locProjectRoot {
+						match = strings.TrimSuffix(r, "/") + "/" + dirName
+					}
+				}
 				sub := make([]string, len(inner))
 				for x, w := range inner {
 					if strings.Contains(w, "{}") {
-						w = strings.ReplaceAll(w, "{}", findMatch(r, filtered))
+						w = strings.ReplaceAll(w, "{}", match)
 					}
 					sub[x] = w
 				}
