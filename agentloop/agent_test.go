@@ -544,7 +544,7 @@ func TestPreconditions(t *testing.T) {
 		calls(call("write_file", `{"path": ".git/hooks/pre-commit", "content": "#!/bin/sh\n"}`)).with(expectTool("delete_file", "is a directory")),
 		calls(call("write_file", `{"path": "vendor/lib/.git/config", "content": "[core]\n"}`)).with(expectTool("write_file", "under .git")),
 		calls(call("read_file", `{"path": "../../etc/passwd"}`)).with(expectTool("write_file", "under .git")),
-		calls(call("read_file", `{"path": "evil.txt"}`)).with(expectTool("read_file", "outside the project")),
+		calls(call("read_file", `{"path": "evil.txt"}`)).with(expectTool("read_file", "/etc/passwd: no such file")),
 		calls(call("run_shell", `{"command": "cat evil.txt"}`)).with(expectTool("read_file", "UNTRUSTED DATA")),
 		calls(call("finish", `{"summary": "nothing changed"}`)).with(expectTool("run_shell", "UNTRUSTED DATA")),
 	)

@@ -20,6 +20,8 @@ import (
 //	num_ctx = 16384
 //	max_steps = 40
 //	test_cmd = "make check"      # instead of detecting one
+//	clean_env = true             # commands start from an allow-listed environment, HOME of the run's own
+//	env_allow = ["JAVA_HOME"]    # more variables a clean environment keeps
 //
 // What the agent shares with guardsh is configured in guardsh's own
 // config.toml: the rules, the mode, and [env], the secret-free environment
@@ -31,6 +33,11 @@ type FileConfig struct {
 	NumCtx   int    `toml:"num_ctx"`
 	MaxSteps int    `toml:"max_steps"`
 	TestCmd  string `toml:"test_cmd"`
+	// CleanEnv starts the commands' environment from an allow-list, with
+	// HOME in a directory of the run's own (--clean-env); nil: not set.
+	CleanEnv *bool `toml:"clean_env"`
+	// EnvAllow are more variables the clean environment keeps.
+	EnvAllow []string `toml:"env_allow"`
 	// Path is the file that was read ("" if none).
 	Path string `toml:"-"`
 }
@@ -61,7 +68,15 @@ func LoadFileConfig(getenv func(string) string) (*FileConfig, error) {
 		if k == "env" || strings.HasPrefix(k, "env.") || k == "scrub_secrets" || k == "keep" || k == "scrub" {
 			return nil, fmt.Errorf("%s: unknown key %q: the secret-free environment is configured in [env] of guardsh's config.toml (shared with guardsh), not in agent.toml", p, k)
 		}
-		return nil, fmt.Errorf("%s: unknown key %q (known: model, host, num_ctx, max_steps, test_cmd)", p, k)
+		return nil, fmt.Errorf("%s: unknown key %q (known: model, host, num_ctx, max_steps, test_cmd, clean_env, env_allow)", p, k)
+	}
+	for _, n := range c.EnvAllow {
+		if n == "" || strings.ContainsAny(n, "= \t\n") {
+			return nil, fmt.Errorf("%s: env_allow: %q is not a variable name", p, n)
+		}
+		if n == "HOME" {
+			return nil, fmt.Errorf("%s: env_allow: HOME is always the run's own in a clean environment", p)
+		}
 	}
 	c.Path = p
 	return c, nil

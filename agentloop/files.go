@@ -36,6 +36,28 @@ type Files interface {
 	Remove(rel string, dir bool) error
 	// Root is the canonical project root.
 	Root() string
+	// ReadOutside reads the regular file at real, a canonical path outside
+	// the project that Clean reported in an *OutsideError, once the gate
+	// allowed it; no symlink is followed on the way.
+	ReadOutside(real string) ([]byte, error)
+}
+
+// OutsideError is Clean's answer for a path that leads outside the
+// project: a read of it may be asked for at the gate; nothing else may
+// touch it.
+type OutsideError struct {
+	Path string // as the model wrote it
+	Real string // canonical
+	Link string // the project's symlink that led outside, if one did
+	Root string
+}
+
+func (e *OutsideError) Error() string {
+	how := ""
+	if e.Link != "" {
+		how = " through the symlink " + e.Link
+	}
+	return fmt.Sprintf("%s leads outside the project%s (to %s): the file tools only change files inside %s (read_file may read it if a human approves)", e.Path, how, e.Real, e.Root)
 }
 
 // maxReadBytes caps what the agent's read tool loads into memory.
@@ -74,11 +96,7 @@ func (f *jailFiles) resolve(p string) (jail.Resolved, string, error) {
 		return res, "", err
 	}
 	if !res.Inside {
-		how := ""
-		if res.Link != "" {
-			how = " through the symlink " + res.Link
-		}
-		return res, "", fmt.Errorf("%s leads outside the project%s (to %s): the file tools only reach files inside %s", p, how, res.Real, f.j.Root())
+		return res, "", &OutsideError{Path: p, Real: res.Real, Link: res.Link, Root: f.j.Root()}
 	}
 	rel, err := filepath.Rel(f.j.Root(), res.Real)
 	if err != nil {
@@ -139,6 +157,25 @@ func (f *jailFiles) ReadFile(rel string) ([]byte, error) {
 	}
 	if len(data) > maxReadBytes {
 		return nil, fmt.Errorf("%s: larger than %d MiB; look at it with run_shell (head, grep, sed -n)", rel, maxReadBytes>>20)
+	}
+	return data, nil
+}
+
+func (f *jailFiles) ReadOutside(real string) ([]byte, error) {
+	if !filepath.IsAbs(real) || filepath.Clean(real) != real || f.j.Contains(real) {
+		return nil, fmt.Errorf("%s: not a canonical path outside the project", real)
+	}
+	fh, err := f.j.Open(jail.Resolved{Path: real, Abs: real, Real: real, Exists: true}, os.O_RDONLY, 0, jail.Options{RegularOnly: true})
+	if err != nil {
+		return nil, err
+	}
+	defer fh.Close()
+	data, err := io.ReadAll(io.LimitReader(fh, maxReadBytes+1))
+	if err != nil {
+		return nil, osErr(real, err)
+	}
+	if len(data) > maxReadBytes {
+		return nil, fmt.Errorf("%s: larger than %d MiB", real, maxReadBytes>>20)
 	}
 	return data, nil
 }
@@ -261,16 +298,11 @@ func cleanRel(root, p string) (string, error) {
 	case p == "~" || strings.HasPrefix(p, "~/"):
 		return "", fmt.Errorf("%q: ~ is not expanded here, and the file tools only reach files inside the project %s; give a path relative to the project root", p, root)
 	}
+	// Where an absolute path or ".." leads is the jail's to say, after
+	// every symlink: /tmp/proj/a.txt is inside a project at /private/tmp/proj
+	// when /tmp is a link to /private/tmp.
 	if filepath.IsAbs(p) {
-		rel, err := filepath.Rel(root, filepath.Clean(p))
-		if err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
-			return "", fmt.Errorf("%q is outside the project %s: the file tools only reach files inside it; give a path relative to the project root", p, root)
-		}
-		p = rel
+		return filepath.Clean(p), nil
 	}
-	c := path.Clean(filepath.ToSlash(p))
-	if c == ".." || strings.HasPrefix(c, "../") {
-		return "", fmt.Errorf("%q leads outside the project %s through \"..\": the file tools only reach files inside it", p, root)
-	}
-	return c, nil
+	return path.Clean(filepath.ToSlash(p)), nil
 }

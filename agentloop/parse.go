@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -256,6 +257,12 @@ func checkCall(name string, args map[string]any, tools []toolSpec) (Call, error)
 			default:
 				return Call{}, &formatError{fmt.Sprintf("%s: argument %q must be a string; %s", name, p.Name, spec.usage())}
 			}
+		case "array":
+			l, err := toObjects(v, p.Fields)
+			if err != nil {
+				return Call{}, &formatError{fmt.Sprintf("%s: argument %q %v; %s", name, p.Name, err, spec.usage())}
+			}
+			out[p.Name] = l
 		case "integer":
 			n, err := toInt(v)
 			if err != nil {
@@ -274,6 +281,11 @@ func checkCall(name string, args map[string]any, tools []toolSpec) (Call, error)
 		sort.Strings(unknown)
 		return Call{}, &formatError{fmt.Sprintf("%s has no argument %s; %s", name, strings.Join(quoteAll(unknown), ", "), spec.usage())}
 	}
+	if spec.Check != nil {
+		if why := spec.Check(out); why != "" {
+			return Call{}, &formatError{fmt.Sprintf("%s %s; %s", name, why, spec.usage())}
+		}
+	}
 	return Call{Name: name, Args: out}, nil
 }
 
@@ -283,6 +295,50 @@ func quoteAll(s []string) []string {
 		out[i] = strconv.Quote(x)
 	}
 	return out
+}
+
+// toObjects checks an array of objects with the string fields fields (a
+// JSON string holding the array is accepted: small models write one) and
+// returns it as []any of map[string]any with string values.
+func toObjects(v any, fields []string) ([]any, error) {
+	if s, ok := v.(string); ok {
+		dec := json.NewDecoder(strings.NewReader(s))
+		dec.UseNumber()
+		var x any
+		if err := dec.Decode(&x); err != nil {
+			return nil, errors.New("must be a list of objects, not a string")
+		}
+		v = x
+	}
+	l, ok := v.([]any)
+	if !ok || len(l) == 0 {
+		return nil, errors.New("must be a non-empty list of objects")
+	}
+	out := make([]any, 0, len(l))
+	for i, x := range l {
+		m, ok := x.(map[string]any)
+		if !ok {
+			return nil, fmt.Errorf("element %d is not an object", i+1)
+		}
+		o := map[string]any{}
+		for k, val := range m {
+			if !slices.Contains(fields, k) {
+				return nil, fmt.Errorf("element %d has no field %q (fields: %s)", i+1, k, strings.Join(fields, ", "))
+			}
+			s, ok := val.(string)
+			if !ok {
+				return nil, fmt.Errorf("element %d: %q must be a string", i+1, k)
+			}
+			o[k] = s
+		}
+		for _, f := range fields {
+			if _, ok := o[f]; !ok {
+				return nil, fmt.Errorf("element %d lacks %q", i+1, f)
+			}
+		}
+		out = append(out, o)
+	}
+	return out, nil
 }
 
 func toInt(v any) (int, error) {

@@ -238,7 +238,7 @@ func TestToolSchema(t *testing.T) {
 		"list_files":  "path",
 		"read_file":   "path offset? limit?",
 		"write_file":  "path content",
-		"edit_file":   "path old_string new_string",
+		"edit_file":   "path old_string? new_string? edits?",
 		"delete_file": "path",
 		"run_shell":   "command timeout_s?",
 		"finish":      "summary",

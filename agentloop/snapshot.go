@@ -16,6 +16,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // Entry is one line of a run's manifest (manifest.jsonl). The manifest is
@@ -134,6 +136,32 @@ func (s *Store) Before(op, rel string, old []byte, mode fs.FileMode) error {
 		e.Snap = name
 	}
 	return s.Append(e)
+}
+
+// SaveBase keeps a copy of a file's content before the first shell
+// command (files/base-NNNNNN) and returns its name relative to the run dir,
+// for a later "before" entry. The copies are made durable together by
+// SyncBase, not one fsync each.
+func (s *Store) SaveBase(data []byte) (string, error) {
+	s.mu.Lock()
+	s.snaps++
+	name := fmt.Sprintf("files/base-%06d", s.snaps)
+	s.mu.Unlock()
+	if err := os.WriteFile(filepath.Join(s.Dir, name), data, 0o600); err != nil {
+		return "", err
+	}
+	return name, nil
+}
+
+// SyncBase makes the baseline copies durable: one syncfs of the run
+// directory's file system.
+func (s *Store) SyncBase() error {
+	d, err := os.Open(filepath.Join(s.Dir, "files"))
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return unix.Syncfs(int(d.Fd()))
 }
 
 // After records the content rel has after a change (nil: removed).

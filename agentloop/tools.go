@@ -3,8 +3,10 @@ package agentloop
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"path"
 	"path/filepath"
 	"regexp"
@@ -13,16 +15,21 @@ import (
 	"time"
 
 	"github.com/guardsh/guardsh/guardsh"
+	"github.com/guardsh/guardsh/interp/jail"
 	"github.com/ollama/ollama/api"
 )
 
 // param is one argument of a tool.
 type param struct {
 	Name     string
-	Type     string // string, integer
+	Type     string // string, integer, array
 	Desc     string
 	Required bool
 	Default  any // used when a required argument is missing (lenient)
+	// Items is the JSON schema of an array's elements; Fields are the
+	// string fields each element (an object) must have.
+	Items  any
+	Fields []string
 }
 
 // toolSpec is one tool offered to the model.
@@ -30,6 +37,9 @@ type toolSpec struct {
 	Name   string
 	Desc   string
 	Params []param
+	// Check tells what is wrong with a call's checked arguments beyond
+	// each one's type ("" if nothing).
+	Check func(args map[string]any) string
 }
 
 func (t *toolSpec) param(name string) *param {
@@ -46,8 +56,15 @@ func (t *toolSpec) usage() string {
 	var parts []string
 	for _, p := range t.Params {
 		v := `"..."`
-		if p.Type == "integer" {
+		switch p.Type {
+		case "integer":
 			v = "1"
+		case "array":
+			var fs []string
+			for _, f := range p.Fields {
+				fs = append(fs, fmt.Sprintf("%q: \"...\"", f))
+			}
+			v = "[{" + strings.Join(fs, ", ") + "}, ...]"
 		}
 		opt := ""
 		if !p.Required {
@@ -62,7 +79,7 @@ func (t *toolSpec) api() api.Tool {
 	props := api.NewToolPropertiesMap()
 	var req []string
 	for _, p := range t.Params {
-		props.Set(p.Name, api.ToolProperty{Type: api.PropertyType{p.Type}, Description: p.Desc})
+		props.Set(p.Name, api.ToolProperty{Type: api.PropertyType{p.Type}, Description: p.Desc, Items: p.Items})
 		if p.Required {
 			req = append(req, p.Name)
 		}
@@ -89,11 +106,33 @@ var toolSpecs = []toolSpec{
 			{Name: "path", Type: "string", Desc: "file path relative to the project root", Required: true},
 			{Name: "content", Type: "string", Desc: "the complete new content of the file", Required: true},
 		}},
-	{Name: "edit_file", Desc: "Replace one exact piece of text in a file you have read. old_string must appear exactly once in the file (copy it exactly, with its indentation; add neighbouring lines to make it unique).",
+	{Name: "edit_file", Desc: "Replace exact pieces of text in a file you have read: one with old_string and new_string, or several at once with edits (applied in order, all or none). Each old text must appear exactly once in the file (copy it exactly, with its indentation; add neighbouring lines to make it unique).",
 		Params: []param{
 			{Name: "path", Type: "string", Desc: "file path relative to the project root", Required: true},
-			{Name: "old_string", Type: "string", Desc: "the exact text to replace; it must occur exactly once", Required: true},
-			{Name: "new_string", Type: "string", Desc: "the text to put in its place", Required: true},
+			{Name: "old_string", Type: "string", Desc: "the exact text to replace; it must occur exactly once"},
+			{Name: "new_string", Type: "string", Desc: "the text to put in its place"},
+			{Name: "edits", Type: "array", Desc: "instead of old_string/new_string: several replacements, applied in order to the result of the ones before; if one does not match, none is applied",
+				Fields: []string{"old_string", "new_string"},
+				Items: map[string]any{"type": "object", "required": []string{"old_string", "new_string"}, "properties": map[string]any{
+					"old_string": map[string]any{"type": "string", "description": "the exact text to replace; it must occur exactly once"},
+					"new_string": map[string]any{"type": "string", "description": "the text to put in its place"},
+				}}},
+		},
+		Check: func(args map[string]any) string {
+			_, e := args["edits"]
+			_, o := args["old_string"]
+			_, n := args["new_string"]
+			switch {
+			case e && (o || n):
+				return "takes either edits or old_string and new_string, not both"
+			case e:
+				return ""
+			case !o:
+				return `needs the argument "old_string" (string), or "edits"`
+			case !n:
+				return `needs the argument "new_string" (string)`
+			}
+			return ""
 		}},
 	{Name: "delete_file", Desc: "Delete one file you have read (not a directory).",
 		Params: []param{{Name: "path", Type: "string", Desc: "file path relative to the project root", Required: true}}},
@@ -165,7 +204,7 @@ func (a *agent) exec(ctx context.Context, c Call) toolResult {
 	case "write_file":
 		return a.writeFile(ctx, str(c.Args, "path"), str(c.Args, "content"))
 	case "edit_file":
-		return a.editFile(ctx, str(c.Args, "path"), str(c.Args, "old_string"), str(c.Args, "new_string"))
+		return a.editFile(ctx, str(c.Args, "path"), editsOf(c.Args))
 	case "delete_file":
 		return a.deleteFile(ctx, str(c.Args, "path"))
 	case "run_shell":
@@ -282,23 +321,58 @@ func (a *agent) listFiles(ctx context.Context, p string) toolResult {
 	return toolResult{text: a.untrusted("list_files "+rel, text), note: fmt.Sprintf("%d entries", len(lines))}
 }
 
+// readOutside is read_file of a path outside the project: asked at the
+// gate like every read guardsh makes outside the project (rule
+// read.outside-project, or read.credentials), then read from the
+// canonical path the jail resolved, with no symlink followed.
+func (a *agent) readOutside(ctx context.Context, out *OutsideError) ([]byte, *toolResult) {
+	acc := guardsh.Access{Path: out.Path, Resolved: out.Real, Inside: false, Link: out.Link,
+		Dir: a.shell.Cwd(), Project: a.files.Root(), Home: a.home, Via: "agent"}
+	v := a.shell.DecideAccess(ctx, acc, "read_file", "")
+	if v.Decision != guardsh.Allow {
+		r := errResult("%s", v.Message())
+		r.text = denialText(v.Message())
+		return nil, &r
+	}
+	if fi, err := os.Lstat(out.Real); err == nil && fi.IsDir() {
+		r := errResult("%s is a directory outside the project; read_file reads files (list it with run_shell: ls %s)", out.Real, out.Real)
+		return nil, &r
+	}
+	data, err := a.files.ReadOutside(out.Real)
+	if err != nil {
+		r := errResult("%v", err)
+		return nil, &r
+	}
+	return data, nil
+}
+
 func (a *agent) readFile(ctx context.Context, p string, offset, limit int) toolResult {
+	var data []byte
 	rel, err := a.files.Clean(p)
-	if err != nil {
+	var out *OutsideError
+	switch {
+	case errors.As(err, &out):
+		var r *toolResult
+		if data, r = a.readOutside(ctx, out); r != nil {
+			return *r
+		}
+		rel = out.Real // shown as is; never recorded as known (no tool changes it)
+	case err != nil:
 		return errResult("%v", err)
+	default:
+		if r := a.access(ctx, "read_file", p, rel, false, ""); r != nil {
+			return *r
+		}
+		fi, err := a.files.Lstat(rel)
+		if err == nil && fi.IsDir() {
+			return errResult("%s is a directory; use list_files to see its files", rel)
+		}
+		data, err = a.files.ReadFile(rel)
+		if err != nil {
+			return errResult("%v", err)
+		}
+		a.known[rel] = sha(data)
 	}
-	if r := a.access(ctx, "read_file", p, rel, false, ""); r != nil {
-		return *r
-	}
-	fi, err := a.files.Lstat(rel)
-	if err == nil && fi.IsDir() {
-		return errResult("%s is a directory; use list_files to see its files", rel)
-	}
-	data, err := a.files.ReadFile(rel)
-	if err != nil {
-		return errResult("%v", err)
-	}
-	a.known[rel] = sha(data)
 	if bytes.IndexByte(data[:min(len(data), 8000)], 0) >= 0 {
 		return toolResult{text: fmt.Sprintf("%s is a binary file (%d bytes); not shown", rel, len(data)), note: "binary"}
 	}
@@ -461,7 +535,28 @@ func (a *agent) writeFile(ctx context.Context, p, content string) toolResult {
 		note: fmt.Sprintf("%s, %d lines", verb, n)}
 }
 
-func (a *agent) editFile(ctx context.Context, p, oldS, newS string) toolResult {
+// editsOf reads edit_file's replacements: the edits list, or old_string
+// and new_string; nil when the call gave neither.
+func editsOf(args map[string]any) []jail.Edit {
+	if l, ok := args["edits"].([]any); ok {
+		var out []jail.Edit
+		for _, x := range l {
+			m, _ := x.(map[string]any)
+			out = append(out, jail.Edit{Old: str(m, "old_string"), New: str(m, "new_string")})
+		}
+		return out
+	}
+	_, o := args["old_string"]
+	_, n := args["new_string"]
+	if !o && !n {
+		return nil
+	}
+	return []jail.Edit{{Old: str(args, "old_string"), New: str(args, "new_string")}}
+}
+
+// editFile applies edits to a file in order, each to the result of the
+// ones before, all or none: one snapshot, one diff at the gate, one write.
+func (a *agent) editFile(ctx context.Context, p string, edits []jail.Edit) toolResult {
 	rel, err := a.files.Clean(p)
 	if err != nil {
 		return errResult("%v", err)
@@ -469,11 +564,8 @@ func (a *agent) editFile(ctx context.Context, p, oldS, newS string) toolResult {
 	if why := protected(rel); why != "" {
 		return errResult("%s: %s", rel, why)
 	}
-	if oldS == "" {
-		return errResult("old_string is empty: give the exact text to replace (to create a file use write_file)")
-	}
-	if oldS == newS {
-		return errResult("old_string and new_string are the same; nothing to change")
+	if len(edits) == 0 {
+		return errResult(`give the replacement: "old_string" and "new_string", or "edits": [{"old_string": "...", "new_string": "..."}, ...]`)
 	}
 	old, mode, existed, r := a.current(rel, "edit_file")
 	if r != nil {
@@ -483,25 +575,46 @@ func (a *agent) editFile(ctx context.Context, p, oldS, newS string) toolResult {
 		return errResult("%s does not exist; use write_file to create it", rel)
 	}
 	text := string(old)
-	switch n := strings.Count(text, oldS); {
-	case n == 0:
-		return errResult("%s", noMatchHelp(rel, text, oldS))
-	case n > 1:
-		var at []string
-		off := 0
-		for range n {
-			i := strings.Index(text[off:], oldS)
-			at = append(at, fmt.Sprint(strings.Count(text[:off+i], "\n")+1))
-			off += i + len(oldS)
+	for i, e := range edits {
+		which := ""
+		if len(edits) > 1 {
+			which = fmt.Sprintf("edit %d of %d (the edits before it applied): ", i+1, len(edits))
 		}
-		return errResult("old_string occurs %d times in %s (at lines %s); it must occur exactly once: include neighbouring lines in old_string to make it unique", n, rel, strings.Join(at, ", "))
+		none := ""
+		if len(edits) > 1 {
+			none = " None of the edits was applied; the file is unchanged."
+		}
+		switch n := strings.Count(text, e.Old); {
+		case e.Old == "":
+			return errResult("%sold_string is empty: give the exact text to replace (to create a file use write_file).%s", which, none)
+		case e.Old == e.New:
+			return errResult("%sold_string and new_string are the same; nothing to change.%s", which, none)
+		case n == 0:
+			return errResult("%s%s%s", which, noMatchHelp(rel, text, e.Old), none)
+		case n > 1:
+			var at []string
+			off := 0
+			for range n {
+				k := strings.Index(text[off:], e.Old)
+				at = append(at, fmt.Sprint(strings.Count(text[:off+k], "\n")+1))
+				off += k + len(e.Old)
+			}
+			return errResult("%sold_string occurs %d times in %s (at lines %s); it must occur exactly once: include neighbouring lines in old_string to make it unique.%s", which, n, rel, strings.Join(at, ", "), none)
+		}
+		text = strings.Replace(text, e.Old, e.New, 1)
 	}
-	updated := strings.Replace(text, oldS, newS, 1)
-	if r := a.change(ctx, "edit_file", p, rel, old, mode, true, []byte(updated), false); r != nil {
+	if text == string(old) {
+		return toolResult{text: rel + ": the edits leave the file as it was; nothing changed", note: "unchanged"}
+	}
+	if r := a.change(ctx, "edit_file", p, rel, old, mode, true, []byte(text), false); r != nil {
 		return *r
 	}
-	d := unifiedDiff(rel, text, updated)
-	return toolResult{text: "edited " + rel + "\n" + clip(d, 3000), note: fmt.Sprintf("edited, +%d -%d lines", countPrefix(d, '+')-1, countPrefix(d, '-')-1)}
+	d := unifiedDiff(rel, string(old), text)
+	what := "edited " + rel
+	if len(edits) > 1 {
+		what = fmt.Sprintf("edited %s (%d edits)", rel, len(edits))
+	}
+	return toolResult{text: what + "\n" + clip(d, 3000), note: fmt.Sprintf("edited, +%d -%d lines", countPrefix(d, '+')-1, countPrefix(d, '-')-1)}
 }
 
 func countPrefix(diff string, c byte) int {
@@ -602,9 +715,11 @@ func (a *agent) runShell(ctx context.Context, command string, timeoutS int) tool
 	if !isTest {
 		before = a.treeState()
 	}
+	scanned := a.shellBefore() // outside git
 	start := time.Now()
 	status := a.shell.RunCommand(cctx, command, stdout, stderr)
 	elapsed := time.Since(start).Round(10 * time.Millisecond)
+	shellChanged := a.shellAfter(scanned)
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "exit status: %d", status)
 	switch {
@@ -639,12 +754,16 @@ func (a *agent) runShell(ctx context.Context, command string, timeoutS int) tool
 	if len(denied) > 0 {
 		note = fmt.Sprintf("denied [%s]", denied[0][2])
 	}
-	if !isTest && before != "" && a.treeState() != before {
+	if !isTest && (before != "" && a.treeState() != before || len(shellChanged) > 0) {
 		// A command changed files: tests must run again before finish.
 		a.seq++
 		a.writeSeq = a.seq
 		a.shellChanged = true
-		sb.WriteString("\nnote: this command changed files in the project.")
+		sb.WriteString("\nnote: this command changed files in the project")
+		if len(shellChanged) > 0 {
+			fmt.Fprintf(&sb, " (%s)", strings.Join(clipList(shellChanged, 5), ", "))
+		}
+		sb.WriteString(".")
 	}
 	if isTest {
 		if !atRoot {
@@ -662,6 +781,14 @@ func (a *agent) runShell(ctx context.Context, command string, timeoutS int) tool
 		}
 	}
 	return toolResult{text: sb.String(), note: note, isErr: status != 0}
+}
+
+// clipList keeps the first n entries of l, and says how many more.
+func clipList(l []string, n int) []string {
+	if len(l) <= n {
+		return l
+	}
+	return append(append([]string(nil), l[:n]...), fmt.Sprintf("and %d more", len(l)-n))
 }
 
 // treeState fingerprints the work tree's changes in git ("" outside git).

@@ -2,6 +2,7 @@ package guardsh
 
 import (
 	"path/filepath"
+	"time"
 )
 
 // The audit log.
@@ -23,6 +24,19 @@ const AuditLogFile = "guardsh/audit.jsonl"
 const (
 	AuditDecide = "decide" // before the command runs
 	AuditExit   = "exit"   // after it ended
+	// AuditCounts records carry what the session counted instead of
+	// logging it line by line: the builtins without effects that the
+	// policy allowed (Counts, per name) and the records the session's cap
+	// kept out of the file (Dropped). Written every AuditCountsEvery
+	// while there is something new, and when the session ends.
+	AuditCounts = "counts"
+	// AuditLimit is written once, when the session reaches its cap
+	// (AuditLimits.SessionBytes): from then on only refusals and asks are
+	// written, each distinct one once; the rest is counted.
+	AuditLimit = "limit"
+	// AuditConnect records a connection a command opened through the
+	// session's proxy (Via "proxy"), when it ended or was refused.
+	AuditConnect = "connect"
 )
 
 // AuditRecord is one line of the audit log.
@@ -48,6 +62,9 @@ type AuditRecord struct {
 	Escalated bool    `json:"escalated,omitempty"` // ran outside the session sandbox with extra rights
 	Effects   Effects `json:"effects,omitzero"`
 	Sandbox   string  `json:"sandbox,omitempty"` // e.g. "landlock+seccomp (abi 7)" or "off (--no-sandbox)"
+	// Admin states the admin context a human granted the session
+	// (AdminGrant.Describe), on every record of it; "" outside one.
+	Admin string `json:"admin,omitempty"`
 	// Advisor is the local model's rating of an allowed command, or why
 	// there is none (issue 9); nil when the advisor is off or not asked.
 	Advisor *AdvisorAudit `json:"advisor,omitempty"`
@@ -60,6 +77,87 @@ type AuditRecord struct {
 	// Set on exit records.
 	Status     *int    `json:"status,omitempty"`
 	DurationMS float64 `json:"duration_ms,omitempty"`
+
+	// Set on connect records.
+	Connect *AuditConnectInfo `json:"connect,omitempty"`
+
+	// Set on counts records: totals since the session began.
+	Counts  map[string]uint64 `json:"counts,omitempty"`
+	Dropped *AuditDropped     `json:"dropped,omitempty"`
+}
+
+// AuditConnectInfo is a connection through the session's proxy: where to
+// (the name and port asked for, the address dialled), who asked (the
+// proxy user the session gave its commands), and the bytes each way.
+type AuditConnectInfo struct {
+	Host   string `json:"host"`
+	Port   int    `json:"port"`
+	Addr   string `json:"addr,omitempty"`
+	Client string `json:"client,omitempty"`
+	Up     int64  `json:"bytes_up"`
+	Down   int64  `json:"bytes_down"`
+	Error  string `json:"error,omitempty"`
+}
+
+// AuditDropped counts the records a session did not write once it had
+// reached its cap, by the decision they recorded; Repeats are refusals and
+// asks that repeated one already written (same rule and argv).
+type AuditDropped struct {
+	Allow   uint64 `json:"allow,omitempty"`
+	Ask     uint64 `json:"ask,omitempty"`
+	Deny    uint64 `json:"deny,omitempty"`
+	Exit    uint64 `json:"exit,omitempty"`
+	Repeats uint64 `json:"repeats,omitempty"`
+}
+
+// AuditLimits bounds the audit log. The zero value of a field means its
+// default (DefaultAuditLimits).
+type AuditLimits struct {
+	// SessionBytes is what one session writes in full; past it the
+	// session writes only refusals and asks, each distinct one once, and
+	// past twice it nothing but its counts records.
+	SessionBytes int64
+	// FileBytes: a log file larger than this when a session opens it is
+	// rotated first (audit.jsonl -> audit.jsonl.1 -> ... ).
+	FileBytes int64
+	// Keep is how many rotated files are kept.
+	Keep int
+}
+
+// Default audit limits: 16 MiB a session, files rotated past 64 MiB, three
+// rotated files kept. What the log can hold at most is then about
+// (Keep+1) x (FileBytes + 2 x SessionBytes x the sessions open at once).
+const (
+	DefaultAuditSessionBytes = 16 << 20
+	DefaultAuditFileBytes    = 64 << 20
+	DefaultAuditKeep         = 3
+)
+
+// AuditCountsEvery is how often a session writes its counts record while
+// it has new counts.
+const AuditCountsEvery = 10 * time.Second
+
+// WithDefaults returns l with the defaults in place of zero fields.
+func (l AuditLimits) WithDefaults() AuditLimits {
+	if l.SessionBytes <= 0 {
+		l.SessionBytes = DefaultAuditSessionBytes
+	}
+	if l.FileBytes <= 0 {
+		l.FileBytes = DefaultAuditFileBytes
+	}
+	if l.Keep <= 0 {
+		l.Keep = DefaultAuditKeep
+	}
+	return l
+}
+
+// AuditLimits returns the limits the configuration sets (defaults where it
+// sets none).
+func (c *Config) AuditLimits() AuditLimits {
+	if c == nil {
+		return AuditLimits{}.WithDefaults()
+	}
+	return c.AuditLimit.WithDefaults()
 }
 
 // AuditLogPath returns the default audit log path for home and env.

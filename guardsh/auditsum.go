@@ -176,6 +176,15 @@ type AuditSummary struct {
 	OtherEvts int `json:"other_events"`           // records of an event this version does not know
 	Scrubbing int `json:"env_scrubbing_sessions"` // sessions that removed secrets from their environment
 
+	// Counted is the builtins without effects that sessions counted
+	// instead of logging them one by one (counts records), by name; the
+	// latest counts record of each session counts.
+	Counted map[string]uint64 `json:"counted,omitempty"`
+	// Dropped is what sessions past their cap counted instead of logging.
+	Dropped AuditDropped `json:"dropped,omitzero"`
+	// Capped is the number of sessions that reached their cap.
+	Capped int `json:"capped_sessions,omitempty"`
+
 	// Outcomes counts decide records by final outcome; every AuditOutcome
 	// is present. They add up to Decisions.
 	Outcomes map[AuditOutcome]int `json:"outcomes"`
@@ -323,25 +332,27 @@ const (
 // auditLine is a line as SummarizeAudit decodes it: the fields it needs,
 // the ones it needs rarely kept raw (decoded only for the lines listed).
 type auditLine struct {
-	Time       string          `json:"time"`
-	Event      string          `json:"event"`
-	ID         uint64          `json:"id"`
-	Session    string          `json:"session"`
-	Cwd        json.RawMessage `json:"cwd"`
-	Project    json.RawMessage `json:"project"`
-	Argv       json.RawMessage `json:"argv"`
-	Via        json.RawMessage `json:"via"`
-	Mode       json.RawMessage `json:"mode"`
-	Decision   string          `json:"decision"`
-	Rule       string          `json:"rule"`
-	Reason     json.RawMessage `json:"reason"`
-	Gate       string          `json:"gate"`
-	Escalated  bool            `json:"escalated"`
-	Sandbox    json.RawMessage `json:"sandbox"`
-	Status     *int            `json:"status"`
-	DurationMS float64         `json:"duration_ms"`
-	Advisor    json.RawMessage `json:"advisor"`
-	Scrubbed   json.RawMessage `json:"env_scrubbed"`
+	Time       string            `json:"time"`
+	Event      string            `json:"event"`
+	ID         uint64            `json:"id"`
+	Session    string            `json:"session"`
+	Cwd        json.RawMessage   `json:"cwd"`
+	Project    json.RawMessage   `json:"project"`
+	Argv       json.RawMessage   `json:"argv"`
+	Via        json.RawMessage   `json:"via"`
+	Mode       json.RawMessage   `json:"mode"`
+	Decision   string            `json:"decision"`
+	Rule       string            `json:"rule"`
+	Reason     json.RawMessage   `json:"reason"`
+	Gate       string            `json:"gate"`
+	Escalated  bool              `json:"escalated"`
+	Sandbox    json.RawMessage   `json:"sandbox"`
+	Status     *int              `json:"status"`
+	DurationMS float64           `json:"duration_ms"`
+	Advisor    json.RawMessage   `json:"advisor"`
+	Scrubbed   json.RawMessage   `json:"env_scrubbed"`
+	Counts     map[string]uint64 `json:"counts"`
+	Dropped    *AuditDropped     `json:"dropped"`
 
 	t   time.Time // the time, when the fast path parsed it (tOK)
 	tOK bool
@@ -370,6 +381,10 @@ type ruleKey struct{ rule, decision string }
 type sessionAcc struct {
 	s       SessionSummary
 	sandbox []string // raw JSON strings
+	// the latest counts record's totals (they are totals since the
+	// session began)
+	counts  map[string]uint64
+	dropped AuditDropped
 }
 
 type summarizer struct {
@@ -508,6 +523,15 @@ func (s *summarizer) line(data []byte, l *auditLine) {
 		s.decide(l, t, sess)
 	case AuditExit:
 		s.exit(l, sess)
+	case AuditCounts:
+		if l.Counts != nil {
+			sess.counts = l.Counts
+		}
+		if l.Dropped != nil {
+			sess.dropped = *l.Dropped
+		}
+	case AuditLimit:
+		sum.Capped++
 	default:
 		sum.OtherEvts++
 	}
@@ -748,6 +772,23 @@ func rawString(raw json.RawMessage) string {
 
 func (s *summarizer) finish() {
 	sum := s.sum
+	for _, a := range s.sessions {
+		for name, n := range a.counts {
+			if sum.Counted == nil {
+				sum.Counted = map[string]uint64{}
+			}
+			if _, ok := sum.Counted[name]; !ok && len(sum.Counted) >= 4*maxNames {
+				name = "(other)"
+			}
+			sum.Counted[name] += n
+		}
+		d := &sum.Dropped
+		d.Allow += a.dropped.Allow
+		d.Ask += a.dropped.Ask
+		d.Deny += a.dropped.Deny
+		d.Exit += a.dropped.Exit
+		d.Repeats += a.dropped.Repeats
+	}
 	for _, o := range AuditOutcomes {
 		sum.Outcomes[o] += 0
 	}

@@ -202,6 +202,8 @@ func (d *fastDecoder) field(key, val []byte, l *auditLine) bool {
 		return raw(&l.Advisor)
 	case "env_scrubbed":
 		return raw(&l.Scrubbed)
+	case "counts", "dropped":
+		return false // counts records: a few a session, encoding/json
 	}
 	// An unknown key is skipped, unless encoding/json would match it to
 	// a field regardless of case.
@@ -215,7 +217,7 @@ func (d *fastDecoder) field(key, val []byte, l *auditLine) bool {
 
 // auditLineKeys are auditLine's JSON keys.
 var auditLineKeys = []string{"time", "event", "id", "session", "cwd", "project", "argv", "via", "mode",
-	"decision", "rule", "reason", "gate", "escalated", "sandbox", "status", "duration_ms", "advisor", "env_scrubbed"}
+	"decision", "rule", "reason", "gate", "escalated", "sandbox", "status", "duration_ms", "advisor", "env_scrubbed", "counts", "dropped"}
 
 // plainString returns the content of a JSON string without escapes or
 // control characters, valid UTF-8.

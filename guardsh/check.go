@@ -54,11 +54,11 @@ func parseScript(src string) (*syntax.File, error) {
 func (p *Policy) CheckScript(src string, env CheckEnv) (ScriptVerdict, error) {
 	ck := newChecker(p, env, 0, src)
 	if fb, ok := forkBomb(src); ok {
-		ck.record(CommandVerdict{Source: fb, Args: []string{fb}, Line: 1, Col: 1, Verdict: ck.markUnseen(p.settle(&judgement{kind: kOther, f: finding{Deny, idForkBomb, fb}}))})
+		ck.record(CommandVerdict{Source: fb, Args: []string{fb}, Line: 1, Col: 1, Verdict: ck.markUnseen(p.settle(judged(kOther, idForkBomb, fb)))})
 	}
 	f, err := parseScript(src)
 	if err != nil {
-		v := p.settle(&judgement{kind: kOther, f: finding{Ask, idParse, err.Error()}})
+		v := p.settle(judged(kOther, idParse, err.Error()))
 		if ck.has {
 			v = combine(ck.total, v)
 		}
@@ -67,7 +67,7 @@ func (p *Policy) CheckScript(src string, env CheckEnv) (ScriptVerdict, error) {
 	ck.stmts(f.Stmts, source{})
 	sv := ScriptVerdict{Verdict: ck.total, Commands: ck.out}
 	if !ck.has {
-		sv.Verdict = mkVerdict(Allow, "shell.builtin", "no commands", Effects{})
+		sv.Verdict = verdictOf(idShellBuiltin, "no commands", Effects{})
 	}
 	return sv, nil
 }
@@ -83,23 +83,23 @@ func (p *Policy) CheckScript(src string, env CheckEnv) (ScriptVerdict, error) {
 func (p *Policy) LineCheck(src string, env CheckEnv) (v Verdict, ok bool) {
 	if !strings.ContainsAny(src, "|<`(") {
 		// no pipe, here-doc, substitution or function: nothing to see
-		return Verdict{Decision: Allow, Rule: "shell.builtin"}, true
+		return Verdict{Decision: Allow, Rule: idShellBuiltin.String()}, true
 	}
 	ck := newChecker(p, env, 0, src)
 	ck.out = nil
 	if fb, found := forkBomb(src); found {
-		return p.settle(&judgement{kind: kOther, f: finding{Deny, idForkBomb, fb}}), false
+		return p.settle(judged(kOther, idForkBomb, fb)), false
 	}
 	f, err := parseScript(src)
 	if err != nil {
-		return Verdict{Decision: Allow, Rule: idParse}, true
+		return Verdict{Decision: Allow, Rule: idParse.String()}, true
 	}
 	ck.depth = 1 // no command list needed
 	ck.stmts(f.Stmts, source{})
 	if ck.hasUnseen {
 		return ck.unseen, false
 	}
-	return Verdict{Decision: Allow, Rule: "shell.builtin"}, true
+	return Verdict{Decision: Allow, Rule: idShellBuiltin.String()}, true
 }
 
 // scriptVerdict checks shell code run by a command (sh -c, eval, su -c).
@@ -111,7 +111,7 @@ func (p *Policy) scriptVerdict(src string, c *Command, depth int) Verdict {
 // parameters known (params[0] is $0); nil means they are not known.
 func (p *Policy) scriptVerdictArgs(src string, c *Command, depth int, params []string) Verdict {
 	if depth > maxDepth {
-		return p.settle(&judgement{kind: kOther, f: finding{Ask, idNesting, ""}})
+		return p.settle(judged(kOther, idNesting, ""))
 	}
 	env := CheckEnv{Dir: c.Dir, Project: c.Project, Home: c.Home, Via: c.Via}
 	ck := newChecker(p, env, depth, src)
@@ -124,11 +124,11 @@ func (p *Policy) scriptVerdictArgs(src string, c *Command, depth int, params []s
 		}
 	}
 	if fb, ok := forkBomb(src); ok {
-		ck.add(p.settle(&judgement{kind: kOther, f: finding{Deny, idForkBomb, fb}}))
+		ck.add(p.settle(judged(kOther, idForkBomb, fb)))
 	}
 	f, err := parseScript(src)
 	if err != nil {
-		v := p.settle(&judgement{kind: kOther, f: finding{Ask, idParse, err.Error()}})
+		v := p.settle(judged(kOther, idParse, err.Error()))
 		if ck.has {
 			v = combine(ck.total, v)
 		}
@@ -136,7 +136,7 @@ func (p *Policy) scriptVerdictArgs(src string, c *Command, depth int, params []s
 	}
 	ck.stmts(f.Stmts, source{})
 	if !ck.has {
-		return mkVerdict(Allow, "shell.builtin", "", Effects{})
+		return verdictOf(idShellBuiltin, "", Effects{})
 	}
 	return ck.total
 }
@@ -200,7 +200,7 @@ type checker struct {
 
 func (ck *checker) markUnseen(v Verdict) Verdict {
 	// plan mode's denials come back when the command itself is judged
-	if v.Decision == Deny && v.Rule != idModePlan && !ck.hasUnseen {
+	if v.Decision == Deny && v.Rule != idModePlan.String() && !ck.hasUnseen {
 		ck.unseen, ck.hasUnseen = v, true
 	}
 	return v
@@ -714,7 +714,7 @@ func (ck *checker) stmt(s *syntax.Stmt, in source) {
 	}
 	if ck.steps > maxSteps {
 		if ck.steps == maxSteps+1 {
-			ck.add(ck.p.settle(&judgement{kind: kOther, f: finding{Ask, idNesting, "script too large to check completely"}}))
+			ck.add(ck.p.settle(judged(kOther, idNesting, "script too large to check completely")))
 		}
 		return
 	}
@@ -783,15 +783,15 @@ func (ck *checker) access(w redirWrite) {
 	var v Verdict
 	if isDynamic(w.path) {
 		if w.write {
-			v = ck.p.settle(&judgement{kind: kOther, f: finding{Ask, idWriteOutside, "redirection target not known before it runs: " + displayArg(w.path)}})
+			v = ck.p.settle(judged(kOther, idWriteOutside, "redirection target not known before it runs: "+displayArg(w.path)))
 		} else {
-			v = ck.p.settle(&judgement{kind: kRead, f: finding{Ask, idReadOutside, "redirection source not known before it runs: " + displayArg(w.path)}})
+			v = ck.p.settle(judged(kRead, idReadOutside, "redirection source not known before it runs: "+displayArg(w.path)))
 		}
 	} else {
 		e := pathEnv{dir: ck.dir, project: cleanAbs(ck.env.Project), home: cleanAbs(ck.env.Home)}
 		abs, ok := e.abs(w.path)
 		if !ok {
-			v = ck.p.settle(&judgement{kind: kOther, f: finding{Ask, idWriteOutside, "path not known: " + w.path}})
+			v = ck.p.settle(judged(kOther, idWriteOutside, "path not known: "+w.path))
 		} else {
 			l := e.locate(abs)
 			v = ck.p.ClassifyAccess(Access{Path: w.path, Resolved: abs, Inside: l == locProject || l == locProjectRoot, Write: w.write, Dir: ck.dir, Project: ck.env.Project, Home: ck.env.Home, Via: "redirect"})
@@ -902,7 +902,7 @@ func (ck *checker) command(s *syntax.Stmt, in source) {
 			ck.funcs[name] = x.Body
 			if selfSpawning(name, x.Body) {
 				pos := x.Pos()
-				ck.record(CommandVerdict{Source: ck.text(x), Args: []string{name + "()"}, Line: pos.Line(), Col: pos.Col(), Verdict: ck.markUnseen(ck.p.settle(&judgement{kind: kOther, f: finding{Deny, idForkBomb, name}}))})
+				ck.record(CommandVerdict{Source: ck.text(x), Args: []string{name + "()"}, Line: pos.Line(), Col: pos.Col(), Verdict: ck.markUnseen(ck.p.settle(judged(kOther, idForkBomb, name)))})
 			}
 		}
 	case *syntax.ArithmCmd:
@@ -1253,11 +1253,11 @@ func (ck *checker) recordCall(s *syntax.Stmt, x *syntax.CallExpr, args []string,
 // eval) and returns its verdict.
 func (ck *checker) nested(text string, in source, alias bool) Verdict {
 	if ck.depth >= maxDepth {
-		return ck.p.settle(&judgement{kind: kOther, f: finding{Ask, idNesting, ""}})
+		return ck.p.settle(judged(kOther, idNesting, ""))
 	}
 	f, err := parseScript(text)
 	if err != nil {
-		v := ck.p.settle(&judgement{kind: kOther, f: finding{Ask, idParse, err.Error()}})
+		v := ck.p.settle(judged(kOther, idParse, err.Error()))
 		ck.add(v)
 		return v
 	}
@@ -1273,7 +1273,7 @@ func (ck *checker) nested(text string, in source, alias bool) Verdict {
 		ck.markUnseen(sub.unseen)
 	}
 	if !sub.has {
-		return mkVerdict(Allow, "shell.builtin", "", Effects{})
+		return verdictOf(idShellBuiltin, "", Effects{})
 	}
 	if alias {
 		ck.add(sub.total)
@@ -1331,7 +1331,7 @@ func (ck *checker) codeFeed(v Verdict, cmd *Command, norm, args []string, srcs [
 		}
 		return combine(v, ck.markUnseen(ck.p.classifyArgs(cmd, code, ck.depth+1, false)))
 	case srcUnknown:
-		j := &judgement{kind: kOther, f: finding{Ask, idShellStdin, name + " reads its program from another command's output"}}
+		j := judged(kOther, idShellStdin, name+" reads its program from another command's output")
 		return combine(v, ck.p.settle(j))
 	}
 	return v
@@ -1345,7 +1345,7 @@ func (ck *checker) pipeDeny(s source, name string) Verdict {
 	if s.what != "" {
 		what += " by " + s.what
 	}
-	return ck.p.settle(&judgement{kind: kOther, f: finding{Deny, idPipeShell, name + " runs code " + what}})
+	return ck.p.settle(judged(kOther, idPipeShell, name+" runs code "+what))
 }
 
 // readsStdin reports whether a shell or interpreter takes its program from

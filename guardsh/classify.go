@@ -20,7 +20,7 @@ const (
 // finding is the strongest rule that objected to a command.
 type finding struct {
 	dec    Decision // Allow (none), Ask or Deny
-	id     string
+	id     ruleID
 	detail string
 }
 
@@ -29,44 +29,92 @@ type finding struct {
 type judgement struct {
 	kind kind
 	f    finding
-	eff  Effects
+	// netf is the strongest finding of a ByDestination rule: it counts
+	// (as f) only where the session has no proxy (Policy.NetProxy).
+	netf finding
+	// netOther: a ByDestination rule was found by other (the command is
+	// more than reading). netFirst: netf would be f where it counts (it
+	// came before any finding as strong, and no matchOver replaced it):
+	// on a tie it wins, as the first finding does.
+	netOther, netFirst bool
+	eff                Effects
 	// nested holds the combined verdict of commands this one runs (sh -c,
 	// wrappers, find -exec, xargs); hasNested says it is set.
 	nested    Verdict
 	hasNested bool
 	// allowID names the rule of an allow verdict (default: by kind).
-	allowID string
+	allowID ruleID
 	// priv is set for privilege wrappers (sudo ...): a denied inner command
 	// is reported as privilege escalation.
 	priv string
 }
 
-func (j *judgement) deny(id, detail string) {
-	if j.f.dec < Deny {
-		j.f = finding{Deny, id, detail}
+// match records that rule id objects to the command, with the catalogue's
+// decision for it (ask or deny). The strongest finding stays: a deny is not
+// replaced by an ask, nor by a later deny.
+func (j *judgement) match(id ruleID, detail string) {
+	d := id.rule().Decision
+	if d == Allow {
+		panic("guardsh: match of allow rule " + id.String())
 	}
-	if j.kind < kOther {
+	if id.rule().ByDestination {
+		if j.netf.dec < d {
+			j.netf = finding{d, id, detail}
+			j.netFirst = j.f.dec < d
+		}
+		return
+	}
+	if j.f.dec < d {
+		j.f = finding{d, id, detail}
+	}
+	if d == Deny && j.kind < kOther {
 		j.kind = kOther
 	}
 }
 
-// askOver asks with id even over an earlier, more generic ask.
-func (j *judgement) askOver(id, detail string) {
-	if j.f.dec <= Ask {
-		j.f = finding{Ask, id, detail}
+// matchOver is match that also replaces an earlier finding of the same
+// decision: id says more precisely what the command does.
+func (j *judgement) matchOver(id ruleID, detail string) {
+	if d := id.rule().Decision; j.f.dec == d || j.netf.dec == d && j.netFirst {
+		j.f = finding{}
+		j.netFirst = false
 	}
+	j.match(id, detail)
 }
 
-func (j *judgement) ask(id, detail string) {
+// unsure asks, naming deny rule id, when guardsh cannot tell before the
+// command runs whether id applies (its target is only known at run time):
+// the one finding whose decision is not its rule's.
+func (j *judgement) unsure(id ruleID, detail string) {
+	if id.rule().Decision != Deny {
+		panic("guardsh: unsure of non-deny rule " + id.String())
+	}
+	j.kind = kOther
 	if j.f.dec < Ask {
 		j.f = finding{Ask, id, detail}
 	}
 }
 
-// other marks the command as not reading-only and asks with id.
-func (j *judgement) other(id, detail string) {
+// judged is a judgement of kind k that rule id objects to.
+func judged(k kind, id ruleID, detail string) *judgement {
+	j := &judgement{kind: k}
+	j.match(id, detail)
+	return j
+}
+
+// other marks the command as not reading-only and records that rule id
+// objects to it.
+func (j *judgement) other(id ruleID, detail string) {
+	if id.rule().ByDestination {
+		// a network command: it runs like a build or a test where the
+		// proxy decides its connections (settleIn)
+		j.atLeast(kDev)
+		j.netOther = true
+		j.match(id, detail)
+		return
+	}
 	j.kind = kOther
-	j.ask(id, detail)
+	j.match(id, detail)
 }
 
 func (j *judgement) atLeast(k kind) {
@@ -86,7 +134,7 @@ func (j *judgement) addNested(v Verdict) {
 // combine keeps the stricter verdict (the first on a tie) and merges effects.
 func combine(a, b Verdict) Verdict {
 	out := a
-	if b.Decision > a.Decision || b.Decision == a.Decision && a.Rule == idModePlan && b.Rule != idModePlan ||
+	if b.Decision > a.Decision || b.Decision == a.Decision && a.Rule == idModePlan.String() && b.Rule != idModePlan.String() ||
 		b.Decision == Allow && a.Decision == Allow && allowRank(b.Rule) > allowRank(a.Rule) {
 		out = b
 	}
@@ -98,13 +146,13 @@ func combine(a, b Verdict) Verdict {
 // chain "ls && make" is allowed as dev routine.
 func allowRank(rule string) int {
 	switch rule {
-	case "shell.builtin":
+	case idShellBuiltin.String():
 		return 0
-	case "read.only":
+	case idReadOnly.String():
 		return 1
-	case "edit.project":
+	case idEditProject.String():
 		return 2
-	case "dev.routine":
+	case idDevRoutine.String():
 		return 3
 	}
 	return 4
@@ -136,11 +184,9 @@ outer:
 	return dst
 }
 
-func reasonOf(id, detail string) (reason, hint string) {
-	r, ok := ruleTable()[id]
-	if !ok {
-		r.Reason = id
-	}
+// reasonOf is rule id's reason with detail, and its hint.
+func reasonOf(id ruleID, detail string) (reason, hint string) {
+	r := id.rule()
 	reason = r.Reason
 	if detail != "" {
 		reason += ": " + detail
@@ -148,9 +194,15 @@ func reasonOf(id, detail string) (reason, hint string) {
 	return reason, r.Hint
 }
 
-func mkVerdict(d Decision, id, detail string, eff Effects) Verdict {
-	reason, hint := reasonOf(id, detail)
-	return Verdict{Decision: d, Rule: id, Reason: reason, Hint: hint, Effects: eff}
+// verdictOf is the verdict of rule id, with the catalogue's decision.
+func verdictOf(id ruleID, detail string, eff Effects) Verdict {
+	return findingVerdict(finding{id.rule().Decision, id, detail}, eff)
+}
+
+// findingVerdict is the verdict of finding f.
+func findingVerdict(f finding, eff Effects) Verdict {
+	reason, hint := reasonOf(f.id, f.detail)
+	return Verdict{Decision: f.dec, Rule: f.id.String(), Reason: reason, Hint: hint, Effects: eff}
 }
 
 // settle turns a judgement into a verdict for the policy's mode (without
@@ -166,61 +218,77 @@ func (p *Policy) settle(j *judgement) Verdict {
 func (p *Policy) settleIn(j *judgement, mode Mode) Verdict {
 	switch mode {
 	case ModeDefault, ModePlan, ModeAuto, ModeBypass:
+	case ModeEdits:
+		// Commands ask as in default mode; the agent's file tools are
+		// settled in ClassifyAccess.
+		mode = ModeDefault
 	default:
 		mode = ModeDefault // unknown modes are the strict default
 	}
+	if j.netf.dec != Allow && !p.NetProxy {
+		// no proxy: the network finding counts like any other
+		if j.f.dec < j.netf.dec || j.f.dec == j.netf.dec && j.netFirst {
+			j.f = j.netf
+		}
+		if j.netOther {
+			j.kind = kOther
+		}
+	}
+	if v, ok := p.adminLift(j, mode); ok {
+		return v
+	}
 	switch {
 	case j.f.dec == Deny:
-		if mode == ModeBypass && !ruleTable()[j.f.id].Catastrophic {
+		if mode == ModeBypass && !j.f.id.rule().Catastrophic {
 			reason, _ := reasonOf(j.f.id, j.f.detail)
-			return Verdict{Decision: Allow, Rule: "mode.bypass", Reason: "bypass mode allows what " + j.f.id + " denies elsewhere (" + reason + ")", Effects: j.eff}
+			return Verdict{Decision: idModeBypass.rule().Decision, Rule: idModeBypass.String(), Reason: "bypass mode allows what " + j.f.id.String() + " denies elsewhere (" + reason + ")", Effects: j.eff}
 		}
-		return mkVerdict(Deny, j.f.id, j.f.detail, j.eff)
+		return findingVerdict(j.f, j.eff)
 	case mode == ModePlan && j.kind > kRead:
 		detail := ""
 		if j.f.dec == Ask {
 			detail, _ = reasonOf(j.f.id, j.f.detail)
 		}
-		return mkVerdict(Deny, idModePlan, detail, j.eff)
+		return verdictOf(idModePlan, detail, j.eff)
 	case j.f.dec == Ask && mode == ModeAuto && p.Sandboxed && sandboxContains(j.f.id):
-		return mkVerdict(Allow, idSandboxContained, j.f.detail, j.eff)
+		return verdictOf(idSandboxContained, j.f.detail, j.eff)
 	case j.f.dec == Ask:
 		if mode == ModeBypass {
 			reason, _ := reasonOf(j.f.id, j.f.detail)
-			return Verdict{Decision: Allow, Rule: "mode.bypass", Reason: "bypass mode allows it (" + reason + ")", Effects: j.eff}
+			return Verdict{Decision: idModeBypass.rule().Decision, Rule: idModeBypass.String(), Reason: "bypass mode allows it (" + reason + ")", Effects: j.eff}
 		}
-		return mkVerdict(Ask, j.f.id, j.f.detail, j.eff)
+		return findingVerdict(j.f, j.eff)
 	}
-	var id string
+	var id ruleID
 	switch j.kind {
 	case kPure:
-		if j.allowID != "" {
-			return mkVerdict(Allow, j.allowID, "", j.eff)
+		if j.allowID != idNone {
+			return verdictOf(j.allowID, "", j.eff)
 		}
-		return mkVerdict(Allow, "shell.builtin", "", j.eff)
+		return verdictOf(idShellBuiltin, "", j.eff)
 	case kRead:
-		id = "read.only"
+		id = idReadOnly
 	case kEdit:
-		id = "edit.project"
+		id = idEditProject
 	case kDev:
-		id = "dev.routine"
+		id = idDevRoutine
 	default:
 		if mode == ModeBypass {
-			return mkVerdict(Allow, "mode.bypass", "", j.eff)
+			return verdictOf(idModeBypass, "", j.eff)
 		}
 		if mode == ModeAuto && p.Sandboxed {
-			return mkVerdict(Allow, idSandboxContained, "", j.eff)
+			return verdictOf(idSandboxContained, "", j.eff)
 		}
-		return mkVerdict(Ask, idUnknown, "", j.eff)
+		return verdictOf(idUnknown, "", j.eff)
 	}
-	if j.allowID != "" {
+	if j.allowID != idNone {
 		id = j.allowID
 	}
 	if mode == ModeDefault {
 		reason, _ := reasonOf(id, "")
-		return mkVerdict(Ask, idModeDefault, reason, j.eff)
+		return verdictOf(idModeDefault, reason, j.eff)
 	}
-	return mkVerdict(Allow, id, "", j.eff)
+	return verdictOf(id, "", j.eff)
 }
 
 // sandboxContains reports whether an ask with rule id is only about what
@@ -229,7 +297,7 @@ func (p *Policy) settleIn(j *judgement, mode Mode) Verdict {
 // dirs. Asks for what the sandbox cannot contain stay: escalations
 // (network, writes outside), irreversible loss of project data, credential
 // reads, agent configuration, privileges.
-func sandboxContains(id string) bool {
+func sandboxContains(id ruleID) bool {
 	// Reading outside the project is what any program in the sandbox may
 	// do (credentials have a rule of their own, which stays).
 	return id == idUnknown || id == idReadOutside
@@ -352,7 +420,7 @@ func remoteArg(a string) bool {
 		host, _, _ := strings.Cut(rest, "/")
 		return !loopbackHost(host)
 	}
-	if h, ok := hostPort(a); ok {
+	if h, ok := argHostPort(a); ok {
 		return !loopbackHost(h)
 	}
 	return strings.Contains(a, "@") && !strings.HasPrefix(a, "@")
@@ -370,8 +438,8 @@ func loopbackHost(host string) bool {
 	return false
 }
 
-// hostPort reports whether s looks like HOST:PORT, and the host.
-func hostPort(s string) (string, bool) {
+// argHostPort reports whether s looks like HOST:PORT, and the host.
+func argHostPort(s string) (string, bool) {
 	h, port, ok := strings.Cut(s, ":")
 	if !ok || h == "" || port == "" || len(port) > 5 || strings.ContainsAny(h, "/= ") {
 		return "", false
@@ -392,7 +460,7 @@ const maxDepth = 12
 // never unlock a built-in deny.
 func (p *Policy) Classify(c Command) Verdict {
 	if c.Function {
-		return mkVerdict(Allow, "shell.builtin", "call of a shell function; its commands are judged as they run", Effects{})
+		return verdictOf(idShellBuiltin, "call of a shell function; its commands are judged as they run", Effects{})
 	}
 	if len(c.Args) > 0 {
 		if v, ok := p.PureVerdict(c.Args[0]); ok {
@@ -409,7 +477,7 @@ func (p *Policy) Classify(c Command) Verdict {
 	return v
 }
 
-var pureVerdict = Verdict{Decision: Allow, Rule: "shell.builtin", Reason: "shell builtin without side effects"}
+var pureVerdict = verdictOf(idShellBuiltin, "", Effects{})
 
 // PureVerdict returns the verdict Classify gives every command whose argv[0]
 // is name, whatever its arguments, directory, environment and source: ok
@@ -421,7 +489,7 @@ var pureVerdict = Verdict{Decision: Allow, Rule: "shell.builtin", Reason: "shell
 // answer ok == false here, not only in Classify.
 func (p *Policy) PureVerdict(name string) (v Verdict, ok bool) {
 	switch p.Mode {
-	case ModeDefault, ModePlan, ModeAuto, ModeBypass:
+	case ModeDefault, ModePlan, ModeEdits, ModeAuto, ModeBypass:
 	default:
 		return Verdict{}, false // other modes (strict) may look at the arguments
 	}
@@ -477,10 +545,10 @@ func (p *Policy) classifyArgs(c *Command, args []string, depth int, fromInput bo
 // standard input (for xargs and parallel).
 func (p *Policy) classifyArgsIn(c *Command, args []string, depth int, fromInput bool, stdin *source) Verdict {
 	if len(args) == 0 {
-		return mkVerdict(Allow, "shell.builtin", "", Effects{})
+		return verdictOf(idShellBuiltin, "", Effects{})
 	}
 	if depth > maxDepth {
-		return p.settle(&judgement{kind: kOther, f: finding{Ask, idNesting, ""}})
+		return p.settle(judged(kOther, idNesting, ""))
 	}
 	j := &judgement{}
 	cx := &cmdCtx{p: p, c: c, pe: newPathEnv(c), depth: depth, j: j, fromInput: fromInput, stdin: stdin}
@@ -488,22 +556,24 @@ func (p *Policy) classifyArgsIn(c *Command, args []string, depth int, fromInput 
 	v := p.settle(j)
 	if v.Decision == Ask && helpOnly(args) {
 		// NAME [SUBCOMMAND...] --help / --version: prints and exits
-		v = mkVerdict(Allow, "read.only", "prints its help or version", j.eff)
+		v = verdictOf(idReadOnly, "prints its help or version", j.eff)
 	}
-	if v.Rule == idSandboxContained && (fromInput || !sandboxContainsArgs(args)) {
+	if v.Rule == idSandboxContained.String() && (fromInput || !sandboxContainsArgs(args)) {
 		// what the program acts on is not known to stay in the sandbox
-		v = mkVerdict(Ask, idUnknown, j.f.detail, j.eff)
+		v = verdictOf(idUnknown, j.f.detail, j.eff)
 	}
 	v = p.applyRules(v, args)
 	if j.hasNested {
 		n := j.nested
-		if j.priv != "" && n.Decision == Deny && (v.Decision != Deny || v.Rule == idModePlan) {
+		if j.priv != "" && n.Decision == Deny && (v.Decision != Deny || v.Rule == idModePlan.String()) {
 			reason, hint := reasonOf(idPrivSudo, j.priv+" runs a command that is itself denied ["+n.Rule+"]: "+n.Reason)
 			if n.Hint != "" {
 				hint = n.Hint
 			}
-			v = Verdict{Decision: Deny, Rule: idPrivSudo, Reason: reason, Hint: hint, Effects: mergeEffects(v.Effects, n.Effects)}
-		} else if v.Rule == "shell.builtin" && n.Decision >= v.Decision {
+			// the decision is the inner command's (its rule's row), the
+			// rule the wrapper's: the model is told it asked for root
+			v = Verdict{Decision: n.Decision, Rule: idPrivSudo.String(), Reason: reason, Hint: hint, Effects: mergeEffects(v.Effects, n.Effects)}
+		} else if v.Rule == idShellBuiltin.String() && n.Decision >= v.Decision {
 			// a transparent wrapper (xargs, timeout, env): the wrapped
 			// command's verdict names the rule
 			n.Effects = mergeEffects(v.Effects, n.Effects)

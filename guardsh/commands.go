@@ -58,8 +58,8 @@ func (cx *cmdCtx) nestItemScript(src string) {
 // uncontained turns an allow by the session sandbox back into the ask it
 // replaced.
 func uncontained(v Verdict) Verdict {
-	if v.Rule == idSandboxContained {
-		return mkVerdict(Ask, idUnknown, "a command built from input", v.Effects)
+	if v.Rule == idSandboxContained.String() {
+		return verdictOf(idUnknown, "a command built from input", v.Effects)
 	}
 	return v
 }
@@ -202,11 +202,11 @@ func (cx *cmdCtx) guardshEnv(assign string) {
 	switch k {
 	case "GUARDSH_MODE":
 		if m, err := ParseMode(v); err == nil && laxer(m, cx.p.Mode) {
-			cx.j.deny("guardsh.self", assign)
+			cx.j.match(idGuardshSelf, assign)
 		}
 	case "GUARDSH_SANDBOX", "GUARDSH_SANDBOX_DISABLE", "GUARDSH_SANDBOX_WRITE", "GUARDSH_SANDBOX_TMP", "GUARDSH_SANDBOX_UNIX",
 		"GUARDSH_CONFIG", "GUARDSH_PROJECT", "GUARDSH_TRUST", "GUARDSH_AUDIT", "GUARDSH_SANDBOX_RUN":
-		cx.j.deny("guardsh.self", assign)
+		cx.j.match(idGuardshSelf, assign)
 	}
 }
 
@@ -218,10 +218,12 @@ func laxer(a, b Mode) bool {
 			return -1
 		case ModePlan:
 			return 0
-		case ModeAuto:
+		case ModeEdits:
 			return 2
-		case ModeBypass:
+		case ModeAuto:
 			return 3
+		case ModeBypass:
+			return 4
 		}
 		return 1
 	}
@@ -238,7 +240,9 @@ func hGuardsh(cx *cmdCtx, name string, args []string) {
 		case strings.HasPrefix(a, "--mode="):
 			cx.guardshEnv("GUARDSH_MODE=" + a[len("--mode="):])
 		case a == "--no-sandbox" || a == "--trust" || strings.HasPrefix(a, "--trust="):
-			cx.j.deny("guardsh.self", a)
+			cx.j.match(idGuardshSelf, a)
+		case strings.HasPrefix(strings.TrimLeft(a, "-"), "admin") && strings.HasPrefix(a, "-"):
+			cx.j.match(idGuardshAdmin, a)
 		}
 	}
 }
@@ -369,9 +373,9 @@ func (cx *cmdCtx) read(arg string) {
 	}
 	switch {
 	case t.loc == locDevice:
-		cx.j.other("disk.read-raw", t.abs)
+		cx.j.other(idDiskReadRaw, t.abs)
 	case cx.pe.credential(t.abs):
-		cx.j.askOver(idReadCredentials, t.abs)
+		cx.j.matchOver(idReadCredentials, t.abs)
 	}
 }
 
@@ -394,7 +398,7 @@ func (cx *cmdCtx) readTree(arg string) {
 		}
 	}
 	if holds {
-		cx.j.askOver(idReadCredentials, "reads the whole tree "+t.abs+", credentials included")
+		cx.j.matchOver(idReadCredentials, "reads the whole tree "+t.abs+", credentials included")
 	}
 }
 
@@ -410,25 +414,26 @@ func (cx *cmdCtx) write(arg string, del bool) {
 		j.other(idWriteOutside, "target not known before it runs: "+displayArg(arg))
 	case t.loc == locDevSafe:
 		if del {
-			j.deny(idRmSystemFile, t.abs)
+			j.match(idRmSystemFile, t.abs)
 		}
 		j.atLeast(kEdit)
 	case t.loc == locDevice:
-		j.deny(idDevice, t.abs)
+		j.match(idDevice, t.abs)
 	case cx.pe.protectedWrite(t.abs):
-		j.deny(idWriteProtected, t.abs)
+		j.match(idWriteProtected, t.abs)
 	case agentConfig(t.abs):
-		j.other("write.agent-config", t.abs)
+		j.other(idWriteAgentConfig, t.abs)
 	case t.loc.inside() || t.loc == locSharedTmp && !del:
 		j.atLeast(kEdit)
 	case t.loc == locSystem && del:
-		j.deny(idRmSystemFile, t.abs)
+		j.match(idRmSystemFile, t.abs)
 	case t.loc == locRoot || t.loc == locHome:
 		if del {
-			j.deny(idRmRoot, t.abs)
+			id := idRmRoot
 			if t.loc == locHome {
-				j.f.id = idRmHome
+				id = idRmHome
 			}
+			j.match(id, t.abs)
 		} else {
 			j.other(idWriteOutside, t.abs)
 		}
@@ -494,31 +499,31 @@ func (cx *cmdCtx) remove(arg string, rec bool) {
 	case t.loc == locUnknown:
 		switch {
 		case rec && (cx.fromInput || arg == inputWord):
-			j.deny("rm.xargs", displayArg(arg))
+			j.match(idRmXargs, displayArg(arg))
 		case rec:
 			j.other(idRmDynamic, displayArg(arg))
 		default:
 			j.other(idWriteOutside, "target not known before it runs: "+displayArg(arg))
 		}
 	case t.loc == locRoot:
-		j.deny(idRmRoot, what)
+		j.match(idRmRoot, what)
 	case t.loc == locHome:
-		j.deny(idRmHome, what)
+		j.match(idRmHome, what)
 	case t.loc == locDevice:
-		j.deny(idDevice, t.abs)
+		j.match(idDevice, t.abs)
 	case t.loc == locDevSafe:
-		j.deny(idRmSystemFile, t.abs)
+		j.match(idRmSystemFile, t.abs)
 	case cx.pe.protectedWrite(t.abs):
-		j.deny(idWriteProtected, t.abs)
+		j.match(idWriteProtected, t.abs)
 	case t.loc == locSystem:
 		if rec {
-			j.deny(idRmSystem, what)
+			j.match(idRmSystem, what)
 		} else {
-			j.deny(idRmSystemFile, what)
+			j.match(idRmSystemFile, what)
 		}
 	case t.loc == locProjectRoot:
 		if rec {
-			j.deny(idRmProjectRoot, what)
+			j.match(idRmProjectRoot, what)
 		} else {
 			j.atLeast(kEdit)
 		}
@@ -534,17 +539,17 @@ func (cx *cmdCtx) remove(arg string, rec bool) {
 		j.other(idWriteOutside, what)
 	case t.loc == locTempRoot:
 		if rec && !t.whole {
-			j.deny(idRmSystem, what)
+			j.match(idRmSystem, what)
 		} else if rec {
 			j.other(idWriteOutside, what)
 		}
 	case agentConfig(t.abs):
-		j.other("write.agent-config", t.abs)
+		j.other(idWriteAgentConfig, t.abs)
 	default: // home or elsewhere, outside the project
 		if rec && t.loc == locHomeSub {
-			j.deny(idRmHome, what)
+			j.match(idRmHome, what)
 		} else if rec {
-			j.deny(idRmOutside, what)
+			j.match(idRmOutside, what)
 		} else {
 			j.other(idWriteOutside, what)
 		}
@@ -595,7 +600,7 @@ func hRm(cx *cmdCtx, name string, args []string) {
 		rec = true
 	}
 	if noPreserve {
-		cx.j.deny("rm.no-preserve-root", "")
+		cx.j.match(idRmNoPreserveRoot, "")
 	}
 	if len(targets) == 0 && cx.fromInput {
 		targets = []string{inputWord}
@@ -625,7 +630,7 @@ func (cx *cmdCtx) projectSweep(targets []string) {
 		seen[t.abs] = true
 	}
 	if len(seen) >= 3 {
-		cx.j.deny(idRmProjectRoot, fmt.Sprintf("%d top-level entries of the project at once (rm -rf * in the project root)", len(seen)))
+		cx.j.match(idRmProjectRoot, fmt.Sprintf("%d top-level entries of the project at once (rm -rf * in the project root)", len(seen)))
 	}
 }
 
@@ -637,7 +642,7 @@ func hShred(cx *cmdCtx, name string, args []string) {
 		cx.remove(t, false)
 	}
 	if len(ops) > 0 {
-		cx.j.other("rm.destroy-data", name+" "+strings.Join(displayArgs(ops, 3), " "))
+		cx.j.other(idRmDestroyData, name+" "+strings.Join(displayArgs(ops, 3), " "))
 	}
 }
 
@@ -831,30 +836,30 @@ func hRead(cx *cmdCtx, name string, args []string) {
 		}
 	case "date":
 		if hasOpt(args[1:], 's', "set") {
-			j.other("sys.system-write", "date --set")
+			j.other(idSysSystemWrite, "date --set")
 		}
 		// An operand other than +FORMAT (MMDDhhmm[[CC]YY][.ss]) sets the
 		// clock, as --set does.
 		for _, op := range operands(args[1:], optSpec{short: "dfrs", long: []string{"date", "file", "reference", "set"}}) {
 			if !strings.HasPrefix(op, "+") {
-				j.other("sys.system-write", "date "+displayArg(op)+" (an operand other than +FORMAT sets the clock)")
+				j.other(idSysSystemWrite, "date "+displayArg(op)+" (an operand other than +FORMAT sets the clock)")
 				break
 			}
 		}
 	case "hostname":
 		if ops := operands(args[1:], optSpec{}); len(ops) > 0 {
-			j.other("sys.system-write", "hostname "+displayArg(ops[0]))
+			j.other(idSysSystemWrite, "hostname "+displayArg(ops[0]))
 		}
 	case "ip":
 		if ops := operands(args[1:], optSpec{}); len(ops) > 1 {
 			switch ops[1] {
 			case "add", "del", "delete", "set", "change", "replace", "flush", "append":
-				j.other("sys.system-write", "ip "+strings.Join(displayArgs(ops, 3), " "))
+				j.other(idSysSystemWrite, "ip "+strings.Join(displayArgs(ops, 3), " "))
 			}
 		}
 	case "ifconfig":
 		if ops := operands(args[1:], optSpec{}); len(ops) > 1 {
-			j.other("sys.system-write", "ifconfig "+strings.Join(displayArgs(ops, 3), " "))
+			j.other(idSysSystemWrite, "ifconfig "+strings.Join(displayArgs(ops, 3), " "))
 		}
 	case "sqlite3":
 		// sqlite3 DB [SQL]: local database file, may write it.
@@ -921,7 +926,7 @@ func hWriteAll(cx *cmdCtx, name string, args []string) {
 	spec := optSpec{short: "mrdtsSZ", long: []string{"mode", "reference", "date", "time", "size", "context"}}
 	if name == "mknod" || name == "mkfifo" {
 		if name == "mknod" {
-			cx.j.other("sys.system-write", "mknod creates device nodes")
+			cx.j.other(idSysSystemWrite, "mknod creates device nodes")
 		}
 	}
 	if name == "tee" {
@@ -962,14 +967,14 @@ func hCopy(cx *cmdCtx, name string, args []string) {
 	case "mv":
 		d := cx.pe.resolve(dest)
 		if d.loc == locDevSafe || d.loc == locDevice {
-			cx.j.deny("mv.devnull", displayArg(dest))
+			cx.j.match(idMvDevnull, displayArg(dest))
 		}
 		for _, o := range ops {
 			t := cx.pe.resolve(o)
 			switch {
 			case t.loc == locRoot || t.loc == locHome || t.loc == locProjectRoot || t.loc == locTempRoot ||
 				t.loc == locSystem && strings.Count(t.abs, "/") <= 2:
-				cx.j.deny("mv.catastrophic", t.abs)
+				cx.j.match(idMvCatastrophic, t.abs)
 			default:
 				cx.write(o, true)
 			}
@@ -1020,7 +1025,7 @@ func hPerms(cx *cmdCtx, name string, args []string) {
 		mode := ops[0]
 		ops = ops[1:]
 		if name == "chmod" && setuidMode(mode) {
-			cx.j.other("perms.setuid", mode)
+			cx.j.other(idPermsSetuid, mode)
 		}
 	}
 	for _, o := range ops {
@@ -1028,10 +1033,10 @@ func hPerms(cx *cmdCtx, name string, args []string) {
 		if rec || t.whole {
 			switch t.loc {
 			case locRoot, locHome, locSystem, locTempRoot:
-				cx.j.deny("perms.recursive-system", t.abs)
+				cx.j.match(idPermsRecursiveSystem, t.abs)
 				continue
 			case locUnknown:
-				cx.j.other("perms.recursive-system", "target not known before it runs: "+displayArg(o))
+				cx.j.unsure(idPermsRecursiveSystem, "target not known before it runs: "+displayArg(o))
 				continue
 			}
 		}
@@ -1080,12 +1085,12 @@ func hDisk(cx *cmdCtx, name string, args []string) {
 	dev := false
 	for _, o := range ops {
 		if isDynamic(o) {
-			cx.j.other("disk.format", "target not known before it runs: "+displayArg(o))
+			cx.j.unsure(idDiskFormat, "target not known before it runs: "+displayArg(o))
 			continue
 		}
 		t := cx.pe.resolve(o)
 		if t.loc == locDevice || strings.HasPrefix(t.abs, "/dev/") {
-			cx.j.deny("disk.format", t.abs)
+			cx.j.match(idDiskFormat, t.abs)
 			dev = true
 		}
 	}
@@ -1106,7 +1111,7 @@ func hDisk(cx *cmdCtx, name string, args []string) {
 			return
 		}
 	}
-	cx.j.other("disk.format", strings.Join(displayArgs(args, 4), " "))
+	cx.j.unsure(idDiskFormat, strings.Join(displayArgs(args, 4), " "))
 }
 
 func hKill(cx *cmdCtx, name string, args []string) {
@@ -1116,10 +1121,10 @@ func hKill(cx *cmdCtx, name string, args []string) {
 			cx.j.kind = kPure
 			return
 		}
-		cx.j.deny("proc.kill-all", strings.Join(displayArgs(args, 4), " "))
+		cx.j.match(idProcKillAll, strings.Join(displayArgs(args, 4), " "))
 		return
 	case "pkill", "skill", "slay":
-		cx.j.other("proc.kill", strings.Join(displayArgs(args, 4), " "))
+		cx.j.other(idProcKill, strings.Join(displayArgs(args, 4), " "))
 		return
 	}
 	for _, a := range args[1:] {
@@ -1147,11 +1152,11 @@ func hKill(cx *cmdCtx, name string, args []string) {
 	}
 	switch {
 	case pidsAll:
-		cx.j.deny("proc.kill-all", strings.Join(displayArgs(args, 4), " "))
+		cx.j.match(idProcKillAll, strings.Join(displayArgs(args, 4), " "))
 	case jobsOnly:
 		cx.j.kind = kPure
 	default:
-		cx.j.other("proc.kill", strings.Join(displayArgs(args, 4), " "))
+		cx.j.other(idProcKill, strings.Join(displayArgs(args, 4), " "))
 	}
 }
 
@@ -1176,19 +1181,19 @@ var opensslLocal = map[string]bool{
 
 func hShutdown(cx *cmdCtx, name string, args []string) {
 	if name == "shutdown" && hasOpt(args[1:], 'c') {
-		cx.j.other("sys.service", "shutdown -c")
+		cx.j.other(idSysService, "shutdown -c")
 		return
 	}
-	cx.j.deny("sys.shutdown", name)
+	cx.j.match(idSysShutdown, name)
 }
 
 func hInit(cx *cmdCtx, name string, args []string) {
 	ops := operands(args[1:], optSpec{})
 	if len(ops) > 0 && (ops[0] == "0" || ops[0] == "6") {
-		cx.j.deny("sys.shutdown", name+" "+ops[0])
+		cx.j.match(idSysShutdown, name+" "+ops[0])
 		return
 	}
-	cx.j.other("sys.service", name)
+	cx.j.other(idSysService, name)
 }
 
 func hSystemctl(cx *cmdCtx, name string, args []string) {
@@ -1199,12 +1204,12 @@ func hSystemctl(cx *cmdCtx, name string, args []string) {
 	}
 	switch ops[0] {
 	case "poweroff", "reboot", "halt", "kexec", "suspend", "hibernate", "hybrid-sleep", "suspend-then-hibernate", "emergency", "rescue", "soft-reboot":
-		cx.j.deny("sys.shutdown", name+" "+ops[0])
+		cx.j.match(idSysShutdown, name+" "+ops[0])
 	case "status", "show", "cat", "is-active", "is-enabled", "is-failed", "is-system-running", "list-units",
 		"list-unit-files", "list-timers", "list-sockets", "list-dependencies", "list-jobs", "help", "get-default", "show-environment":
 		cx.j.atLeast(kRead)
 	default:
-		cx.j.other("sys.service", name+" "+ops[0])
+		cx.j.other(idSysService, name+" "+ops[0])
 	}
 }
 
@@ -1214,17 +1219,17 @@ func hService(cx *cmdCtx, name string, args []string) {
 		cx.j.atLeast(kRead)
 		return
 	}
-	cx.j.other("sys.service", strings.Join(displayArgs(args, 4), " "))
+	cx.j.other(idSysService, strings.Join(displayArgs(args, 4), " "))
 }
 
 func hCrontab(cx *cmdCtx, name string, args []string) {
 	switch {
 	case hasOpt(args[1:], 'r'):
-		cx.j.deny("sys.crontab-remove", "")
+		cx.j.match(idSysCrontabRemove, "")
 	case hasOpt(args[1:], 'l'):
 		cx.j.atLeast(kRead)
 	default:
-		cx.j.other("sys.system-write", "crontab")
+		cx.j.other(idSysSystemWrite, "crontab")
 	}
 }
 
@@ -1254,7 +1259,7 @@ func hSysWrite(cx *cmdCtx, name string, args []string) {
 			return
 		}
 	}
-	cx.j.other("sys.system-write", strings.Join(displayArgs(args, 4), " "))
+	cx.j.other(idSysSystemWrite, strings.Join(displayArgs(args, 4), " "))
 }
 
 // hShell judges sh/bash/... : -c STRING is checked as a script; a script
@@ -1335,7 +1340,7 @@ func hSource(cx *cmdCtx, name string, args []string) {
 	if len(args) > 1 {
 		t := cx.pe.resolve(args[1])
 		if t.loc == locUnknown {
-			cx.j.other("code.eval-dynamic", displayArg(args[1]))
+			cx.j.other(idCodeEvalDynamic, displayArg(args[1]))
 		}
 		cx.read(args[1])
 	}
@@ -1348,7 +1353,7 @@ func hEval(cx *cmdCtx, name string, args []string) {
 	var b strings.Builder
 	for k, a := range args[1:] {
 		if isDynamic(a) {
-			cx.j.other("code.eval-dynamic", displayArg(a))
+			cx.j.other(idCodeEvalDynamic, displayArg(a))
 			return
 		}
 		if k > 0 {
@@ -1372,7 +1377,7 @@ func hTrap(cx *cmdCtx, name string, args []string) {
 	ops := operands(args[1:], optSpec{})
 	if len(ops) >= 2 && ops[0] != "-" && ops[0] != "" {
 		if isDynamic(ops[0]) {
-			cx.j.other("code.eval-dynamic", displayArg(ops[0]))
+			cx.j.other(idCodeEvalDynamic, displayArg(ops[0]))
 			return
 		}
 		cx.nestDenyOnly(ops[0])
@@ -1485,7 +1490,7 @@ func hFind(cx *cmdCtx, name string, args []string) {
 					for _, r := range roots {
 						switch cx.pe.resolve(r).loc {
 						case locRoot, locHome, locSystem, locTempRoot:
-							j.deny("find.delete-outside", displayArg(r)+" -exec "+in[0])
+							j.match(idFindDeleteOutside, displayArg(r)+" -exec "+in[0])
 						}
 					}
 				}
@@ -1555,7 +1560,7 @@ func (cx *cmdCtx) findDelete(root string, filtered, rec bool) {
 	t := cx.pe.resolve(root)
 	switch t.loc {
 	case locRoot, locHome, locSystem, locTempRoot:
-		cx.j.deny("find.delete-outside", displayArg(root))
+		cx.j.match(idFindDeleteOutside, displayArg(root))
 		return
 	case locProject, locProjectRoot, locTemp, locUnknown:
 		cx.remove(findMatch(root, filtered), rec)
@@ -1906,6 +1911,7 @@ func hNet(cx *cmdCtx, name string, args []string) {
 		}
 		return
 	}
+	pre := cx.j.f // what the command's assignments found, before the network
 	cx.j.eff.Network = true
 	cx.j.other(idNetwork, name)
 	switch name {
@@ -1950,32 +1956,34 @@ func hNet(cx *cmdCtx, name string, args []string) {
 		}
 	case "nc", "ncat", "netcat":
 		if hasOpt(args[1:], 'e', "exec", "sh-exec", "lua-exec") || hasOpt(args[1:], 'c') {
-			cx.j.deny("net.reverse-shell", strings.Join(displayArgs(args, 6), " "))
+			cx.j.match(idNetReverseShell, strings.Join(displayArgs(args, 6), " "))
 		}
 	case "socat":
 		for _, a := range args[1:] {
 			la := strings.ToLower(a)
 			if strings.HasPrefix(la, "exec:") || strings.HasPrefix(la, "system:") || strings.Contains(la, ",exec:") {
-				cx.j.deny("net.reverse-shell", strings.Join(displayArgs(args, 6), " "))
+				cx.j.match(idNetReverseShell, strings.Join(displayArgs(args, 6), " "))
 			}
 		}
 	case "ssh", "mosh":
-		cx.j.f.id = "net.remote-shell"
+		cx.j.matchOver(idNetRemoteShell, name)
 		cx.sshOptionCommands(args)
 	case "scp", "sftp", "rsync":
-		cx.j.f.id = "net.remote-shell"
+		cx.j.matchOver(idNetRemoteShell, name)
 		cx.sshOptionCommands(args)
 		if name == "rsync" {
 			cx.optionCommands(args, 'e', "rsh")
 		} else {
 			cx.optionCommands(args, 'S', "")
 		}
-		cx.copyRemote(name, args)
+		cx.copyRemote(name, args, pre)
 	}
 }
 
-// copyRemote judges scp/rsync: local destinations are written.
-func (cx *cmdCtx) copyRemote(name string, args []string) {
+// copyRemote judges scp/rsync: local destinations are written. pre is the
+// finding from before hNet's network one: a local rsync copy goes back to
+// it, and then reads and writes like cp.
+func (cx *cmdCtx) copyRemote(name string, args []string, pre finding) {
 	spec := optSpec{short: "iFoPlcSJe", long: []string{"rsh", "exclude", "include", "filter", "exclude-from", "include-from", "files-from", "rsync-path", "port", "password-file", "log-file", "temp-dir", "partial-dir", "backup-dir", "suffix", "chmod", "chown", "timeout", "bwlimit", "compare-dest", "copy-dest", "link-dest"}}
 	ops := operands(args[1:], spec)
 	if len(ops) < 2 {
@@ -1995,17 +2003,24 @@ func (cx *cmdCtx) copyRemote(name string, args []string) {
 		}
 	}
 	dest := ops[len(ops)-1]
+	local := !anyRemote && name == "rsync"
+	if local {
+		// a local copy: no network
+		cx.j.f = pre
+		cx.j.netf, cx.j.netOther, cx.j.netFirst = finding{}, false, false
+		cx.j.kind = kEdit
+		cx.j.eff.Network = false
+	}
 	for _, o := range ops[:len(ops)-1] {
 		if !remote(o) {
 			cx.readTree(o)
 		}
 	}
-	if !anyRemote && name == "rsync" {
-		// a local copy
-		cx.j.f = finding{}
-		cx.j.kind = kEdit
-		cx.j.eff.Network = false
+	if local {
 		if hasOpt(args[1:], 'n', "dry-run") {
+			// lists names, reads no contents
+			cx.j.f = pre
+			cx.j.netf, cx.j.netOther, cx.j.netFirst = finding{}, false, false
 			cx.j.kind = kRead
 			return
 		}
@@ -2023,7 +2038,11 @@ func (cx *cmdCtx) copyRemote(name string, args []string) {
 
 func hCloud(cx *cmdCtx, name string, args []string) {
 	cx.j.eff.Network = true
-	cx.j.other("net.cloud", strings.Join(displayArgs(args, 3), " "))
+	if cloudRead(name, args) { // cloud.go
+		cx.j.other(idNetwork, strings.Join(displayArgs(args, 3), " ")+" reads remote state")
+		return
+	}
+	cx.j.other(idNetCloud, strings.Join(displayArgs(args, 3), " "))
 }
 
 func hDocker(cx *cmdCtx, name string, args []string) {
@@ -2043,10 +2062,10 @@ func hDocker(cx *cmdCtx, name string, args []string) {
 	case "ps", "images", "ls", "inspect", "logs", "version", "info", "stats", "top", "port", "diff", "history", "events", "df", "config", "search":
 		cx.j.atLeast(kRead)
 	case "rm", "rmi", "prune", "kill", "stop", "down", "remove":
-		cx.j.other("container.destructive", strings.Join(displayArgs(ops, 3), " "))
+		cx.j.other(idContainerDestructive, strings.Join(displayArgs(ops, 3), " "))
 	default:
 		cx.j.eff.Network = true
-		cx.j.other("net.cloud", name+" "+displayArg(sub))
+		cx.j.other(idNetCloud, name+" "+displayArg(sub))
 	}
 }
 
@@ -2061,9 +2080,9 @@ func (cx *cmdCtx) containerMounts(args []string) {
 		switch t.loc {
 		case locRoot, locHome, locSystem:
 			if t.abs != "/var/run/docker.sock" && t.abs != "/run/docker.sock" {
-				cx.j.deny("container.host-mount", t.abs)
+				cx.j.match(idContainerHostMount, t.abs)
 			} else {
-				cx.j.deny("container.host-mount", t.abs+" (the docker socket is root on the host)")
+				cx.j.match(idContainerHostMount, t.abs+" (the docker socket is root on the host)")
 			}
 		}
 	}
@@ -2094,7 +2113,7 @@ func (cx *cmdCtx) containerMounts(args []string) {
 				}
 			}
 		case a == "--privileged" || a == "--pid=host" || a == "--net=host" || a == "--network=host" || strings.HasPrefix(a, "--cap-add"):
-			cx.j.other("container.privileged", a)
+			cx.j.other(idContainerPrivileged, a)
 		}
 	}
 }
@@ -2138,7 +2157,7 @@ func hAt(cx *cmdCtx, name string, args []string) {
 		cx.j.atLeast(kRead)
 		return
 	}
-	cx.j.other("sys.system-write", name+" schedules commands to run later")
+	cx.j.other(idSysSystemWrite, name+" schedules commands to run later")
 	if cx.stdin != nil && cx.stdin.kind == srcStatic {
 		cx.nestScript(cx.stdin.text)
 	}
@@ -2168,8 +2187,7 @@ func (cx *cmdCtx) install(args []string, name string) {
 	cx.j.eff.Network = true
 	if cx.inVenv(args[0]) && !hasOpt(args[1:], 0, "user", "root", "prefix", "target", "global") {
 		cx.j.atLeast(kEdit)
-		cx.j.f = finding{}
-		cx.j.allowID = "install.venv"
+		cx.j.allowID = idInstallVenv
 		cx.j.eff.Writes = append(cx.j.eff.Writes, cx.pe.project)
 		return
 	}
@@ -2249,7 +2267,7 @@ func hNpm(cx *cmdCtx, name string, args []string) {
 		cx.j.atLeast(kRead)
 	case "publish", "unpublish", "deprecate", "login", "logout", "adduser", "owner", "access", "token", "dist-tag", "team", "org", "star":
 		cx.j.eff.Network = true
-		cx.j.other("net.cloud", name+" "+ops[0])
+		cx.j.other(idNetCloud, name+" "+ops[0])
 	case "global":
 		cx.install(args, name)
 	case "pkg":
@@ -2306,7 +2324,7 @@ func hCargo(cx *cmdCtx, name string, args []string) {
 		cx.install(args, name)
 	case "publish", "login", "logout", "owner", "yank":
 		cx.j.eff.Network = true
-		cx.j.other("net.cloud", name+" "+ops[0])
+		cx.j.other(idNetCloud, name+" "+ops[0])
 	case "add", "remove", "update", "fetch", "search", "generate-lockfile", "vendor":
 		cx.j.eff.Network = true
 		cx.j.other(idNetwork, name+" "+ops[0])
@@ -2327,7 +2345,7 @@ func hGo(cx *cmdCtx, name string, args []string) {
 	case "version", "env", "list", "doc", "help":
 		cx.j.atLeast(kRead)
 		if ops[0] == "env" && hasOpt(args[1:], 'w') {
-			cx.j.other("write.outside-project", "go env -w writes the user's go env file")
+			cx.j.other(idWriteOutside, "go env -w writes the user's go env file")
 		}
 	case "mod":
 		if len(ops) > 1 && (ops[1] == "download" || ops[1] == "tidy") {
@@ -2568,7 +2586,7 @@ func hGradle(cx *cmdCtx, name string, args []string) {
 		lo := strings.ToLower(displayArg(o))
 		if strings.Contains(lo, "publish") || strings.Contains(lo, "upload") || strings.Contains(lo, "deploy") || strings.Contains(lo, "release") {
 			cx.j.eff.Network = true
-			cx.j.other("net.cloud", name+" "+o)
+			cx.j.other(idNetCloud, name+" "+o)
 			return
 		}
 	}
@@ -2580,7 +2598,7 @@ func hMvn(cx *cmdCtx, name string, args []string) {
 		lo := strings.ToLower(displayArg(o))
 		if lo == "deploy" || strings.Contains(lo, "release:") || strings.Contains(lo, "deploy:") {
 			cx.j.eff.Network = true
-			cx.j.other("net.cloud", name+" "+o)
+			cx.j.other(idNetCloud, name+" "+o)
 			return
 		}
 	}
@@ -2594,6 +2612,13 @@ func hTerraform(cx *cmdCtx, name string, args []string) {
 		case "fmt", "validate", "version", "providers", "graph", "console", "show", "output":
 			cx.j.atLeast(kRead)
 			return
+		case "plan":
+			// reads the remote state, changes nothing there
+			if !hasOpt(args[1:], 0, "out") {
+				cx.j.eff.Network = true
+				cx.j.other(idNetwork, name+" plan reads remote state")
+				return
+			}
 		}
 	}
 	hCloud(cx, name, args)
@@ -2729,7 +2754,7 @@ func (cx *cmdCtx) sshOptionCommands(args []string) {
 }
 
 func hOpen(cx *cmdCtx, name string, args []string) {
-	cx.j.other("cmd.open", name+" opens files or URLs with other programs")
+	cx.j.other(idCmdOpen, name+" opens files or URLs with other programs")
 }
 
 func hGitDispatch(cx *cmdCtx, name string, args []string) { hGit(cx, args) }
@@ -2877,7 +2902,7 @@ func buildHandlers() {
 				cx.j.other(idNetwork, "pre-commit "+ops[0])
 				return
 			}
-			cx.j.deny(idWriteProtected, ".git/hooks (pre-commit "+ops[0]+")")
+			cx.j.match(idWriteProtected, ".git/hooks (pre-commit "+ops[0]+")")
 			return
 		}
 		cx.j.atLeast(kDev)

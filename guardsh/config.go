@@ -66,6 +66,9 @@ type Config struct {
 	// the default (see AuditLogPath). AuditOff turns the audit log off.
 	AuditPath string
 	AuditOff  bool
+	// AuditLimit holds the user file's [audit] max_session_mb,
+	// max_file_mb and keep (zero: the default).
+	AuditLimit AuditLimits
 	// Files lists the files that were loaded.
 	Files []string
 	// Advisor configures the local model's second opinion (config_advisor.go).
@@ -74,6 +77,9 @@ type Config struct {
 	Strict StrictConfig
 	// Env configures the secret-free environment (config_env.go).
 	Env EnvConfig
+	// Network decides connections by destination (config_network.go,
+	// network.go).
+	Network NetworkPolicy
 	// Warnings are parts of the project file guardsh did not apply, each
 	// "file:line:col: what and why". The caller must show them.
 	Warnings []string
@@ -121,11 +127,15 @@ type fileConfig struct {
 	Advisor *fileAdvisor `toml:"advisor"` // config_advisor.go
 	Strict  *fileStrict  `toml:"strict"`  // config_strict.go
 	Env     *fileEnv     `toml:"env"`     // config_env.go
+	Network *fileNetwork `toml:"network"` // config_network.go
 }
 
 type auditConfig struct {
-	Path    string `toml:"path"`
-	Enabled *bool  `toml:"enabled"`
+	Path         string `toml:"path"`
+	Enabled      *bool  `toml:"enabled"`
+	MaxSessionMB *int64 `toml:"max_session_mb"`
+	MaxFileMB    *int64 `toml:"max_file_mb"`
+	Keep         *int   `toml:"keep"`
 }
 
 type fileRule struct {
@@ -183,6 +193,27 @@ func LoadConfig(home, project string, env func(string) string) (*Config, error) 
 			}
 			if a.Enabled != nil && !*a.Enabled {
 				cfg.AuditOff = true
+			}
+			for _, n := range []struct {
+				key string
+				v   *int64
+				to  *int64
+			}{{"max_session_mb", a.MaxSessionMB, &cfg.AuditLimit.SessionBytes}, {"max_file_mb", a.MaxFileMB, &cfg.AuditLimit.FileBytes}} {
+				if n.v == nil {
+					continue
+				}
+				if *n.v < 1 || *n.v > 1<<20 {
+					l, c := locateKey(usrc, "audit", 0, n.key)
+					return nil, &ConfigError{user, l, c, fmt.Sprintf("audit.%s: %d is not a size in MiB from 1 to 1048576", n.key, *n.v)}
+				}
+				*n.to = *n.v << 20
+			}
+			if a.Keep != nil {
+				if *a.Keep < 1 || *a.Keep > 100 {
+					l, c := locateKey(usrc, "audit", 0, "keep")
+					return nil, &ConfigError{user, l, c, fmt.Sprintf("audit.keep: %d is not a number of files from 1 to 100", *a.Keep)}
+				}
+				cfg.AuditLimit.Keep = *a.Keep
 			}
 		}
 		rules, err := checkRules(user, usrc, uf.Rule, home, "")
@@ -266,7 +297,10 @@ func (c *Config) applySections(file, src string, fc *fileConfig, home string, pr
 	if err := c.applyStrict(file, src, fc.Strict, home, project); err != nil {
 		return err
 	}
-	return c.applyEnv(file, src, fc.Env, project)
+	if err := c.applyEnv(file, src, fc.Env, project); err != nil {
+		return err
+	}
+	return c.applyNetwork(file, src, fc.Network, project)
 }
 
 // Policy returns a policy for mode with the configuration's rules.
@@ -308,17 +342,19 @@ func (c *Config) ResolveMode(flag string, env func(string) string) (Mode, string
 func modeStrictness(m Mode) int {
 	switch m {
 	case ModeStrict:
-		return 4
+		return 5
 	case ModeBypass:
 		return 0
 	case ModeAuto:
 		return 1
-	case ModeDefault:
+	case ModeEdits:
 		return 2
-	case ModePlan:
+	case ModeDefault:
 		return 3
+	case ModePlan:
+		return 4
 	}
-	return 2
+	return 3
 }
 
 // readConfigFile reads and decodes one file; (nil, "", nil) if it does not
@@ -376,7 +412,7 @@ func readConfigFile(name string) (*fileConfig, string, error) {
 			idx = arrayIndex(md, k)
 		}
 		l, c := locateKey(src, table, idx, key)
-		return nil, "", &ConfigError{name, l, c, fmt.Sprintf("unknown key %q (known: mode, trusted_projects, [audit] path/enabled, [[rule]] id/decision/prefix/reason/hint/network/write/match/not_match, [advisor], [strict], [env]; see README \"Config\")", k.String())}
+		return nil, "", &ConfigError{name, l, c, fmt.Sprintf("unknown key %q (known: mode, trusted_projects, [audit] path/enabled/max_session_mb/max_file_mb/keep, [[rule]] id/decision/prefix/reason/hint/network/write/match/not_match, [advisor], [strict], [env], [network] profiles/allow/deny; see docs/policy.md \"Configuration\")", k.String())}
 	}
 	return &fc, src, nil
 }

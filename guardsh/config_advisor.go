@@ -14,7 +14,7 @@ import (
 //	enabled = true
 //	model = "qwen2.5-coder:7b"           # required when enabled
 //	host = "http://127.0.0.1:11434"      # default: $OLLAMA_HOST, else this
-//	threshold = 70                       # refuse at >= 70%: 10..100 in steps of 10
+//	threshold = 70                       # refuse at >= 70%: 0..100 in steps of 10; 0 = dry run
 //	timeout = "10s"                      # per rating, a Go duration
 //
 // A project file may only tighten unless the project is trusted: it may
@@ -49,16 +49,22 @@ type AdvisorConfig struct {
 	// DefaultOllamaHost (see HostURL).
 	Host string
 	// Threshold is the percentage from which a rating refuses the command;
-	// 0 means DefaultAdvisorThreshold (see Limit).
+	// 0 means DefaultAdvisorThreshold unless DryRun is set (see Limit).
 	Threshold int
+	// DryRun is threshold = 0: every command the rules allowed is refused
+	// without asking the model (Limit is 0).
+	DryRun bool
 	// Timeout bounds one rating; 0 means DefaultAdvisorTimeout (see Wait).
 	Timeout time.Duration
 	// Source is where the advisor was turned on ("file:line").
 	Source string
 }
 
-// Limit returns the threshold in percent.
+// Limit returns the threshold in percent; 0 is the dry run.
 func (a AdvisorConfig) Limit() int {
+	if a.DryRun {
+		return 0
+	}
 	if a.Threshold == 0 {
 		return DefaultAdvisorThreshold
 	}
@@ -138,10 +144,10 @@ func (c *Config) applyAdvisor(file, src string, f *fileAdvisor, project bool) er
 	}
 	if f.Threshold != nil {
 		n, ok := f.Threshold.(int64)
-		if !ok || n < 10 || n > 100 || n%10 != 0 {
-			return bad("threshold", "%s: want an integer percent from 10 to 100 in steps of 10 (e.g. threshold = %d)", tomlValue(f.Threshold), DefaultAdvisorThreshold)
+		if !ok || n < 0 || n > 100 || n%10 != 0 {
+			return bad("threshold", "%s: want an integer percent from 0 to 100 in steps of 10 (e.g. threshold = %d; 0 refuses every command the rules allowed, a dry run)", tomlValue(f.Threshold), DefaultAdvisorThreshold)
 		}
-		next.Threshold = int(n)
+		next.Threshold, next.DryRun = int(n), n == 0
 	}
 	if f.Timeout != nil {
 		d, err := time.ParseDuration(strings.TrimSpace(*f.Timeout))
@@ -166,7 +172,7 @@ func (c *Config) applyAdvisor(file, src string, f *fileAdvisor, project bool) er
 			a.Host = next.Host
 		}
 		if f.Threshold != nil {
-			a.Threshold = next.Threshold
+			a.Threshold, a.DryRun = next.Threshold, next.DryRun
 		}
 		if f.Timeout != nil {
 			a.Timeout = next.Timeout
@@ -204,8 +210,8 @@ func (c *Config) applyAdvisor(file, src string, f *fileAdvisor, project bool) er
 		}
 	}
 	if f.Threshold != nil {
-		if next.Threshold <= a.Limit() {
-			a.Threshold = next.Threshold
+		if next.Limit() <= a.Limit() {
+			a.Threshold, a.DryRun = next.Threshold, next.DryRun
 		} else {
 			warn("threshold", "advisor.threshold = %d ignored: an untrusted project may only lower it (now %d; %s raise it)", next.Threshold, a.Limit(), how)
 		}

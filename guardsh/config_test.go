@@ -295,3 +295,44 @@ func TestConfigPolicy(t *testing.T) {
 		t.Fatalf("policy = %+v", p)
 	}
 }
+
+// TestAuditLimitsConfig: [audit] max_session_mb, max_file_mb and keep set
+// the log's bounds; bad values are errors with their place; a project
+// file cannot set them.
+func TestAuditLimitsConfig(t *testing.T) {
+	c, err := loadTestConfig(t, "[audit]\nmax_session_mb = 2\nmax_file_mb = 8\nkeep = 5\n", "", false, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := c.AuditLimits(), (AuditLimits{SessionBytes: 2 << 20, FileBytes: 8 << 20, Keep: 5}); got != want {
+		t.Errorf("limits %+v, want %+v", got, want)
+	}
+	c, err = loadTestConfig(t, "mode = \"auto\"\n", "", false, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := c.AuditLimits(), (AuditLimits{DefaultAuditSessionBytes, DefaultAuditFileBytes, DefaultAuditKeep}); got != want {
+		t.Errorf("default limits %+v, want %+v", got, want)
+	}
+	if got := (*Config)(nil).AuditLimits(); got.SessionBytes != DefaultAuditSessionBytes {
+		t.Errorf("nil config limits %+v", got)
+	}
+	for _, bad := range []struct{ src, want string }{
+		{"[audit]\nmax_session_mb = 0\n", "config.toml:2:1: audit.max_session_mb: 0 is not a size"},
+		{"[audit]\nmax_file_mb = -3\n", "audit.max_file_mb: -3 is not a size"},
+		{"[audit]\nkeep = 1000\n", "audit.keep: 1000 is not a number of files"},
+		{"[audit]\nmax_session_mb = \"big\"\n", "max_session_mb"},
+	} {
+		_, err := loadTestConfig(t, bad.src, "", false, nil)
+		if err == nil || !strings.Contains(err.Error(), bad.want) {
+			t.Errorf("%q: err = %v, want %q", bad.src, err, bad.want)
+		}
+	}
+	c, err = loadTestConfig(t, "", "[audit]\nmax_session_mb = 100000\n", true, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.AuditLimits().SessionBytes != DefaultAuditSessionBytes {
+		t.Errorf("a project file set the audit cap: %+v", c.AuditLimits())
+	}
+}

@@ -60,13 +60,13 @@ func hGit(cx *cmdCtx, args []string) {
 				aliases[lk[len("alias."):]] = v
 			}
 			if isDynamic(kv) || gitExecKey(strings.ToLower(k), v) {
-				j.other("git.config-exec", "-c "+displayArg(kv))
+				j.other(idGitConfigExec, "-c "+displayArg(kv))
 				cx.gitConfigValue(v)
 			}
 		case a == "-C":
 			i++
 		case strings.HasPrefix(a, "--config-env"):
-			j.other("git.config-exec", a)
+			j.other(idGitConfigExec, a)
 			if !strings.Contains(a, "=") {
 				i++
 			}
@@ -189,7 +189,7 @@ func gitSub(cx *cmdCtx, sub string, rest, lrest []string) {
 					// (/usr/lib/git-core): git's own programs
 					continue
 				}
-				j.other("git.config-exec", k+"="+v)
+				j.other(idGitConfigExec, k+"="+v)
 				cx.nestDenyOnly(v)
 			}
 		}
@@ -217,12 +217,12 @@ func gitSub(cx *cmdCtx, sub string, rest, lrest []string) {
 			j.atLeast(kEdit)
 		}
 		if sub == "difftool" && (shortHasA(rest, 'x', "") || longHas(lrest, "--extcmd", 4)) {
-			j.other("git.config-exec", "git difftool --extcmd runs a command")
+			j.other(idGitConfigExec, "git difftool --extcmd runs a command")
 			cx.optionCommands(append([]string{"git"}, rest...), 'x', "extcmd")
 		}
 		if sub == "ls-files" || sub == "grep" || sub == "diff" || sub == "log" || sub == "show" {
 			if longHas(lrest, "--ext-diff", 5) || longHas(lrest, "--open-files-in-pager", 6) || shortHas(lrest, 'O') && sub == "grep" {
-				j.other("git.config-exec", "git "+sub+" runs an external program")
+				j.other(idGitConfigExec, "git "+sub+" runs an external program")
 			}
 		}
 		for k, o := range rest {
@@ -236,7 +236,7 @@ func gitSub(cx *cmdCtx, sub string, rest, lrest []string) {
 		}
 	case "reflog":
 		if len(rest) > 0 && (rest[0] == "expire" || rest[0] == "delete") {
-			j.deny("git.reflog-expire", "git reflog "+rest[0])
+			j.match(idGitReflogExpire, "git reflog "+rest[0])
 			return
 		}
 		j.atLeast(kRead)
@@ -249,7 +249,7 @@ func gitSub(cx *cmdCtx, sub string, rest, lrest []string) {
 		case "archive":
 			if longHas(lrest, "--remote", 5) {
 				j.eff.Network = true
-				j.other("git.network", "git archive --remote")
+				j.other(idGitNetwork, "git archive --remote")
 			}
 			if o, ok := optValue(rest, 'o', "output"); ok {
 				cx.write(o, false)
@@ -270,7 +270,7 @@ func gitSub(cx *cmdCtx, sub string, rest, lrest []string) {
 				cx.write(pos[0], false)
 			}
 			if longHas(lrest, "--template", 5) {
-				j.other("git.config-exec", "git init --template installs hooks")
+				j.other(idGitConfigExec, "git init --template installs hooks")
 			}
 		case "worktree":
 			if len(rest) > 0 && rest[0] == "add" {
@@ -288,9 +288,9 @@ func gitSub(cx *cmdCtx, sub string, rest, lrest []string) {
 		case "tag":
 			switch {
 			case shortHasA(rest, 'd', "mFu") || longHas(lrest, "--delete", 5):
-				j.other("git.ref-delete", "git tag --delete")
+				j.other(idGitRefDelete, "git tag --delete")
 			case shortHasA(rest, 'f', "mFu") || longHas(lrest, "--force", 4):
-				j.other("git.branch-force", "git tag --force")
+				j.other(idGitBranchForce, "git tag --force")
 			case len(rest) == 0 || shortHas(rest, 'l') || longHas(lrest, "--list", 4):
 				j.kind = kRead
 			}
@@ -338,19 +338,19 @@ func gitSub(cx *cmdCtx, sub string, rest, lrest []string) {
 			for _, p := range append(pos, paths...) {
 				t := cx.pe.resolve(p)
 				if t.loc == locProjectRoot || p == "." || p == "*" {
-					j.other("git.rm-all", "git rm -rf "+p)
+					j.other(idGitRmAll, "git rm -rf "+p)
 				}
 			}
 		}
 		if force && !cached {
-			j.other("git.rm-force", strings.Join(displayArgs(append(pos, paths...), 3), " "))
+			j.other(idGitRmForce, strings.Join(displayArgs(append(pos, paths...), 3), " "))
 		}
 	case "reset":
 		switch {
 		case longHas(lrest, "--hard", 4):
-			j.deny("git.reset-hard", "")
+			j.match(idGitResetHard, "")
 		case longHas(lrest, "--merge", 4):
-			j.other("git.abort", "git reset --merge")
+			j.other(idGitAbort, "git reset --merge")
 		default:
 			j.atLeast(kEdit)
 		}
@@ -362,9 +362,9 @@ func gitSub(cx *cmdCtx, sub string, rest, lrest []string) {
 		case dry:
 			j.atLeast(kRead)
 		case force:
-			j.deny("git.clean-force", "")
+			j.match(idGitCleanForce, "")
 		case shortHas(opts, 'i') || longHas(lrest, "--interactive", 4):
-			j.other("git.clean-force", "git clean --interactive")
+			j.unsure(idGitCleanForce, "git clean --interactive")
 		default:
 			j.atLeast(kRead) // refuses without -f (clean.requireForce)
 		}
@@ -380,7 +380,7 @@ func gitSub(cx *cmdCtx, sub string, rest, lrest []string) {
 				return
 			}
 			if pos[0] == "add" || pos[0] == "remove" || pos[0] == "rm" || pos[0] == "rename" || pos[0] == "set-url" || pos[0] == "set-head" || pos[0] == "set-branches" {
-				j.other("git.config-write", "git remote "+pos[0])
+				j.other(idGitConfigWrite, "git remote "+pos[0])
 				return
 			}
 		case sub == "submodule":
@@ -409,15 +409,15 @@ func gitSub(cx *cmdCtx, sub string, rest, lrest []string) {
 				cloneDest = pos[1]
 			}
 			if longHas(lrest, "--upload-pack", 4) || shortHas(rest, 'u') || longHas(lrest, "--config", 5) || longHas(lrest, "--template", 5) {
-				j.other("git.config-exec", "git clone option that runs a program")
+				j.other(idGitConfigExec, "git clone option that runs a program")
 			}
 		case sub == "pull":
 			if longHas(lrest, "--force", 4) || shortHas(rest, 'f') {
-				j.other("git.network", "git pull --force")
+				j.other(idGitNetwork, "git pull --force")
 			}
 		}
 		j.eff.Network = true
-		j.other("git.network", "git "+sub)
+		j.other(idGitNetwork, "git "+sub)
 		if cloneDest != "" {
 			cx.write(cloneDest, false)
 		}
@@ -433,9 +433,9 @@ func gitSub(cx *cmdCtx, sub string, rest, lrest []string) {
 		force := shortHasA(opts, 'f', "u") || longHas(lrest, "--force", 4)
 		switch {
 		case shortHasA(opts, 'D', "u") || del && force:
-			j.deny("git.branch-force-delete", strings.Join(displayArgs(pos, 3), " "))
+			j.match(idGitBranchForceDelete, strings.Join(displayArgs(pos, 3), " "))
 		case force && len(pos) > 0:
-			j.other("git.branch-force", strings.Join(displayArgs(pos, 3), " "))
+			j.other(idGitBranchForce, strings.Join(displayArgs(pos, 3), " "))
 		case del || shortHas(opts, 'm') || shortHas(opts, 'M') || shortHas(opts, 'c') || shortHas(opts, 'C') || len(pos) > 0 && !shortHas(opts, 'l') && !longHas(lrest, "--list", 4):
 			j.atLeast(kEdit)
 		default:
@@ -457,7 +457,7 @@ func gitSub(cx *cmdCtx, sub string, rest, lrest []string) {
 			}
 		}
 		if shortHasA(opts, 'f', "cC") || force {
-			j.deny("git.switch-discard", "")
+			j.match(idGitSwitchDiscard, "")
 			return
 		}
 		j.atLeast(kEdit)
@@ -471,7 +471,7 @@ func gitSub(cx *cmdCtx, sub string, rest, lrest []string) {
 		}
 		switch op {
 		case "drop", "clear":
-			j.deny("git.stash-drop", "git stash "+op)
+			j.match(idGitStashDrop, "git stash "+op)
 		case "list", "show":
 			j.atLeast(kRead)
 		default:
@@ -479,11 +479,11 @@ func gitSub(cx *cmdCtx, sub string, rest, lrest []string) {
 		}
 	case "merge", "rebase", "cherry-pick":
 		if longHas(lrest, "--abort", 4) {
-			j.other("git.abort", "git "+sub+" --abort")
+			j.other(idGitAbort, "git "+sub+" --abort")
 			return
 		}
 		if sub == "rebase" && (longHas(lrest, "--exec", 4) || shortHas(rest, 'x')) {
-			j.other("git.config-exec", "git rebase --exec runs commands")
+			j.other(idGitConfigExec, "git rebase --exec runs commands")
 			return
 		}
 		j.atLeast(kEdit)
@@ -492,7 +492,7 @@ func gitSub(cx *cmdCtx, sub string, rest, lrest []string) {
 			if strings.HasPrefix(lo, "--prune=") {
 				v := lo[len("--prune="):]
 				if v == "now" || v == "all" || strings.HasPrefix(v, "0") {
-					j.deny("git.gc-prune", rest[k])
+					j.match(idGitGcPrune, rest[k])
 					return
 				}
 			}
@@ -503,9 +503,9 @@ func gitSub(cx *cmdCtx, sub string, rest, lrest []string) {
 			j.atLeast(kRead)
 			return
 		}
-		j.deny("git.gc-prune", "git prune")
+		j.match(idGitGcPrune, "git prune")
 	case "filter-branch", "filter-repo":
-		j.deny("git.history-rewrite", "git "+sub)
+		j.match(idGitHistoryRewrite, "git "+sub)
 	case "config":
 		gitConfig(cx, rest, lrest)
 	case "credential", "credential-store", "credential-cache":
@@ -513,7 +513,7 @@ func gitSub(cx *cmdCtx, sub string, rest, lrest []string) {
 	case "hook":
 		j.atLeast(kDev)
 	case "maintenance":
-		j.other("sys.system-write", "git maintenance registers scheduled jobs")
+		j.other(idSysSystemWrite, "git maintenance registers scheduled jobs")
 	default:
 		j.other(idUnknown, "git "+sub+" (unknown subcommand or alias)")
 	}
@@ -544,7 +544,7 @@ func gitPush(cx *cmdCtx, rest, lrest []string) {
 		}
 	}
 	if longHas(lrest, "--receive-pack", 4) || longHas(lrest, "--exec", 4) {
-		j.other("git.config-exec", "git push --receive-pack")
+		j.other(idGitConfigExec, "git push --receive-pack")
 	}
 	del := shortHas(opts, 'd') || longHas(lrest, "--delete", 4) || longHas(lrest, "--prune", 4)
 	for k, p := range pos {
@@ -560,11 +560,11 @@ func gitPush(cx *cmdCtx, rest, lrest []string) {
 	}
 	switch {
 	case force:
-		j.deny("git.push-force", strings.Join(displayArgs(append([]string{"git", "push"}, rest...), 6), " "))
+		j.match(idGitPushForce, strings.Join(displayArgs(append([]string{"git", "push"}, rest...), 6), " "))
 	case del:
-		j.other("git.push-delete", strings.Join(displayArgs(pos, 3), " "))
+		j.other(idGitPushDelete, strings.Join(displayArgs(pos, 3), " "))
 	default:
-		j.other("git.push", strings.Join(displayArgs(pos, 3), " "))
+		j.other(idGitPush, strings.Join(displayArgs(pos, 3), " "))
 	}
 }
 
@@ -612,17 +612,17 @@ func gitCheckout(cx *cmdCtx, rest, lrest []string) {
 	}
 	switch {
 	case shortHasA(opts, 'f', "bBU") || longHas(opts, "--force", 4):
-		j.deny("git.checkout-discard", "git checkout --force")
+		j.match(idGitCheckoutDiscard, "git checkout --force")
 	case dashdash && len(paths) > 0:
-		j.deny("git.checkout-discard", strings.Join(displayArgs(paths, 3), " "))
+		j.match(idGitCheckoutDiscard, strings.Join(displayArgs(paths, 3), " "))
 	case longHas(lrest, "--pathspec-from-file", 6):
-		j.deny("git.checkout-discard", "--pathspec-from-file")
+		j.match(idGitCheckoutDiscard, "--pathspec-from-file")
 	case !newBranch && len(pos) >= 2:
-		j.deny("git.checkout-discard", strings.Join(displayArgs(pos[1:], 3), " "))
+		j.match(idGitCheckoutDiscard, strings.Join(displayArgs(pos[1:], 3), " "))
 	case !newBranch && len(pos) == 1 && pathLike(pos[0]):
-		j.deny("git.checkout-discard", pos[0])
+		j.match(idGitCheckoutDiscard, pos[0])
 	case longHas(lrest, "--ours", 5) || longHas(lrest, "--theirs", 5):
-		j.deny("git.checkout-discard", "--ours/--theirs")
+		j.match(idGitCheckoutDiscard, "--ours/--theirs")
 	default:
 		j.atLeast(kEdit)
 	}
@@ -666,12 +666,12 @@ func gitConfig(cx *cmdCtx, rest, lrest []string) {
 			v = pos[1]
 		}
 		if gitExecKey(strings.ToLower(displayArg(pos[0])), v) {
-			j.other("git.config-exec", "git config "+displayArg(pos[0]))
+			j.other(idGitConfigExec, "git config "+displayArg(pos[0]))
 			cx.gitConfigValue(v)
 			return
 		}
 	}
-	j.other("git.config-write", "git config "+strings.Join(displayArgs(pos, 2), " "))
+	j.other(idGitConfigWrite, "git config "+strings.Join(displayArgs(pos, 2), " "))
 }
 
 // gitRestore: restoring paths in the working tree discards changes.
@@ -751,9 +751,9 @@ func gitRestore(cx *cmdCtx, rest []string) {
 	_ = staged
 	switch {
 	case worktree && (len(paths) > 0 || fromFile):
-		j.deny("git.restore-worktree", strings.Join(displayArgs(paths, 3), " "))
+		j.match(idGitRestoreWorktree, strings.Join(displayArgs(paths, 3), " "))
 	case worktree && patch:
-		j.other("git.restore-patch", "git restore -p")
+		j.other(idGitRestorePatch, "git restore -p")
 	default:
 		j.atLeast(kEdit)
 	}

@@ -447,7 +447,7 @@ func (p *Policy) ClassifyAccess(a Access) Verdict {
 	if abs == "" {
 		var ok bool
 		if abs, ok = e.abs(a.Path); !ok {
-			return p.settle(&judgement{kind: kOther, f: finding{dec: Ask, id: idUnknown, detail: "path not known: " + displayArg(a.Path)}})
+			return p.settle(judged(kOther, idUnknown, "path not known: "+displayArg(a.Path)))
 		}
 	}
 	abs = path.Clean(abs)
@@ -465,34 +465,34 @@ func (p *Policy) ClassifyAccess(a Access) Verdict {
 	case strings.HasPrefix(abs, "/dev/tcp/") || strings.HasPrefix(abs, "/dev/udp/"):
 		// bash's network redirections: the classic reverse shell
 		j.eff.Network = true
-		j.deny("net.reverse-shell", "redirection to "+abs)
+		j.match(idNetReverseShell, "redirection to "+abs)
 	case l == locDevSafe:
 		j.kind = kPure
 	case l == locDevice:
-		id := "disk.read-raw"
+		id := idDiskReadRaw
 		if a.Write {
 			id = idDevice
 		}
-		j.deny(id, what)
+		j.match(id, what)
 	case a.Write:
 		j.eff.Writes = append(j.eff.Writes, abs)
 		switch {
 		case e.protectedWrite(abs):
-			j.deny(idWriteProtected, what)
+			j.match(idWriteProtected, what)
 		case agentConfig(abs):
-			j.ask("write.agent-config", what)
+			j.match(idWriteAgentConfig, what)
 		case l.writable():
 			j.kind = kEdit
 		default:
 			j.kind = kOther
-			j.ask(idWriteOutside, what)
+			j.match(idWriteOutside, what)
 		}
 	default:
 		j.eff.Reads = append(j.eff.Reads, abs)
 		switch {
 		case e.credential(abs):
 			j.kind = kRead
-			j.ask(idReadCredentials, what)
+			j.match(idReadCredentials, what)
 		case l.inside() || l == locTempRoot || l == locSharedTmp || e.agentState(abs) || a.Via == "glob" || a.Via == "cd" || a.Via == "stat" ||
 			(a.Via == "source" || a.Via == "startup") && e.loginFile(abs):
 			// reading inside the project needs no approval, even in
@@ -500,12 +500,27 @@ func (p *Policy) ClassifyAccess(a Access) Verdict {
 			// directory for a glob, changing into it or stat: they read
 			// names, not contents (a command reading the files asks then)
 			j.kind = kPure
-			j.allowID = "read.only"
+			j.allowID = idReadOnly
 		default:
 			j.kind = kRead
-			j.ask(idReadOutside, what)
+			j.match(idReadOutside, what)
 		}
 	}
 	p.strictAccess(j, l, a, abs, what)
-	return p.settle(j)
+	if p.Mode == ModeEdits && a.Via == "agent" && (!a.Write || a.Inside) {
+		// Edits mode: the agent's file tools change the project freely;
+		// what asks in auto mode (outside, credentials, agent settings)
+		// still asks.
+		return p.settleIn(j, ModeAuto)
+	}
+	v := p.settle(j)
+	if v.Rule == idModeDefault.String() && a.Write {
+		// Not a shell command: say what default mode asks about here.
+		v.Reason = "default mode asks before every file change: " + abs
+		v.Hint = "approve it, or run with --mode edits to let the agent's file tools change the project without asking (shell commands still ask)"
+		if a.Via != "agent" {
+			v.Hint = "approve it, or run guardsh --mode auto to allow changes inside the project"
+		}
+	}
+	return v
 }

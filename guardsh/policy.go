@@ -20,6 +20,13 @@ type Policy struct {
 	// for hooks that rewrite commands to run under guardsh; the broker,
 	// which runs things outside the sandbox, never does.
 	Sandboxed bool
+	// Admin is the admin context a human granted (admin.go); nil: none.
+	Admin *AdminGrant
+	// NetProxy says the session's commands reach the network only through
+	// its proxy, which decides every connection by destination
+	// (NetworkPolicy): the rules that ask only because a command uses the
+	// network (BuiltinRule.ByDestination) do not ask then.
+	NetProxy bool
 }
 
 // NewPolicy returns the policy for mode with the built-in rules only.

@@ -23,20 +23,6 @@ import (
 // Readlink, nothing is opened) so that a link in the project that points
 // out of it is seen as what it is.
 
-// Rule IDs of the strict profile.
-const (
-	idStrictUnlisted = "strict.unlisted"
-	idStrictFlag     = "strict.flag"
-	idStrictValue    = "strict.value-flag"
-	idStrictPath     = "strict.path"
-	idStrictProgram  = "strict.program"
-	idStrictWord     = "strict.word"
-	idStrictDynamic  = "strict.dynamic"
-	idStrictInput    = "strict.input"
-	idStrictEnv      = "strict.env"
-	idStrictArg      = "strict.argument"
-)
-
 // strictAskNote ends the reason of an ask that strict mode turned into a
 // deny.
 const strictAskNote = " (strict mode refuses what would need approval: nobody is there to approve it)"
@@ -173,8 +159,8 @@ func (p *Policy) StrictEnvAllowed(name string) bool {
 }
 
 // strictRefusal is a strict-mode deny.
-func strictRefusal(id, reason, hint string) Verdict {
-	return Verdict{Decision: Deny, Rule: id, Reason: reason, Hint: hint}
+func strictRefusal(id ruleID, reason, hint string) Verdict {
+	return Verdict{Decision: id.rule().Decision, Rule: id.String(), Reason: reason, Hint: hint}
 }
 
 // strictAsk turns an ask into a deny in strict mode.
@@ -194,7 +180,9 @@ func (p *Policy) strictApply(c *Command, args []string, fromInput bool, v Verdic
 	if strictLookup(args) && (strings.HasPrefix(v.Rule, "strict.") || strings.HasSuffix(v.Reason, strictAskNote)) {
 		// command -v NAME only looks the name up: what NAME would do
 		// in strict mode does not matter
-		return Verdict{Decision: Allow, Rule: "shell.builtin", Reason: "command -v only looks a command up"}
+		lv := verdictOf(idShellBuiltin, "", Effects{})
+		lv.Reason = "command -v only looks a command up"
+		return lv
 	}
 	if v.Decision == Deny && !strings.HasSuffix(v.Reason, strictAskNote) {
 		return v
@@ -205,8 +193,10 @@ func (p *Policy) strictApply(c *Command, args []string, fromInput bool, v Verdic
 	}
 	for _, w := range v.Effects.Writes {
 		if inGitDir(resolveUnder(c, w)) {
-			return Verdict{Decision: Deny, Rule: idWriteProtected, Reason: strings.Join(displayArgs(args, 4), " ") + " writes " + w + strictGitWriteNote,
-				Hint: "write elsewhere in the project", Effects: v.Effects}
+			pv := verdictOf(idWriteProtected, "", v.Effects)
+			pv.Reason = strings.Join(displayArgs(args, 4), " ") + " writes " + w + strictGitWriteNote
+			pv.Hint = "write elsewhere in the project"
+			return pv
 		}
 	}
 	return strictAsk(v)
@@ -353,7 +343,7 @@ func strictEntryCheck(c *Command, e *StrictEntry, args []string) (Verdict, bool)
 	form := func() string { return "allowed: " + e.form() }
 	nPos := 0
 	endOpts := false
-	refuse := func(id, reason, flag string, value bool) (Verdict, bool) {
+	refuse := func(id ruleID, reason, flag string, value bool) (Verdict, bool) {
 		hint := form()
 		if flag != "" {
 			hint += "; to allow " + flag + ", a human adds to the user config: " + entrySnippet(e.Words, flag, value)
@@ -783,7 +773,7 @@ func gitControlFile(abs string) bool {
 // substitution's < <(cmd)) carry a process's output, not a stored file.
 func (p *Policy) strictAccess(j *judgement, l loc, a Access, abs, what string) {
 	if p.Mode == ModeStrict && a.Write && inGitDir(abs) {
-		j.deny(idWriteProtected, what+strictGitWriteNote)
+		j.match(idWriteProtected, what+strictGitWriteNote)
 		return
 	}
 	if p.Mode != ModeStrict || j.f.dec != Allow || l != locSharedTmp && l != locTempRoot ||
@@ -795,11 +785,11 @@ func (p *Policy) strictAccess(j *judgement, l loc, a Access, abs, what string) {
 	}
 	if a.Write {
 		j.kind = kOther
-		j.ask(idWriteOutside, what+" (a shared temp dir: strict mode writes only inside the project)")
+		j.match(idWriteOutside, what+" (a shared temp dir: strict mode writes only inside the project)")
 		return
 	}
 	j.kind = kRead
-	j.ask(idReadOutside, what+" (a shared temp dir: strict mode reads only inside the project)")
+	j.match(idReadOutside, what+" (a shared temp dir: strict mode reads only inside the project)")
 }
 
 // inGitDir reports whether abs lies in a .git directory (or is one).
@@ -1169,7 +1159,9 @@ func (ck *checker) strictExports(s *syntax.Stmt, x *syntax.DeclClause) {
 	pos := s.Pos()
 	list := strings.Join(names, ", ")
 	ck.record(CommandVerdict{Source: ck.text(x), Args: append([]string{x.Variant.Value}, names...), Line: pos.Line(), Col: pos.Col(), Verdict: Verdict{
-		Decision: Allow, Rule: idStrictEnv,
+		// a note, not a refusal: the assignment runs, the variable is
+		// not passed on (the runner pins it)
+		Decision: Allow, Rule: idStrictEnv.String(),
 		Reason: fmt.Sprintf("strict mode: %s is not passed to the programs this script runs, which get its value from the session start (or none): variables like LD_PRELOAD, GIT_*, PAGER, HOME or GOFLAGS make programs run other code", list),
 		Hint:   fmt.Sprintf("the shell itself sees the value; if programs need it, a human adds it to the user config: [strict] env = [%q]", names[0]),
 	}})

@@ -104,11 +104,11 @@ func TestStrictProfile(t *testing.T) {
 		anyDeny bool   // denied, whatever the rule
 	}{
 		// the issue's four
-		{src: "grep -f x app.js", rule: idStrictFlag, msg: "-f is not listed"},
-		{src: "grep -f x app.js", conf: true, rule: idStrictFlag, msg: `allowed: grep [-n -i -r -l] [-e VALUE] [--max-count VALUE] PATHS...`},
-		{src: "ls -la", conf: true, rule: idStrictFlag, msg: "-a (in -la)"},
-		{src: "./ls", rule: idStrictProgram},
-		{src: "cat /etc/passwd", rule: idStrictPath},
+		{src: "grep -f x app.js", rule: idStrictFlag.String(), msg: "-f is not listed"},
+		{src: "grep -f x app.js", conf: true, rule: idStrictFlag.String(), msg: `allowed: grep [-n -i -r -l] [-e VALUE] [--max-count VALUE] PATHS...`},
+		{src: "ls -la", conf: true, rule: idStrictFlag.String(), msg: "-a (in -la)"},
+		{src: "./ls", rule: idStrictProgram.String()},
+		{src: "cat /etc/passwd", rule: idStrictPath.String()},
 		// allowed forms
 		{src: "ls -l", conf: true},
 		{src: "ls -la"},
@@ -126,13 +126,13 @@ func TestStrictProfile(t *testing.T) {
 		{src: "find . -name '*.go' -type f"},
 		{src: "head -n 5 app.js | wc -l"},
 		{src: "head -20 app.js; tail -5 app.js; ls -1"},
-		{src: "head -2x app.js", rule: idStrictValue},
+		{src: "head -2x app.js", rule: idStrictValue.String()},
 		{src: "echo hi; printf '%s\\n' x; test -f app.js; true; pwd"},
 		{src: "cd sub && ls"},
 		{src: "timeout 5 go test ./..."},
 		{src: "command ls -l"},
 		{src: "command -v curl jq >/dev/null"},
-		{src: "command -v ./ls", rule: idStrictProgram},
+		{src: "command -v ./ls", rule: idStrictProgram.String()},
 		{src: "/usr/bin/ls -l"},
 		{src: "bash -c 'ls -l'"},
 		{src: "bash ./x.sh"},
@@ -140,100 +140,100 @@ func TestStrictProfile(t *testing.T) {
 		{src: "env LANG=C sort app.js"},
 		{src: "diff -u app.js sub/a.go"},
 		// flags
-		{src: "grep -rf x .", conf: true, rule: idStrictFlag, msg: "-f (in -rf)"},
-		{src: "grep --file=x app.js", conf: true, rule: idStrictValue, msg: "--file"},
-		{src: "grep --include=*.env x .", rule: idStrictValue, msg: "--include"},
-		{src: "grep --include '*.env' x .", rule: idStrictFlag, msg: "--include"},
-		{src: "grep -A", rule: idStrictValue, msg: "needs a value"},
-		{src: "grep --color=always x app.js", rule: idStrictValue},
-		{src: "git diff --ext-diff", rule: idStrictFlag},
-		{src: "git -c core.pager=sh log", rule: idStrictUnlisted},
+		{src: "grep -rf x .", conf: true, rule: idStrictFlag.String(), msg: "-f (in -rf)"},
+		{src: "grep --file=x app.js", conf: true, rule: idStrictValue.String(), msg: "--file"},
+		{src: "grep --include=*.env x .", rule: idStrictValue.String(), msg: "--include"},
+		{src: "grep --include '*.env' x .", rule: idStrictFlag.String(), msg: "--include"},
+		{src: "grep -A", rule: idStrictValue.String(), msg: "needs a value"},
+		{src: "grep --color=always x app.js", rule: idStrictValue.String()},
+		{src: "git diff --ext-diff", rule: idStrictFlag.String()},
+		{src: "git -c core.pager=sh log", rule: idStrictUnlisted.String()},
 		{src: "git --no-pager log -n 3; git -C sub status; git -P -C sub diff -- a.go"},
-		{src: "git -C .. status", rule: idStrictPath},
-		{src: "git -C etc log", rule: idStrictPath},
-		{src: "git -C sub log -- ../../x", rule: idStrictPath},
-		{src: "git --no-pager push", rule: idStrictUnlisted},
-		{src: "git push", rule: idStrictUnlisted, msg: "git push is not on the strict allowlist"},
-		{src: "go test -exec ./x ./...", rule: idStrictFlag, msg: "-exec"},
-		{src: "go test -toolexec=./x ./...", rule: idStrictValue, msg: "-toolexec"},
-		{src: "find . -exec cat {} ';'", rule: idStrictFlag, msg: "-exec"},
-		{src: "find . -fprint x", rule: idStrictFlag, msg: "-fprint"},
+		{src: "git -C .. status", rule: idStrictPath.String()},
+		{src: "git -C etc log", rule: idStrictPath.String()},
+		{src: "git -C sub log -- ../../x", rule: idStrictPath.String()},
+		{src: "git --no-pager push", rule: idStrictUnlisted.String()},
+		{src: "git push", rule: idStrictUnlisted.String(), msg: "git push is not on the strict allowlist"},
+		{src: "go test -exec ./x ./...", rule: idStrictFlag.String(), msg: "-exec"},
+		{src: "go test -toolexec=./x ./...", rule: idStrictValue.String(), msg: "-toolexec"},
+		{src: "find . -exec cat {} ';'", rule: idStrictFlag.String(), msg: "-exec"},
+		{src: "find . -fprint x", rule: idStrictFlag.String(), msg: "-fprint"},
 		{src: "find . -name x -delete", anyDeny: true},
-		{src: "sort -o out app.js", rule: idStrictFlag},
-		{src: `grep "-n foo$" app.js`, rule: idStrictWord, msg: `pass arguments as separate words: grep -n 'foo$' app.js`},
-		{src: `"grep -n" foo app.js`, rule: idStrictWord},
+		{src: "sort -o out app.js", rule: idStrictFlag.String()},
+		{src: `grep "-n foo$" app.js`, rule: idStrictWord.String(), msg: `pass arguments as separate words: grep -n 'foo$' app.js`},
+		{src: `"grep -n" foo app.js`, rule: idStrictWord.String()},
 		// paths
-		{src: "cat ../x", rule: idStrictPath},
-		{src: "cat sub/../../x", rule: idStrictPath},
-		{src: "cat etc/passwd", rule: idStrictPath, msg: "resolves to /etc/passwd"},
-		{src: "cat ssh/../passwd", rule: idStrictPath, msg: "resolves to /etc/passwd"},
-		{src: "cat up/proj/app.js up/x", rule: idStrictPath},
-		{src: "cat ~/.bashrc", rule: idStrictPath},
-		{src: "grep -rn foo /", conf: true, rule: idStrictPath},
-		{src: "cd /etc", rule: idStrictPath},
-		{src: "cd", rule: idStrictPath},
-		{src: "pushd -n /etc", rule: idStrictPath},
-		{src: "cd -P etc", rule: idStrictPath},
+		{src: "cat ../x", rule: idStrictPath.String()},
+		{src: "cat sub/../../x", rule: idStrictPath.String()},
+		{src: "cat etc/passwd", rule: idStrictPath.String(), msg: "resolves to /etc/passwd"},
+		{src: "cat ssh/../passwd", rule: idStrictPath.String(), msg: "resolves to /etc/passwd"},
+		{src: "cat up/proj/app.js up/x", rule: idStrictPath.String()},
+		{src: "cat ~/.bashrc", rule: idStrictPath.String()},
+		{src: "grep -rn foo /", conf: true, rule: idStrictPath.String()},
+		{src: "cd /etc", rule: idStrictPath.String()},
+		{src: "cd", rule: idStrictPath.String()},
+		{src: "pushd -n /etc", rule: idStrictPath.String()},
+		{src: "cd -P etc", rule: idStrictPath.String()},
 		{src: "cd -P inside && cd - && pushd sub"},
-		{src: "source /etc/profile", rule: idStrictPath},
-		{src: "bash /tmp/x.sh", rule: idStrictPath},
-		{src: "git log -- ../other", rule: idStrictPath},
-		{src: "jq . /etc/passwd", rule: idStrictPath},
-		{src: "jq . etc/passwd", rule: idStrictPath},
+		{src: "source /etc/profile", rule: idStrictPath.String()},
+		{src: "bash /tmp/x.sh", rule: idStrictPath.String()},
+		{src: "git log -- ../other", rule: idStrictPath.String()},
+		{src: "jq . /etc/passwd", rule: idStrictPath.String()},
+		{src: "jq . etc/passwd", rule: idStrictPath.String()},
 		{src: "jq .a app.js; date +%s; tr a-z A-Z"},
 		// programs
-		{src: "./bin/ls", rule: idStrictProgram},
-		{src: "bin/grep foo", rule: idStrictProgram},
-		{src: "/tmp/ls", rule: idStrictProgram},
-		{src: "/usr/bin/../../tmp/ls", rule: idStrictProgram},
-		{src: "command ./ls", rule: idStrictProgram},
-		{src: "curl https://example.com", rule: idStrictUnlisted},
-		{src: "python3 x.py", rule: idStrictUnlisted},
-		{src: "rm -rf build", rule: idStrictUnlisted},
-		{src: "make test", rule: idStrictUnlisted},
-		{src: "zsh -c ls", rule: idStrictUnlisted},
+		{src: "./bin/ls", rule: idStrictProgram.String()},
+		{src: "bin/grep foo", rule: idStrictProgram.String()},
+		{src: "/tmp/ls", rule: idStrictProgram.String()},
+		{src: "/usr/bin/../../tmp/ls", rule: idStrictProgram.String()},
+		{src: "command ./ls", rule: idStrictProgram.String()},
+		{src: "curl https://example.com", rule: idStrictUnlisted.String()},
+		{src: "python3 x.py", rule: idStrictUnlisted.String()},
+		{src: "rm -rf build", rule: idStrictUnlisted.String()},
+		{src: "make test", rule: idStrictUnlisted.String()},
+		{src: "zsh -c ls", rule: idStrictUnlisted.String()},
 		// wrappers and nested shells
-		{src: "env grep -f x app.js", rule: idStrictFlag},
-		{src: "command grep -f x app.js", rule: idStrictFlag},
-		{src: "exec grep -f x app.js", rule: idStrictFlag},
-		{src: "nice -n 5 grep -f x app.js", rule: idStrictFlag},
-		{src: "timeout 5 grep -f x app.js", rule: idStrictFlag},
-		{src: "nohup ./ls", rule: idStrictProgram},
-		{src: "env -C /etc ls", rule: idStrictFlag},
-		{src: "env -S 'grep -f x' app.js", rule: idStrictFlag},
-		{src: "env LD_PRELOAD=./x.so ls", rule: idStrictEnv},
-		{src: "env GIT_EXTERNAL_DIFF=./x git diff", rule: idStrictEnv},
-		{src: "env PATH=./bin ls", rule: idStrictEnv},
+		{src: "env grep -f x app.js", rule: idStrictFlag.String()},
+		{src: "command grep -f x app.js", rule: idStrictFlag.String()},
+		{src: "exec grep -f x app.js", rule: idStrictFlag.String()},
+		{src: "nice -n 5 grep -f x app.js", rule: idStrictFlag.String()},
+		{src: "timeout 5 grep -f x app.js", rule: idStrictFlag.String()},
+		{src: "nohup ./ls", rule: idStrictProgram.String()},
+		{src: "env -C /etc ls", rule: idStrictFlag.String()},
+		{src: "env -S 'grep -f x' app.js", rule: idStrictFlag.String()},
+		{src: "env LD_PRELOAD=./x.so ls", rule: idStrictEnv.String()},
+		{src: "env GIT_EXTERNAL_DIFF=./x git diff", rule: idStrictEnv.String()},
+		{src: "env PATH=./bin ls", rule: idStrictEnv.String()},
 		// K5: gettext looks LANGUAGE up as a path below /usr/share/locale:
 		// LANGUAGE=../../../proj/loc loads a message catalog the script
 		// wrote, whose translations are printf formats of listed programs
 		{src: "LANGUAGE=../../../../tmp/p/loc basename x"}, // the runner resets it
-		{src: "env LANGUAGE=de basename x", rule: idStrictEnv},
+		{src: "env LANGUAGE=de basename x", rule: idStrictEnv.String()},
 		{src: "export LANGUAGE=de"}, // allowed: the runner does not pass it on
-		{src: "env", rule: idStrictUnlisted},
-		{src: "timeout 5 bash ./x.sh", rule: idStrictUnlisted, msg: "outside guardsh's interpreter"},
-		{src: "nohup sh -c ls", rule: idStrictUnlisted},
-		{src: "nice env bash ./x.sh", rule: idStrictUnlisted},
-		{src: "env timeout 5 bash ./x.sh", rule: idStrictUnlisted},
+		{src: "env", rule: idStrictUnlisted.String()},
+		{src: "timeout 5 bash ./x.sh", rule: idStrictUnlisted.String(), msg: "outside guardsh's interpreter"},
+		{src: "nohup sh -c ls", rule: idStrictUnlisted.String()},
+		{src: "nice env bash ./x.sh", rule: idStrictUnlisted.String()},
+		{src: "env timeout 5 bash ./x.sh", rule: idStrictUnlisted.String()},
 		{src: "env LANG=C bash ./x.sh"},
 		{src: "command bash ./x.sh"},
-		{src: "xargs grep x", rule: idStrictInput},
-		{src: "echo a | xargs grep x", rule: idStrictUnlisted},
+		{src: "xargs grep x", rule: idStrictInput.String()},
+		{src: "echo a | xargs grep x", rule: idStrictUnlisted.String()},
 		{src: "sudo grep x app.js", anyDeny: true},
-		{src: "bash -c 'grep -f x app.js'", rule: idStrictFlag},
-		{src: "sh -c 'cat /etc/passwd'", rule: idStrictPath},
-		{src: `bash -c 'bash -c "./ls"'`, rule: idStrictProgram},
-		{src: "bash -i", rule: idStrictFlag},
-		{src: "bash --rcfile x", rule: idStrictFlag},
-		{src: "eval 'cat /etc/passwd'", rule: idStrictPath},
-		{src: "set -a", rule: idStrictEnv},
+		{src: "bash -c 'grep -f x app.js'", rule: idStrictFlag.String()},
+		{src: "sh -c 'cat /etc/passwd'", rule: idStrictPath.String()},
+		{src: `bash -c 'bash -c "./ls"'`, rule: idStrictProgram.String()},
+		{src: "bash -i", rule: idStrictFlag.String()},
+		{src: "bash --rcfile x", rule: idStrictFlag.String()},
+		{src: "eval 'cat /etc/passwd'", rule: idStrictPath.String()},
+		{src: "set -a", rule: idStrictEnv.String()},
 		// quoting
-		{src: "'gr'ep -f x app.js", rule: idStrictFlag},
-		{src: `g\rep -rf x .`, rule: idStrictFlag},
-		{src: `"grep" --file=x app.js`, rule: idStrictValue},
+		{src: "'gr'ep -f x app.js", rule: idStrictFlag.String()},
+		{src: `g\rep -rf x .`, rule: idStrictFlag.String()},
+		{src: `"grep" --file=x app.js`, rule: idStrictValue.String()},
 		{src: `$(echo grep) -f x app.js`, anyDeny: true},
 		// asks are refused
-		{src: "echo hi > /etc/x", rule: idWriteOutside, msg: "strict mode refuses what would need approval"},
+		{src: "echo hi > /etc/x", rule: idWriteOutside.String(), msg: "strict mode refuses what would need approval"},
 	}
 	for _, tt := range tests {
 		p := builtin
@@ -263,14 +263,14 @@ func TestStrictClassify(t *testing.T) {
 		rule string
 	}{
 		{[]string{"grep", "-n", "x", "app.js"}, proj, ""},
-		{[]string{"grep", "-f", "x", "app.js"}, proj, idStrictFlag},
-		{[]string{"ls"}, "/etc", idStrictPath},                     // working directory outside
-		{[]string{"ls"}, filepath.Join(proj, "etc"), idStrictPath}, // a symlink out of the project
-		{[]string{"echo", "x"}, "/etc", ""},                        // builtins do not read
-		{[]string{"./ls"}, proj, idStrictProgram},
-		{[]string{proj + "/bin/ls"}, proj, idStrictProgram},
+		{[]string{"grep", "-f", "x", "app.js"}, proj, idStrictFlag.String()},
+		{[]string{"ls"}, "/etc", idStrictPath.String()},                     // working directory outside
+		{[]string{"ls"}, filepath.Join(proj, "etc"), idStrictPath.String()}, // a symlink out of the project
+		{[]string{"echo", "x"}, "/etc", ""},                                 // builtins do not read
+		{[]string{"./ls"}, proj, idStrictProgram.String()},
+		{[]string{proj + "/bin/ls"}, proj, idStrictProgram.String()},
 		{[]string{"/bin/ls"}, proj, ""},
-		{[]string{"pip", "install", "x"}, proj, idStrictUnlisted},
+		{[]string{"pip", "install", "x"}, proj, idStrictUnlisted.String()},
 	}
 	for _, tt := range tests {
 		v := p.Classify(Command{Args: tt.args, Dir: tt.dir, Project: proj, Home: home, Via: "shell"})
@@ -286,8 +286,8 @@ func TestStrictClassify(t *testing.T) {
 	}
 	// xargs: arguments from standard input are never checked
 	v := p.classifyArgs(&Command{Dir: proj, Project: proj, Home: home}, []string{"grep", "-n", "x"}, 1, true)
-	if v.Decision != Deny || v.Rule != idStrictInput {
-		t.Errorf("argv from input: %s, want [%s]", v.Message(), idStrictInput)
+	if v.Decision != Deny || v.Rule != idStrictInput.String() {
+		t.Errorf("argv from input: %s, want [%s]", v.Message(), idStrictInput.String())
 	}
 	// an access outside the project that auto mode would ask about
 	a := p.ClassifyAccess(Access{Path: "/srv/data", Dir: proj, Project: proj, Home: home, Via: "redirect"})
@@ -435,20 +435,16 @@ func init() {
 
 // catTest is the type of policy_test.go's catalogueTests entries.
 type catTest = struct {
-	id        string
+	id        ruleID
 	mode      Mode
 	sandboxed bool
 	match     []string
 	notMatch  []string
 }
 
-// TestStrictProfileMarkdown writes the built-in strict profile as a
-// markdown table to $GUARDSH_STRICT_MD (for docs/rules.md).
-func TestStrictProfileMarkdown(t *testing.T) {
-	out := os.Getenv("GUARDSH_STRICT_MD")
-	if out == "" {
-		t.Skip("set GUARDSH_STRICT_MD to write the strict profile table")
-	}
+// strictProfileMarkdown is the built-in strict profile as docs/rules.md
+// shows it.
+func strictProfileMarkdown() string {
 	var b strings.Builder
 	b.WriteString("| command | flags | flags with a value | flags with a path inside the project | positional arguments |\n|---|---|---|---|---|\n")
 	code := func(l []string) string {
@@ -467,9 +463,7 @@ func TestStrictProfileMarkdown(t *testing.T) {
 		}
 		b.WriteString("| `" + strings.Join(e.Words, " ") + "` | " + code(e.Flags) + " | " + code(append(slices.Clone(e.ValueFlags), joinedForms(e.JoinedFlags)...)) + " | " + code(e.PathFlags) + " | " + args + " |\n")
 	}
-	if err := os.WriteFile(out, []byte(b.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	return b.String()
 }
 
 // joinedForms shows flags that take their value only joined: -UN,
@@ -558,125 +552,125 @@ path_flags = ["-coverprofile", "-o"]
 		msg  string
 	}{
 		// S5: jq modules
-		{src: `jq -n 'import "../outside/data" as $d; $d'`, rule: idStrictArg, msg: "import"},
-		{src: `jq -nc 'import "linked/data" as $d; $d'`, rule: idStrictArg},
-		{src: `jq -n 'include "x"; 1'`, rule: idStrictArg, msg: "include"},
-		{src: `jq -n 'include"x"; 1'`, rule: idStrictArg},
-		{src: "jq -n 'import # c\n \"x\" as $d; $d'", rule: idStrictArg},
-		{src: `jq -n '"x" | modulemeta'`, rule: idStrictArg},
-		{src: `jq -n '"\(import "x" as $d; $d)"'`, rule: idStrictArg},
-		{src: `bash -c "jq -n 'import \"../outside/data\" as \$d; \$d'"`, rule: idStrictArg},
+		{src: `jq -n 'import "../outside/data" as $d; $d'`, rule: idStrictArg.String(), msg: "import"},
+		{src: `jq -nc 'import "linked/data" as $d; $d'`, rule: idStrictArg.String()},
+		{src: `jq -n 'include "x"; 1'`, rule: idStrictArg.String(), msg: "include"},
+		{src: `jq -n 'include"x"; 1'`, rule: idStrictArg.String()},
+		{src: "jq -n 'import # c\n \"x\" as $d; $d'", rule: idStrictArg.String()},
+		{src: `jq -n '"x" | modulemeta'`, rule: idStrictArg.String()},
+		{src: `jq -n '"\(import "x" as $d; $d)"'`, rule: idStrictArg.String()},
+		{src: `bash -c "jq -n 'import \"../outside/data\" as \$d; \$d'"`, rule: idStrictArg.String()},
 		{src: `jq '.import, .include' app.js`},
 		{src: `jq -n '{"import": 1, "include": "x"} | .import'`},
 		{src: `jq -r '"import \"x\""' app.js`},
-		{src: `jq -n -f prog.jq`, conf: true, rule: idStrictArg, msg: "-f"},
-		{src: `jq -n -L linked '1'`, conf: true, rule: idStrictArg, msg: "-L"},
-		{src: `jq -n --from-file=prog.jq`, conf: true, rule: idStrictArg},
+		{src: `jq -n -f prog.jq`, conf: true, rule: idStrictArg.String(), msg: "-f"},
+		{src: `jq -n -L linked '1'`, conf: true, rule: idStrictArg.String(), msg: "-L"},
+		{src: `jq -n --from-file=prog.jq`, conf: true, rule: idStrictArg.String()},
 		{src: `jq -n 1`, conf: true},
 		// date with an operand sets the clock
-		{src: "date 010100002030", rule: idStrictArg, msg: "clock"},
-		{src: "date -u -- 0101", rule: idStrictArg},
+		{src: "date 010100002030", rule: idStrictArg.String(), msg: "clock"},
+		{src: "date -u -- 0101", rule: idStrictArg.String()},
 		{src: "date +%s; date -u -d yesterday +%F; date"},
 		// diff of directories follows the symlinks in them
-		{src: "diff s1 s2", rule: idStrictArg, msg: "--no-dereference"},
-		{src: "diff -u app.js s1", rule: idStrictArg},
+		{src: "diff s1 s2", rule: idStrictArg.String(), msg: "--no-dereference"},
+		{src: "diff -u app.js s1", rule: idStrictArg.String()},
 		{src: "diff --no-dereference s1 s2; diff -u --no-dereference app.js s2"},
 		{src: "diff -u app.js s2/f"},
 		// gofmt reads the symlinked .go files of the directories it walks
-		{src: "gofmt -l .", rule: idStrictArg, msg: "leak.go"},
-		{src: "gofmt -d s1", rule: idStrictArg},
+		{src: "gofmt -l .", rule: idStrictArg.String(), msg: "leak.go"},
+		{src: "gofmt -d s1", rule: idStrictArg.String()},
 		{src: "gofmt -l sub s2; gofmt -l app.js"},
 		// S1, S2, S6: left out of the profile
-		{src: "grep -R SECRET .", rule: idStrictFlag, msg: "-R"},
-		{src: "grep -rR SECRET .", rule: idStrictFlag},
-		{src: "grep --dereference-recursive SECRET .", rule: idStrictFlag},
-		{src: "diff -r s1 s2", rule: idStrictFlag},
-		{src: "diff -rN s1 s2", rule: idStrictFlag},
-		{src: "diff --recursive --no-dereference s1 s2", rule: idStrictFlag},
-		{src: "md5sum -c l", rule: idStrictFlag},
-		{src: "sha256sum --check l", rule: idStrictFlag},
-		{src: "sha1sum -bc l", rule: idStrictFlag},
+		{src: "grep -R SECRET .", rule: idStrictFlag.String(), msg: "-R"},
+		{src: "grep -rR SECRET .", rule: idStrictFlag.String()},
+		{src: "grep --dereference-recursive SECRET .", rule: idStrictFlag.String()},
+		{src: "diff -r s1 s2", rule: idStrictFlag.String()},
+		{src: "diff -rN s1 s2", rule: idStrictFlag.String()},
+		{src: "diff --recursive --no-dereference s1 s2", rule: idStrictFlag.String()},
+		{src: "md5sum -c l", rule: idStrictFlag.String()},
+		{src: "sha256sum --check l", rule: idStrictFlag.String()},
+		{src: "sha1sum -bc l", rule: idStrictFlag.String()},
 		// S4: value flags that name files
-		{src: "go test -coverprofile=/tmp/x/cover.out ./...", rule: idStrictPath, msg: "-coverprofile"},
-		{src: "go test -coverprofile /tmp/x ./...", rule: idStrictPath},
-		{src: "go test -coverprofile=linked/c.out ./...", rule: idStrictPath},
+		{src: "go test -coverprofile=/tmp/x/cover.out ./...", rule: idStrictPath.String(), msg: "-coverprofile"},
+		{src: "go test -coverprofile /tmp/x ./...", rule: idStrictPath.String()},
+		{src: "go test -coverprofile=linked/c.out ./...", rule: idStrictPath.String()},
 		{src: "go test -coverprofile=cover.out ./... && go test -coverprofile sub/c.out ./..."},
-		{src: "go test -o /tmp/x.test ./...", conf: true, rule: idStrictPath},
-		{src: "go test -o=../x.test ./...", conf: true, rule: idStrictPath},
+		{src: "go test -o /tmp/x.test ./...", conf: true, rule: idStrictPath.String()},
+		{src: "go test -o=../x.test ./...", conf: true, rule: idStrictPath.String()},
 		{src: "go test -o x.test -run X ./...", conf: true},
-		{src: "realpath --relative-to=/etc app.js", rule: idStrictPath},
-		{src: "realpath --relative-to ../outside app.js", rule: idStrictPath},
+		{src: "realpath --relative-to=/etc app.js", rule: idStrictPath.String()},
+		{src: "realpath --relative-to ../outside app.js", rule: idStrictPath.String()},
 		{src: "realpath --relative-to=sub app.js"},
-		{src: "sort -o /tmp/x app.js", conf: true, rule: idStrictPath},
-		{src: "sort -o/tmp/x app.js", conf: true, rule: idStrictPath},
-		{src: "sort -no../x app.js", conf: true, rule: idStrictPath},
-		{src: "sort -no linked/x app.js", conf: true, rule: idStrictPath},
-		{src: "sort --output=/tmp/x app.js", conf: true, rule: idStrictPath},
-		{src: "sort --output /tmp/x app.js", conf: true, rule: idStrictPath},
+		{src: "sort -o /tmp/x app.js", conf: true, rule: idStrictPath.String()},
+		{src: "sort -o/tmp/x app.js", conf: true, rule: idStrictPath.String()},
+		{src: "sort -no../x app.js", conf: true, rule: idStrictPath.String()},
+		{src: "sort -no linked/x app.js", conf: true, rule: idStrictPath.String()},
+		{src: "sort --output=/tmp/x app.js", conf: true, rule: idStrictPath.String()},
+		{src: "sort --output /tmp/x app.js", conf: true, rule: idStrictPath.String()},
 		{src: "sort -no out app.js; sort --output=sub/out -n app.js; sort -oout app.js", conf: true},
-		{src: "go test -coverprofile=.git/config ./...", rule: idWriteProtected},
-		{src: "go test -o .git/hooks/pre-commit ./...", conf: true, rule: idWriteProtected},
-		{src: "sort -o.git/config app.js", conf: true, rule: idWriteProtected},
-		{src: "cd .git/hooks && go build ../../cmd/pre-commit", rule: idWriteProtected},
-		{src: "cd .git && go build ../cmd/config", rule: idWriteProtected},
+		{src: "go test -coverprofile=.git/config ./...", rule: idWriteProtected.String()},
+		{src: "go test -o .git/hooks/pre-commit ./...", conf: true, rule: idWriteProtected.String()},
+		{src: "sort -o.git/config app.js", conf: true, rule: idWriteProtected.String()},
+		{src: "cd .git/hooks && go build ../../cmd/pre-commit", rule: idWriteProtected.String()},
+		{src: "cd .git && go build ../cmd/config", rule: idWriteProtected.String()},
 		{src: "cd sub && go build ../cmd/x", rule: ""},
-		{src: "git --git-dir=/tmp/x status", rule: idStrictUnlisted},
-		{src: "git --work-tree /tmp status", rule: idStrictUnlisted},
+		{src: "git --git-dir=/tmp/x status", rule: idStrictUnlisted.String()},
+		{src: "git --work-tree /tmp status", rule: idStrictUnlisted.String()},
 		// K1: git takes -U, --unified and log/show --format's value only
 		// joined (-U5, --unified=5, --format=%h): git diff -U NEXT reads
 		// NEXT as an argument (a path outside: git diff --no-index; or
 		// --output=FILE, which git writes)
-		{src: "git diff -U ../outside/secret.txt app.js", rule: idStrictValue, msg: "-U5"},
-		{src: "git diff -U --output=../outside/pwn", rule: idStrictValue},
-		{src: "git diff --unified --output=../outside/pwn HEAD", rule: idStrictValue},
-		{src: "git log -p -U --output=/tmp/pwn", rule: idStrictValue},
-		{src: "git show -U ../outside/secret.txt", rule: idStrictValue},
-		{src: "git log --format --output=../outside/pwn", rule: idStrictValue, msg: "--format="},
-		{src: "git show --format --output=../outside/pwn", rule: idStrictValue},
+		{src: "git diff -U ../outside/secret.txt app.js", rule: idStrictValue.String(), msg: "-U5"},
+		{src: "git diff -U --output=../outside/pwn", rule: idStrictValue.String()},
+		{src: "git diff --unified --output=../outside/pwn HEAD", rule: idStrictValue.String()},
+		{src: "git log -p -U --output=/tmp/pwn", rule: idStrictValue.String()},
+		{src: "git show -U ../outside/secret.txt", rule: idStrictValue.String()},
+		{src: "git log --format --output=../outside/pwn", rule: idStrictValue.String(), msg: "--format="},
+		{src: "git show --format --output=../outside/pwn", rule: idStrictValue.String()},
 		{src: "git diff -U5 app.js; git diff --unified=3 app.js; git log -U1 -p --format=%h -n 3; git show --format=%s HEAD"},
 		// K3: a git directory inside the project other than its .git (an
 		// embedded bare repository shipped by the repository, whose config
 		// and info/attributes the model can write): its diff textconv,
 		// core.fsmonitor ... run programs
-		{src: "cd evil && git show HEAD", rule: idStrictArg, msg: "evil"},
-		{src: "git -C evil log -p", rule: idStrictArg},
-		{src: "git -C evil/refs/x status", rule: idStrictArg},
-		{src: "cd nested && git diff", rule: idStrictArg, msg: "nested"},
-		{src: "cd .git/modules/m && git log -p", rule: idStrictArg},
+		{src: "cd evil && git show HEAD", rule: idStrictArg.String(), msg: "evil"},
+		{src: "git -C evil log -p", rule: idStrictArg.String()},
+		{src: "git -C evil/refs/x status", rule: idStrictArg.String()},
+		{src: "cd nested && git diff", rule: idStrictArg.String(), msg: "nested"},
+		{src: "cd .git/modules/m && git log -p", rule: idStrictArg.String()},
 		{src: "cd .git && git log -p; cd .git/hooks && git status; git -C sub status; cd sub && git diff"},
 		// K4: a submodule's git directory has a config of its own, which
 		// git status in the project reads (core.fsmonitor runs)
-		{src: `printf '[core]\n\tfsmonitor = x\n' >> .git/modules/m/config`, rule: idWriteProtected},
-		{src: "echo x > .git/modules/m/hooks/post-checkout", rule: idWriteProtected},
-		{src: "echo x > .git/worktrees/w/config.worktree", rule: idWriteProtected},
-		{src: "echo x > .git/config.worktree", rule: idWriteProtected},
+		{src: `printf '[core]\n\tfsmonitor = x\n' >> .git/modules/m/config`, rule: idWriteProtected.String()},
+		{src: "echo x > .git/modules/m/hooks/post-checkout", rule: idWriteProtected.String()},
+		{src: "echo x > .git/worktrees/w/config.worktree", rule: idWriteProtected.String()},
+		{src: "echo x > .git/config.worktree", rule: idWriteProtected.String()},
 		{src: "echo x > sub/config"},
 		// K2: redirections in the shared temp dirs: outside the project
 		// like cat /tmp/x (other users' and sessions' files)
-		{src: "cat < /tmp/guardsh-k2/x", rule: idReadOutside},
-		{src: "exec 3< /tmp/guardsh-k2/x", rule: idReadOutside},
-		{src: "x=$(< /var/tmp/x)", rule: idReadOutside},
-		{src: "echo x > /tmp/guardsh-k2/x", rule: idWriteOutside},
-		{src: "echo x >> /dev/shm/x", rule: idWriteOutside},
+		{src: "cat < /tmp/guardsh-k2/x", rule: idReadOutside.String()},
+		{src: "exec 3< /tmp/guardsh-k2/x", rule: idReadOutside.String()},
+		{src: "x=$(< /var/tmp/x)", rule: idReadOutside.String()},
+		{src: "echo x > /tmp/guardsh-k2/x", rule: idWriteOutside.String()},
+		{src: "echo x >> /dev/shm/x", rule: idWriteOutside.String()},
 		{src: "while read l; do echo l; done < <(echo hi); echo x 2>/dev/null >/dev/null"},
 		// bash's source takes -- before the file
-		{src: "source -- ../outside/secret.txt", rule: idStrictPath},
-		{src: ". -- /etc/hostname", rule: idStrictPath},
+		{src: "source -- ../outside/secret.txt", rule: idStrictPath.String()},
+		{src: ". -- /etc/hostname", rule: idStrictPath.String()},
 		// K8: .git/commondir (or objects/info/alternates) written by the
 		// script sends git to another repository: another project's
 		// history, or a config the script wrote (core.fsmonitor). Strict
 		// mode writes nothing inside a .git directory: git does.
-		{src: "echo /home/u/other/.git > .git/commondir", rule: idWriteProtected, msg: ".git"},
-		{src: "echo /home/u/other/.git/objects >> .git/objects/info/alternates", rule: idWriteProtected},
-		{src: "uniq app.js .git/commondir", rule: idWriteProtected},
-		{src: "go test -coverprofile=.git/commondir ./...", rule: idWriteProtected},
-		{src: "cd .git && echo x > commondir", rule: idWriteProtected},
+		{src: "echo /home/u/other/.git > .git/commondir", rule: idWriteProtected.String(), msg: ".git"},
+		{src: "echo /home/u/other/.git/objects >> .git/objects/info/alternates", rule: idWriteProtected.String()},
+		{src: "uniq app.js .git/commondir", rule: idWriteProtected.String()},
+		{src: "go test -coverprofile=.git/commondir ./...", rule: idWriteProtected.String()},
+		{src: "cd .git && echo x > commondir", rule: idWriteProtected.String()},
 		{src: "cat .git/HEAD; echo x > s2/y; uniq app.js s2/z"},
 		// env named by its path: the same checks, the right reason
 		{src: "/usr/bin/env sh x.sh"},
-		{src: "/usr/bin/env", rule: idStrictUnlisted, msg: "prints the whole environment"},
-		{src: "/usr/bin/env LD_PRELOAD=./x.so ls", rule: idStrictEnv},
-		{src: "/usr/bin/env -S 'grep -f x' app.js", rule: idStrictFlag},
+		{src: "/usr/bin/env", rule: idStrictUnlisted.String(), msg: "prints the whole environment"},
+		{src: "/usr/bin/env LD_PRELOAD=./x.so ls", rule: idStrictEnv.String()},
+		{src: "/usr/bin/env -S 'grep -f x' app.js", rule: idStrictFlag.String()},
 	}
 	for _, tt := range tests {
 		p := builtin
@@ -701,7 +695,7 @@ func TestStrictCheckExport(t *testing.T) {
 		}
 		found := false
 		for _, cv := range sv.Commands {
-			if cv.Rule == idStrictEnv && strings.Contains(cv.Reason, "FOO") {
+			if cv.Rule == idStrictEnv.String() && strings.Contains(cv.Reason, "FOO") {
 				found = true
 				if strings.Contains(cv.Reason, "LANG") {
 					t.Errorf("%q: LANG flagged: %s", src, cv.Reason)
@@ -709,20 +703,20 @@ func TestStrictCheckExport(t *testing.T) {
 			}
 		}
 		if !found || sv.Decision != Allow {
-			t.Errorf("%q: %s %+v, want allow with a [%s] note on FOO", src, sv.Decision, sv.Commands, idStrictEnv)
+			t.Errorf("%q: %s %+v, want allow with a [%s] note on FOO", src, sv.Decision, sv.Commands, idStrictEnv.String())
 		}
 	}
 	for _, src := range []string{"export LANG=C; ls", "FOO=1; ls", "declare FOO=1; ls", "local FOO=1", "export HOME; ls", "FOO=1; export -n FOO; ls"} {
 		sv, _ := NewPolicy(ModeStrict).CheckScript(src, env)
 		for _, cv := range sv.Commands {
-			if cv.Rule == idStrictEnv {
+			if cv.Rule == idStrictEnv.String() {
 				t.Errorf("%q: flagged %s", src, cv.Reason)
 			}
 		}
 	}
 	sv, _ := NewPolicy(ModeAuto).CheckScript("export FOO=1; ls", env)
 	for _, cv := range sv.Commands {
-		if cv.Rule == idStrictEnv {
+		if cv.Rule == idStrictEnv.String() {
 			t.Errorf("auto mode: flagged %s", cv.Reason)
 		}
 	}

@@ -42,22 +42,29 @@ type Mode string
 const (
 	ModeDefault Mode = "default"
 	ModePlan    Mode = "plan"
-	ModeAuto    Mode = "auto"
-	ModeBypass  Mode = "bypass"
+	// ModeEdits is default mode with the agent's file tools free inside
+	// the project: their writes there are allowed, every shell command
+	// asks as in default mode (between default and auto).
+	ModeEdits  Mode = "edits"
+	ModeAuto   Mode = "auto"
+	ModeBypass Mode = "bypass"
 	// ModeStrict runs only what the strict allowlist lists (strict.go).
 	ModeStrict Mode = "strict"
 )
 
 // ParseMode checks a mode name as given by --mode or GUARDSH_MODE.
-// The empty string means ModeDefault.
+// The empty string means ModeDefault; "accept-edits" and "acceptedits"
+// (Claude Code's name) mean ModeEdits.
 func ParseMode(s string) (Mode, error) {
 	switch m := Mode(strings.ToLower(strings.TrimSpace(s))); m {
 	case "":
 		return ModeDefault, nil
-	case ModeDefault, ModePlan, ModeAuto, ModeBypass, ModeStrict:
+	case "accept-edits", "acceptedits":
+		return ModeEdits, nil
+	case ModeDefault, ModePlan, ModeEdits, ModeAuto, ModeBypass, ModeStrict:
 		return m, nil
 	}
-	return "", fmt.Errorf("unknown mode %q (want default, plan, auto, bypass or strict)", s)
+	return "", fmt.Errorf("unknown mode %q (want default, plan, edits, auto, bypass or strict)", s)
 }
 
 // Effects are what a command does to the world, as far as the policy can

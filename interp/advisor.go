@@ -34,7 +34,23 @@ type Advisor interface {
 const (
 	RuleAdvisorDestructive = "advisor.destructive"
 	RuleAdvisorInterrupted = "advisor.interrupted"
+	// RuleAdvisorDryRun refuses what the rules allowed when the threshold
+	// is 0 ([advisor] threshold = 0, a dry run).
+	RuleAdvisorDryRun = "advisor.dry-run"
 )
+
+// dryRunAudit is the audit record's advisor part of a dry-run refusal.
+var dryRunAudit = guardsh.AdvisorAudit{Reason: "dry run: advisor.threshold = 0 refuses every command the rules allowed; the model was not asked"}
+
+// DryRunVerdict is the refusal of a command the rules allowed (v) under
+// threshold 0, and its audit part.
+func DryRunVerdict(v guardsh.Verdict) (guardsh.Verdict, *guardsh.AdvisorAudit) {
+	a := dryRunAudit
+	return guardsh.Verdict{Decision: guardsh.Deny, Rule: RuleAdvisorDryRun,
+		Reason:  "dry run: the advisor's threshold is 0%, so every command the rules allow is refused without running",
+		Hint:    "Nothing ran. This session only shows what would run; the human sets [advisor] threshold above 0 to run commands.",
+		Effects: v.Effects}, &a
+}
 
 // advise asks the advisor about c, which the policy allowed outright (v).
 // It returns v, or a refusal, and the audit record's advisor part (nil:
@@ -43,6 +59,9 @@ const (
 func (g *Runner) advise(ctx context.Context, c guardsh.Command, v guardsh.Verdict) (guardsh.Verdict, *guardsh.AdvisorAudit) {
 	if c.Function || lazyAudit(c, v, guardsh.Allow) {
 		return v, nil
+	}
+	if g.cfg.Advisor.Threshold() <= 0 {
+		return DryRunVerdict(v)
 	}
 	q := advisor.Request{Command: c, Writes: writes(v)}
 	if hc, ok := handlerCtx(ctx); ok {

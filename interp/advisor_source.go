@@ -179,9 +179,16 @@ func (g *Runner) adviseTruncate(ctx context.Context, path string) error {
 	what := fmt.Sprintf("truncates existing file %s (%d bytes)", abs, fi.Size())
 	v := guardsh.Verdict{Decision: guardsh.Allow, Rule: RuleRedirectTruncate, Reason: "the shell redirection " + what,
 		Effects: guardsh.Effects{Writes: []string{abs}}}
-	r, err := g.cfg.Advisor.Ask(ctx, q)
+	var r advisor.Rating
+	dry := g.cfg.Advisor.Threshold() <= 0
+	if !dry {
+		r, err = g.cfg.Advisor.Ask(ctx, q)
+	}
 	var audit *guardsh.AdvisorAudit
 	switch {
+	case dry:
+		v, audit = DryRunVerdict(v)
+		v.Reason += ": the redirection " + what
 	case ctx.Err() != nil:
 		v = guardsh.Verdict{Decision: guardsh.Deny, Rule: RuleAdvisorInterrupted,
 			Reason:  "interrupted while the advisor was rating this redirection, so the file was not opened",

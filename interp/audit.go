@@ -6,10 +6,11 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
-	"strconv"
 	"sync"
 	"syscall"
 	"time"
@@ -20,22 +21,53 @@ import (
 // AuditLog appends guardsh.AuditRecords as JSON lines. It is opened once per
 // session (before the sandbox confines the process: Landlock does not affect
 // open files) and is safe for concurrent use. A Decide or Exit record is
-// written out (one write call, with any Note records before it) before the
-// call returns: a decide record is in the file before its command runs.
+// written out (one write call) before the call returns: a decide record is
+// in the file before its command runs.
+//
+// Its volume is bounded by design (guardsh.AuditLimits): builtins without
+// effects that the policy allowed are counted per name (CountPure), not
+// logged one by one; past the session's cap only refusals and asks are
+// written, each distinct one once, and past twice the cap nothing but the
+// counts, which say what was left out. A flood of allowed commands cannot
+// push a refusal out of the log: refusals are the last thing the cap drops.
 type AuditLog struct {
 	mu      sync.Mutex
 	f       *os.File // nil when writing to a plain io.Writer
 	w       *bufio.Writer
-	async   *auditAsync // under w: full buffers of Note records written in the background
 	session string
 	next    uint64
 	err     error // first write error, reported once
 	warned  bool
-	dirty   bool   // Note records wait in the buffer; a flush is scheduled
 	scratch []byte // encoding buffer
 	// envScrubbed goes on the next decide record (SetEnvScrubbed).
 	envScrubbed []string
-	pure        pureEnc // notePure's cache
+	// admin goes on every record (SetAdmin).
+	admin string
+
+	lim     guardsh.AuditLimits
+	written int64 // bytes of this session's records so far
+	capped  bool  // written passed lim.SessionBytes (the limit record is out)
+	seen    map[uint64]struct{}
+	counts  map[string]uint64
+	dropped guardsh.AuditDropped
+	// countsNew: counts or dropped changed since the last counts record;
+	// countsDue: a timer will write it.
+	countsNew, countsDue bool
+	// what the counts record repeats of the counted commands
+	last struct {
+		project, sandbox string
+		mode             guardsh.Mode
+	}
+}
+
+// SetLimits sets the session's cap (the zero fields: defaults).
+func (a *AuditLog) SetLimits(l guardsh.AuditLimits) {
+	if a == nil {
+		return
+	}
+	a.mu.Lock()
+	a.lim = l.WithDefaults()
+	a.mu.Unlock()
 }
 
 // SetEnvScrubbed records the names of the variables the session removed
@@ -50,10 +82,25 @@ func (a *AuditLog) SetEnvScrubbed(names []string) {
 	a.mu.Unlock()
 }
 
+// SetAdmin states the session's admin context (guardsh.AdminGrant.Describe)
+// on every record from now on.
+func (a *AuditLog) SetAdmin(desc string) {
+	if a == nil {
+		return
+	}
+	a.mu.Lock()
+	a.admin = desc
+	a.mu.Unlock()
+}
+
 // OpenAuditFile opens (creating it and its directory, mode 0600/0700) the
-// audit log file for appending.
-func OpenAuditFile(path string) (*os.File, error) {
+// audit log file for appending. A file larger than lim.FileBytes is
+// rotated first (rotateAudit); the zero limits are the defaults.
+func OpenAuditFile(path string, lim guardsh.AuditLimits) (*os.File, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, fmt.Errorf("audit log: %w", err)
+	}
+	if err := rotateAudit(path, lim.WithDefaults()); err != nil {
 		return nil, fmt.Errorf("audit log: %w", err)
 	}
 	// O_NONBLOCK: a FIFO put where the log goes would block the open (and
@@ -95,15 +142,51 @@ func clearNonblock(f *os.File) error {
 	return serr
 }
 
-// OpenAuditLog opens the audit log at path for a new session.
-func OpenAuditLog(path string) (*AuditLog, error) {
-	f, err := OpenAuditFile(path)
+// OpenAuditLog opens the audit log at path for a new session with limits
+// lim (zero: the defaults).
+func OpenAuditLog(path string, lim guardsh.AuditLimits) (*AuditLog, error) {
+	f, err := OpenAuditFile(path, lim)
 	if err != nil {
 		return nil, err
 	}
 	a := NewAuditLog(f, "")
+	a.SetLimits(lim)
 	a.f = f
 	return a, nil
+}
+
+// rotateAudit renames path to path.1 (path.1 to path.2 ..., dropping what
+// is past lim.Keep) when it is larger than lim.FileBytes. Sessions that
+// open the log at once rotate it once: the one that holds the file's lock
+// and still finds the large file at path renames; the others find the
+// new, small one. A session that still writes to the renamed file goes on
+// writing there: its records are never lost, only in the older file.
+func rotateAudit(path string, lim guardsh.AuditLimits) error {
+	fi, err := os.Lstat(path)
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() <= lim.FileBytes {
+		return nil // missing or not a file: the open says what is wrong
+	}
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+		return nil
+	}
+	defer syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+	held, err1 := f.Stat()
+	now, err2 := os.Lstat(path)
+	if err1 != nil || err2 != nil || !os.SameFile(held, now) || now.Size() <= lim.FileBytes {
+		return nil // rotated by another session meanwhile
+	}
+	os.Remove(fmt.Sprintf("%s.%d", path, lim.Keep))
+	for i := lim.Keep - 1; i >= 1; i-- {
+		if err := os.Rename(fmt.Sprintf("%s.%d", path, i), fmt.Sprintf("%s.%d", path, i+1)); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return err
+		}
+	}
+	return os.Rename(path, path+".1")
 }
 
 // NewAuditLog writes a session's records to w (for example a file opened
@@ -113,11 +196,8 @@ func NewAuditLog(w io.Writer, session string) *AuditLog {
 	if session == "" {
 		session = NewSessionID()
 	}
-	// 64 KiB: a loop of builtins writes its buffered records in a quarter
-	// of the write calls 16 KiB takes (about 10 ms less per 100,000).
-	a := &AuditLog{session: session}
-	a.async = newAuditAsync(w)
-	a.w = bufio.NewWriterSize(a.async, 64<<10)
+	a := &AuditLog{session: session, lim: guardsh.AuditLimits{}.WithDefaults()}
+	a.w = bufio.NewWriterSize(w, 16<<10)
 	if f, ok := w.(*os.File); ok {
 		a.f = f
 	}
@@ -156,6 +236,19 @@ func (a *AuditLog) Decide(rec *guardsh.AuditRecord) uint64 {
 	return rec.ID
 }
 
+// Connect appends a connect record (a connection through the session's
+// proxy) and flushes it.
+func (a *AuditLog) Connect(rec *guardsh.AuditRecord) {
+	if a == nil {
+		return
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	rec.Event = guardsh.AuditConnect
+	a.writeLocked(rec)
+	a.flushLocked()
+}
+
 // Exit appends the exit record of command id.
 func (a *AuditLog) Exit(id uint64, status int, d time.Duration) {
 	if a == nil || id == 0 {
@@ -172,13 +265,16 @@ func (a *AuditLog) Exit(id uint64, status int, d time.Duration) {
 	a.flushLocked()
 }
 
-// Flush writes buffered records out.
+// Flush writes what the session counted since its last counts record (if
+// anything) and every buffered record out. The shell calls it when the
+// session ends.
 func (a *AuditLog) Flush() error {
 	if a == nil {
 		return nil
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	a.countsLocked()
 	a.flushLocked()
 	return a.err
 }
@@ -212,16 +308,154 @@ func (a *AuditLog) Err() error {
 }
 
 func (a *AuditLog) writeLocked(rec *guardsh.AuditRecord) {
+	if !a.admitLocked(rec) {
+		return
+	}
+	a.putLocked(rec)
+	if !a.capped && a.written > a.lim.SessionBytes {
+		a.capped = true
+		a.putLocked(&guardsh.AuditRecord{Event: guardsh.AuditLimit,
+			Reason: fmt.Sprintf("this session wrote %d MiB of records: from here on only refusals and asks are written, each distinct one once; the rest is counted in the counts records", a.lim.SessionBytes>>20)})
+	}
+}
+
+// putLocked encodes rec and hands it to the buffer.
+func (a *AuditLog) putLocked(rec *guardsh.AuditRecord) {
 	rec.Session = a.session
-	if a.envScrubbed != nil && rec.Event == guardsh.AuditDecide {
+	if a.admin != "" {
+		rec.Admin = a.admin
+	}
+	if a.envScrubbed != nil && (rec.Event == guardsh.AuditDecide || rec.Event == guardsh.AuditCounts) {
 		rec.EnvScrubbed, a.envScrubbed = a.envScrubbed, nil
 	}
 	rec.Time = auditTime()
 	a.scratch = append(appendRecord(a.scratch[:0], rec), '\n')
+	a.written += int64(len(a.scratch))
 	a.roomLocked(len(a.scratch))
 	if _, err := a.w.Write(a.scratch); err != nil && a.err == nil {
 		a.err = fmt.Errorf("audit log: %w", err)
 	}
+}
+
+// auditSeenMax bounds the distinct refusals and asks a capped session
+// remembers; past it they are counted, not written.
+const auditSeenMax = 1 << 16
+
+// admitLocked decides whether rec is written under the session's cap, and
+// counts it when it is not.
+func (a *AuditLog) admitLocked(rec *guardsh.AuditRecord) bool {
+	refusal := rec.Event == guardsh.AuditDecide && (rec.Decision == guardsh.Deny.String() || rec.Decision == guardsh.Ask.String())
+	if !a.capped {
+		if refusal && len(a.seen) < auditSeenMax {
+			// remembered from the start: after the cap, a repeat of one
+			// written before is a repeat too
+			if a.seen == nil {
+				a.seen = map[uint64]struct{}{}
+			}
+			a.seen[refusalKey(rec)] = struct{}{}
+		}
+		return true
+	}
+	drop := func(n *uint64) bool {
+		*n++
+		a.countsChangedLocked()
+		return false
+	}
+	if rec.Event == guardsh.AuditExit {
+		return drop(&a.dropped.Exit)
+	}
+	var n *uint64
+	switch rec.Decision {
+	case guardsh.Deny.String():
+		n = &a.dropped.Deny
+	case guardsh.Ask.String():
+		n = &a.dropped.Ask
+	default:
+		return drop(&a.dropped.Allow)
+	}
+	if a.written > 2*a.lim.SessionBytes {
+		return drop(n)
+	}
+	k := refusalKey(rec)
+	if _, ok := a.seen[k]; ok {
+		return drop(&a.dropped.Repeats)
+	}
+	if len(a.seen) >= auditSeenMax {
+		return drop(n)
+	}
+	if a.seen == nil {
+		a.seen = map[uint64]struct{}{}
+	}
+	a.seen[k] = struct{}{}
+	return true
+}
+
+// refusalKey identifies a refusal or ask by its rule and argv.
+func refusalKey(rec *guardsh.AuditRecord) uint64 {
+	h := fnv.New64a()
+	h.Write([]byte(rec.Rule))
+	for _, s := range rec.Argv {
+		h.Write([]byte{0})
+		h.Write([]byte(s))
+	}
+	return h.Sum64()
+}
+
+// CountPure counts one builtin without effects that the policy allowed
+// (echo, [, true, printf without -v ...): such commands are counted per
+// name and the totals written in counts records, not one line each.
+func (a *AuditLog) CountPure(name, project string, mode guardsh.Mode, sandbox string) {
+	if a == nil {
+		return
+	}
+	a.mu.Lock()
+	if a.counts == nil {
+		a.counts = map[string]uint64{}
+	}
+	if len(name) > 64 {
+		name = name[:64]
+	}
+	if _, ok := a.counts[name]; !ok && len(a.counts) >= 1024 {
+		name = "(other)"
+	}
+	a.counts[name]++
+	a.last.project, a.last.mode, a.last.sandbox = project, mode, sandbox
+	a.countsChangedLocked()
+	a.mu.Unlock()
+}
+
+// countsChangedLocked notes new counts and makes sure a timer writes them.
+func (a *AuditLog) countsChangedLocked() {
+	a.countsNew = true
+	if !a.countsDue {
+		a.countsDue = true
+		time.AfterFunc(guardsh.AuditCountsEvery, func() {
+			a.mu.Lock()
+			a.countsDue = false
+			a.countsLocked()
+			a.flushLocked()
+			a.mu.Unlock()
+		})
+	}
+}
+
+// countsLocked writes a counts record if anything was counted since the
+// last one. Counts records are always written: they are what says what
+// the cap left out.
+func (a *AuditLog) countsLocked() {
+	if !a.countsNew {
+		return
+	}
+	a.countsNew = false
+	rec := &guardsh.AuditRecord{Event: guardsh.AuditCounts, Project: a.last.project, Mode: a.last.mode, Sandbox: a.last.sandbox}
+	if len(a.counts) > 0 {
+		rec.Counts = maps.Clone(a.counts)
+	}
+	if a.dropped != (guardsh.AuditDropped{}) {
+		d := a.dropped
+		rec.Dropped = &d
+	}
+	a.putLocked(rec)
 }
 
 // roomLocked hands the buffered records on when a record of n bytes would
@@ -237,49 +471,8 @@ func (a *AuditLog) roomLocked(n int) {
 	}
 }
 
-// Note appends a decide record like Decide, but leaves it in the buffer:
-// for commands without effects (pure builtins such as [, test, true,
-// echo), whose record need not be on disk before they run. It is written
-// with the next Decide or Exit record, or at most lazyFlush later, or on
-// Flush and Close.
-func (a *AuditLog) Note(rec *guardsh.AuditRecord) uint64 {
-	if a == nil {
-		return 0
-	}
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return a.noteLocked(rec)
-}
-
-func (a *AuditLog) noteLocked(rec *guardsh.AuditRecord) uint64 {
-	a.next++
-	rec.ID = a.next
-	rec.Event = guardsh.AuditDecide
-	a.writeLocked(rec)
-	a.lazyLocked()
-	return rec.ID
-}
-
-// lazyLocked schedules the flush of records left in the buffer.
-func (a *AuditLog) lazyLocked() {
-	if !a.dirty {
-		a.dirty = true
-		time.AfterFunc(lazyFlush, func() { a.Flush() })
-	}
-}
-
-// lazyFlush bounds how long a Note record stays in the buffer.
-const lazyFlush = 200 * time.Millisecond
-
 func (a *AuditLog) flushLocked() {
-	a.dirty = false
-	// In sync mode: what the background writer holds first, then the rest.
-	err := a.async.setSync(true)
-	if ferr := a.w.Flush(); err == nil {
-		err = ferr
-	}
-	a.async.setSync(false)
-	if err != nil && a.err == nil {
+	if err := a.w.Flush(); err != nil && a.err == nil {
 		a.err = fmt.Errorf("audit log: %w", err)
 	}
 }
@@ -301,108 +494,4 @@ func (g *Runner) auditLine(src string, v guardsh.Verdict) {
 		Mode: g.policy.Mode, Decision: v.Decision.String(), Rule: v.Rule, Reason: v.Reason,
 		Effects: v.Effects, Sandbox: g.cfg.Sandbox,
 	})
-}
-
-// pureEnc holds what the decide records of pure builtins repeat from one
-// to the next, encoded once (notePure): a loop of [ writes one record per
-// iteration.
-type pureEnc struct {
-	cwd, project string
-	head         []byte // ,"session":...,"cwd":...,"project":...
-	mode         guardsh.Mode
-	rule, reason string
-	sandbox      string
-	tail         []byte // ,"via":"shell","mode":...,"sandbox":...}
-	sec          int64  // the second secText shows
-	secText      []byte // 2006-01-02T15:04:05 of sec, UTC
-}
-
-// notePure is Note for the decide record of a command the policy allowed
-// as a pure builtin (Runner.decidePure): the record holds Cwd, Project,
-// Argv, Via "shell", Mode, Decision "allow", Rule, Reason and Sandbox, and
-// its bytes are those Note would write (TestNotePureSameBytes); the parts
-// that repeat are encoded once.
-func (a *AuditLog) notePure(cwd, project string, argv []string, mode guardsh.Mode, rule, reason, sandbox string) uint64 {
-	if a == nil {
-		return 0
-	}
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.envScrubbed != nil {
-		// the session's first record carries more: the general path
-		return a.noteLocked(&guardsh.AuditRecord{Cwd: cwd, Project: project, Argv: argv, Via: "shell", Mode: mode,
-			Decision: guardsh.Allow.String(), Rule: rule, Reason: reason, Sandbox: sandbox})
-	}
-	a.next++
-	e := &a.pure
-	if e.head == nil || e.cwd != cwd || e.project != project {
-		e.cwd, e.project = cwd, project
-		e.head = append(e.head[:0], `,"session":`...)
-		e.head = appendJSONString(e.head, a.session)
-		e.head = appendOptString(e.head, "cwd", cwd)
-		e.head = appendOptString(e.head, "project", project)
-	}
-	if e.tail == nil || e.mode != mode || e.rule != rule || e.reason != reason || e.sandbox != sandbox {
-		e.mode, e.rule, e.reason, e.sandbox = mode, rule, reason, sandbox
-		e.tail = append(e.tail[:0], `,"via":"shell"`...)
-		e.tail = appendOptString(e.tail, "mode", string(mode))
-		e.tail = appendOptString(e.tail, "decision", guardsh.Allow.String())
-		e.tail = appendOptString(e.tail, "rule", rule)
-		e.tail = appendOptString(e.tail, "reason", reason)
-		e.tail = appendOptString(e.tail, "sandbox", sandbox)
-		e.tail = append(e.tail, '}', '\n')
-	}
-	// Encoded straight into the buffer's free space when there is room.
-	inPlace := a.w.Available() >= 1024
-	b := a.scratch[:0]
-	if inPlace {
-		b = a.w.AvailableBuffer()
-	}
-	b = append(b, `{"time":"`...)
-	b = e.appendTime(b, time.Now())
-	b = append(b, `","event":"decide","id":`...)
-	b = strconv.AppendUint(b, a.next, 10)
-	b = append(b, e.head...)
-	if len(argv) > 0 {
-		b = append(b, `,"argv":`...)
-		b = appendJSONStrings(b, argv)
-	}
-	b = append(b, e.tail...)
-	if !inPlace {
-		a.scratch = b
-	}
-	// Built in place, b fits the free space; built elsewhere (or grown out
-	// of it), the buffered records go first.
-	a.roomLocked(len(b))
-	if _, err := a.w.Write(b); err != nil && a.err == nil {
-		a.err = fmt.Errorf("audit log: %w", err)
-	}
-	a.lazyLocked()
-	return a.next
-}
-
-// appendTime appends t as auditTime formats it (RFC 3339 with
-// nanoseconds, trailing zeros dropped, UTC), the date and time of day
-// formatted once per second.
-func (e *pureEnc) appendTime(b []byte, t time.Time) []byte {
-	t = t.UTC()
-	if s := t.Unix(); s != e.sec || e.secText == nil {
-		e.sec = s
-		e.secText = t.AppendFormat(e.secText[:0], "2006-01-02T15:04:05")
-	}
-	b = append(b, e.secText...)
-	if ns := t.Nanosecond(); ns != 0 {
-		var d [10]byte
-		d[0] = '.'
-		for i := 9; i >= 1; i-- {
-			d[i] = byte('0' + ns%10)
-			ns /= 10
-		}
-		n := 10
-		for d[n-1] == '0' {
-			n--
-		}
-		b = append(b, d[:n]...)
-	}
-	return append(b, 'Z')
 }

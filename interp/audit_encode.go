@@ -1,6 +1,7 @@
 package interp
 
 import (
+	"encoding/json"
 	"math"
 	"strconv"
 	"time"
@@ -13,6 +14,12 @@ import (
 // would encode guardsh.AuditRecord (same keys, order and omissions), without
 // reflection: the audit log writes one per simple command.
 func appendRecord(b []byte, rec *guardsh.AuditRecord) []byte {
+	if rec.Counts != nil || rec.Dropped != nil || rec.Connect != nil {
+		// counts records: a few a session, encoded by encoding/json
+		if j, err := json.Marshal(rec); err == nil {
+			return append(b, j...)
+		}
+	}
 	b = append(b, `{"time":`...)
 	b = appendJSONString(b, rec.Time)
 	b = append(b, `,"event":`...)
@@ -65,6 +72,7 @@ func appendRecord(b []byte, rec *guardsh.AuditRecord) []byte {
 		b = append(b, '}')
 	}
 	b = appendOptString(b, "sandbox", rec.Sandbox)
+	b = appendOptString(b, "admin", rec.Admin)
 	if a := rec.Advisor; a != nil {
 		b = appendAdvisor(b, a)
 	}

@@ -16,15 +16,14 @@ import (
 
 // TestAuditSessionsDoNotInterleave: sessions appending to one log at once
 // (several agents, nested shells) never split each other's lines, even
-// with records of several KiB buffered as Note records: every write holds
-// whole records.
+// with records of several KiB buffered: every write holds whole records.
 func TestAuditSessionsDoNotInterleave(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "audit.jsonl")
 	const sessions, records = 3, 150
 	big := strings.Repeat("x", 9000)
 	var wg sync.WaitGroup
 	for s := 0; s < sessions; s++ {
-		a, err := OpenAuditLog(path)
+		a, err := OpenAuditLog(path, guardsh.AuditLimits{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -32,9 +31,9 @@ func TestAuditSessionsDoNotInterleave(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for i := 0; i < records; i++ {
-				a.Note(&guardsh.AuditRecord{Cwd: "/p", Argv: []string{"echo", big}, Mode: guardsh.ModeAuto, Decision: "allow", Rule: "shell.builtin"})
+				a.Decide(&guardsh.AuditRecord{Cwd: "/p", Argv: []string{"echo", big}, Mode: guardsh.ModeAuto, Decision: "allow", Rule: "shell.builtin"})
 				if i%7 == 0 {
-					a.notePure("/p", "/p", []string{"[", big[:3000], "]"}, guardsh.ModeAuto, "shell.builtin", "r", "")
+					a.Exit(uint64(i+1), 0, time.Millisecond)
 				}
 			}
 			a.Close()
@@ -72,7 +71,7 @@ func TestAuditLogNotRegular(t *testing.T) {
 	}
 	done := make(chan error, 1)
 	go func() {
-		f, err := OpenAuditFile(fifo)
+		f, err := OpenAuditFile(fifo, guardsh.AuditLimits{})
 		if f != nil {
 			f.Close()
 		}
@@ -86,10 +85,10 @@ func TestAuditLogNotRegular(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("opening a FIFO as the audit log blocked")
 	}
-	if _, err := OpenAuditFile(dir); err == nil {
+	if _, err := OpenAuditFile(dir, guardsh.AuditLimits{}); err == nil {
 		t.Errorf("a directory was accepted as the audit log")
 	}
-	f, err := OpenAuditFile(filepath.Join(dir, "ok.jsonl"))
+	f, err := OpenAuditFile(filepath.Join(dir, "ok.jsonl"), guardsh.AuditLimits{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -48,12 +48,10 @@ func (g *Runner) decide(ctx context.Context, c guardsh.Command) guardsh.Verdict 
 		escalate = g.cfg.Escalate != nil && g.needsEscalation(v, policyDecision)
 	}
 	var id uint64
-	if a := g.cfg.Audit; a != nil {
-		write := a.Decide
-		if lazyAudit(c, v, policyDecision) {
-			write = a.Note
-		}
-		id = write(&guardsh.AuditRecord{
+	if a := g.cfg.Audit; a != nil && lazyAudit(c, v, policyDecision) {
+		a.CountPure(c.Args[0], c.Project, g.policy.Mode, g.cfg.Sandbox)
+	} else if a != nil {
+		id = a.Decide(&guardsh.AuditRecord{
 			Cwd:       c.Dir,
 			Project:   c.Project,
 			Argv:      c.Args,
@@ -167,18 +165,18 @@ func hasRuleID(rules []guardsh.Rule, id string) bool {
 // allowed builtin without effects. What decide would do with that verdict
 // is done here without building the policy's view of the command: no
 // gate, no rights, no escalation (withRuleRights and needsEscalation find
-// nothing for it), its record waits in the audit buffer (lazyAudit), and
+// nothing for it), it is counted in the audit log (lazyAudit), and
 // builtins are not tracked for exit records.
-func (g *Runner) decidePure(hc interp.HandlerContext, args []string, v guardsh.Verdict) {
+func (g *Runner) decidePure(args []string) {
 	if a := g.cfg.Audit; a != nil {
-		a.notePure(hc.Dir, g.cfg.Project, args, g.policy.Mode, v.Rule, v.Reason, g.cfg.Sandbox)
+		a.CountPure(args[0], g.cfg.Project, g.policy.Mode, g.cfg.Sandbox)
 	}
 }
 
-// lazyAudit reports whether the decide record of an allowed command may
-// wait in the audit log's buffer (AuditLog.Note): a builtin the policy
-// allowed outright and found without effects ([, test, true, echo ...).
-// Everything else is on disk before it runs.
+// lazyAudit reports whether an allowed command is counted in the audit log
+// (AuditLog.CountPure) instead of recorded: a builtin the policy allowed
+// outright and found without effects ([, test, true, echo ...). Everything
+// else has its record on disk before it runs.
 func lazyAudit(c guardsh.Command, v guardsh.Verdict, policyDecision guardsh.Decision) bool {
 	e := v.Effects
 	return policyDecision == guardsh.Allow && v.Decision == guardsh.Allow && len(c.Args) > 0 &&

@@ -36,7 +36,7 @@ func newEnvPin(env []string) envPin {
 }
 
 // modeRank orders modes from the most permissive to the strictest.
-var modeRank = map[guardsh.Mode]int{guardsh.ModeBypass: 0, guardsh.ModeAuto: 1, guardsh.ModeDefault: 2, guardsh.ModePlan: 3, guardsh.ModeStrict: 4}
+var modeRank = map[guardsh.Mode]int{guardsh.ModeBypass: 0, guardsh.ModeAuto: 1, guardsh.ModeEdits: 2, guardsh.ModeDefault: 3, guardsh.ModePlan: 4, guardsh.ModeStrict: 5}
 
 // pinEnv rewrites a child's environment: GUARDSH_MODE is the stricter of
 // the session's mode and what the script asked for (a script may tighten,

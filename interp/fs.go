@@ -262,8 +262,11 @@ func pathError(op, path string, err error) error {
 }
 
 func (f *JailFS) access(hc interp.HandlerContext, path string, res jail.Resolved, write bool, via string) guardsh.Access {
+	f.mu.Lock()
+	r := f.runner
+	f.mu.Unlock()
 	return guardsh.Access{Path: path, Resolved: res.Real, Inside: res.Inside, Link: res.Link,
-		Write: write, Dir: hc.Dir, Project: f.jail.Root(), Home: hc.Env.Get("HOME").String(), Via: via}
+		Write: write, Dir: hc.Dir, Project: f.jail.Root(), Home: r.policyHome(hc.Env.Get("HOME").String()), Via: via}
 }
 
 // stdioFile is one of the shell's current standard streams behind

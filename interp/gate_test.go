@@ -307,7 +307,7 @@ func readAudit(t *testing.T, path string) []guardsh.AuditRecord {
 func TestAuditLog(t *testing.T) {
 	dir := t.TempDir()
 	logPath := filepath.Join(dir, "state", "guardsh", "audit.jsonl")
-	a, err := OpenAuditLog(logPath)
+	a, err := OpenAuditLog(logPath, guardsh.AuditLimits{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -355,17 +355,24 @@ func TestAuditLog(t *testing.T) {
 		}
 	}
 	// sh -c runs in guardsh's own interpreter: its commands are decided too.
-	want := []string{"echo hi", "touch made", "cat " + logPath, "sh -c exit 3", "exit 3", "touch x"}
+	// echo and exit are builtins without effects: counted, not recorded.
+	want := []string{"touch made", "cat " + logPath, "sh -c exit 3", "touch x"}
 	if strings.Join(argvs, "|") != strings.Join(want, "|") {
 		t.Errorf("argv order %q, want %q", argvs, want)
 	}
-	if r := decides[2]; r.Decision != "ask" || r.Gate != "once" || r.Rule != "test.touch" {
+	if r := decides[1]; r.Decision != "ask" || r.Gate != "once" || r.Rule != "test.touch" {
 		t.Errorf("touch record %+v", r)
 	}
-	if _, ok := exits[1]; ok {
-		t.Error("builtin echo has an exit record")
+	var counts guardsh.AuditRecord
+	for _, r := range recs {
+		if r.Event == guardsh.AuditCounts {
+			counts = r
+		}
 	}
-	if e, ok := exits[4]; !ok || e.Status == nil || *e.Status != 3 || e.DurationMS <= 0 {
+	if counts.Counts["echo"] != 1 || counts.Counts["exit"] != 1 {
+		t.Errorf("counts record %+v, want echo and exit counted once", counts)
+	}
+	if e, ok := exits[3]; !ok || e.Status == nil || *e.Status != 3 || e.DurationMS <= 0 {
 		t.Errorf("sh exit record = %+v", e)
 	}
 }

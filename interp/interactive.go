@@ -53,6 +53,7 @@ func (g *Runner) Interactive(ctx context.Context, opts InteractiveOptions) int {
 				}
 			case syscall.SIGHUP:
 				g.KillChildren(syscall.SIGHUP, time.Second)
+				g.cfg.Audit.Flush() // the session's counts
 				os.Exit(129)
 			}
 		}

@@ -74,6 +74,10 @@ type Config struct {
 	// Advisor, if set, rates every command the rules allowed outright
 	// and refuses one rated at or above its threshold (advisor.go).
 	Advisor Advisor
+	// UserHome is the home directory the policy protects; "" means the
+	// session's $HOME. guardsh-agent's clean environment points HOME at
+	// a directory of the run's own and sets this to the user's.
+	UserHome string
 
 	// shared is set for nested shells (bash -c, scripts): they share the
 	// parent's process table and job list.
@@ -522,7 +526,7 @@ func (g *Runner) lineCheck(src string) (v guardsh.Verdict, ok bool) {
 	v, ok = g.policy.LineCheck(src, guardsh.CheckEnv{
 		Dir:     g.r.Dir,
 		Project: g.cfg.Project,
-		Home:    g.Var("HOME"),
+		Home:    g.policyHome(g.Var("HOME")),
 		Env:     map[string]string{"TMPDIR": g.Var("TMPDIR")},
 		Via:     "shell",
 	})
@@ -755,6 +759,15 @@ func (g *Runner) statusOf(err error) int {
 	return 1
 }
 
+// policyHome is the home directory the policy protects: Config.UserHome,
+// else the session's $HOME (envHome).
+func (g *Runner) policyHome(envHome string) string {
+	if g != nil && g.cfg.UserHome != "" {
+		return g.cfg.UserHome
+	}
+	return envHome
+}
+
 // command builds the policy's view of one simple command.
 func (g *Runner) command(hc interp.HandlerContext, args []string) guardsh.Command {
 	env := hc.Env
@@ -762,7 +775,7 @@ func (g *Runner) command(hc interp.HandlerContext, args []string) guardsh.Comman
 		Args:       args,
 		Dir:        hc.Dir,
 		Project:    g.cfg.Project,
-		Home:       env.Get("HOME").String(),
+		Home:       g.policyHome(env.Get("HOME").String()),
 		Env:        func(name string) string { return env.Get(name).String() },
 		Via:        "shell",
 		Which:      func(name string) string { return which(hc.Dir, env, name) },
@@ -830,9 +843,9 @@ func (g *Runner) call(ctx context.Context, args []string) ([]string, error) {
 		}
 		return []string{":"}, nil
 	}
-	if v, ok := g.pureVerdict(args[0]); ok {
+	if _, ok := g.pureVerdict(args[0]); ok {
 		// a builtin the policy allows whatever its arguments (decide.go)
-		g.decidePure(hc, args, v)
+		g.decidePure(args)
 		return g.compatCall(ctx, hc, args), nil
 	}
 	if args[0] == "source" || args[0] == "." || args[0] == "eval" {

@@ -119,6 +119,7 @@ func (g *Runner) WatchSignals(parent context.Context) (ctx context.Context, stop
 				g.sh.terminating.Store(int32(sig))
 				cancel()
 				g.KillChildren(sig, time.Second)
+				g.cfg.Audit.Flush() // the session's counts
 				os.Exit(128 + int(sig))
 			case <-quit:
 				return

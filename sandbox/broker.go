@@ -107,7 +107,12 @@ type Broker struct {
 	Check func(Request) (Rights, error)
 	// Advise answers KindAdvise requests; nil: "no advisor" answers.
 	Advise AdviseFunc
-	conn   *os.File
+	// Handlers answer the request kinds the broker itself does not know
+	// (the session proxy's streams, Client.Open); a kind without a handler
+	// is refused. A handler that keeps a file dups it: the broker closes
+	// the request's files when the handler returns.
+	Handlers map[string]func(req Request, files []*os.File) Response
+	conn     *os.File
 
 	checkMu  sync.Mutex    // one Check (which may ask a human) at a time
 	advising chan struct{} // at most maxAdvising Advise calls at once
@@ -182,6 +187,9 @@ func (b *Broker) handle(req Request, files []*os.File) Response {
 			Truncates: req.Truncates, TruncSize: req.TruncSize, ReadOnly: req.ReadOnly})
 		<-b.advising
 		return Response{Advice: &a}
+	}
+	if h := b.Handlers[req.Kind]; req.Kind != "" && req.Kind != KindAdvise && h != nil {
+		return h(req, files)
 	}
 	if req.Kind != "" || len(req.Args) == 0 || len(files) != 3 {
 		return Response{Status: 126, Err: "guardsh: broker: malformed request"}
@@ -379,6 +387,35 @@ func (c *Client) Advise(ctx context.Context, q AdviseRequest) (Advice, error) {
 	case <-ctx.Done():
 		return Advice{}, ctx.Err()
 	}
+}
+
+// Open asks the privileged side for a stream of kind (one it has a
+// Handler for): the interpreter keeps one end of a new socketpair, the
+// handler gets the other. The confined side needs no socket of its own
+// for it (Landlock before ABI 9 cannot limit where a Unix socket
+// connects, so seccomp allows it none).
+func (c *Client) Open(kind string) (*os.File, error) {
+	syscall.ForkLock.RLock()
+	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM, 0)
+	if err == nil {
+		unix.CloseOnExec(fds[0])
+		unix.CloseOnExec(fds[1])
+	}
+	syscall.ForkLock.RUnlock()
+	if err != nil {
+		return nil, err
+	}
+	mine, theirs := os.NewFile(uintptr(fds[0]), "guardsh-"+kind), os.NewFile(uintptr(fds[1]), "guardsh-"+kind)
+	resp, err := c.exchange(Request{Kind: kind}, []*os.File{theirs})
+	theirs.Close()
+	if err == nil && resp.Err != "" {
+		err = errors.New(resp.Err)
+	}
+	if err != nil {
+		mine.Close()
+		return nil, err
+	}
+	return mine, nil
 }
 
 // Close closes the channel.

@@ -12,10 +12,12 @@ import (
 
 // CachedProbe is Probe with memory: a passing result is remembered per
 // boot, guardsh binary (path, size, mtime, inode), backend, Landlock ABI,
-// user and sandbox settings, in the user's cache directory, and reused
-// while all of those stay the same. The cache is only read and written
-// where confined processes cannot write (outside every writable root);
-// failures are never cached. GUARDSH_SANDBOX_NOCACHE=1 turns it off.
+// user and sandbox settings, and reused while all of those stay the same.
+// The cache is only read and written where confined processes cannot
+// write: the first of the user's cache directory, $XDG_RUNTIME_DIR, and
+// (for root) /run and /var/cache that lies outside every writable root
+// (ProbeCacheDir). Failures are never cached. GUARDSH_SANDBOX_NOCACHE=1
+// turns it off.
 func CachedProbe(backend string, c Config) ProbeResult {
 	path := probeCachePath(backend, c)
 	if path != "" {
@@ -57,15 +59,9 @@ func probeCachePath(backend string, c Config) string {
 	if err != nil {
 		return ""
 	}
-	dir, err := os.UserCacheDir()
-	if err != nil {
+	dir := ProbeCacheDir(c)
+	if dir == "" {
 		return ""
-	}
-	dir = filepath.Join(canon(dir), "guardsh")
-	for _, r := range c.WritableRoots() {
-		if within(dir, r) || within(r, dir) {
-			return ""
-		}
 	}
 	settings := c
 	settings.Project, settings.TmpDir, settings.Protected = "", "", nil
@@ -73,6 +69,43 @@ func probeCachePath(backend string, c Config) string {
 	h := sha256.New()
 	fmt.Fprintf(h, "%s\x00%s\x00%d\x00%d\x00%v\x00%s\x00%d\x00%d\x00%s", boot, exe, fi.Size(), fi.ModTime().UnixNano(), inode(fi), backend, LandlockABI(), os.Geteuid(), cfg)
 	return filepath.Join(dir, "probe-"+hex.EncodeToString(h.Sum(nil))[:32]+".json")
+}
+
+// ProbeCacheDir returns the directory the probe cache uses for sessions
+// of c, "" when every candidate lies inside a writable root of c (a
+// confined command could forge a passing result there): then every
+// session probes afresh, and the caller should say so.
+func ProbeCacheDir(c Config) string {
+	var cands []string
+	if d, err := os.UserCacheDir(); err == nil {
+		cands = append(cands, d)
+	}
+	if d := os.Getenv("XDG_RUNTIME_DIR"); filepath.IsAbs(d) {
+		cands = append(cands, d)
+	}
+	if os.Geteuid() == 0 {
+		cands = append(cands, "/run", "/var/cache")
+	}
+	return pickCacheDir(cands, c.WritableRoots())
+}
+
+// pickCacheDir returns cand/guardsh for the first candidate (resolved)
+// that is neither inside nor above a writable root.
+func pickCacheDir(cands, roots []string) string {
+next:
+	for _, d := range cands {
+		if d == "" || !filepath.IsAbs(d) {
+			continue
+		}
+		dir := filepath.Join(canon(d), "guardsh")
+		for _, r := range roots {
+			if within(dir, r) || within(r, dir) {
+				continue next
+			}
+		}
+		return dir
+	}
+	return ""
 }
 
 // pruneProbeCache removes cached probe results not written for a day

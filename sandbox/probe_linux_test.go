@@ -7,6 +7,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"testing"
 	"time"
 )
@@ -80,10 +81,18 @@ func TestCachedProbe(t *testing.T) {
 	if r := CachedProbe(BackendLandlock, c); r.Cached {
 		t.Error("a different configuration reused the cached result")
 	}
-	// A cache inside a writable root is never used.
+	// A cache dir inside a writable root is never used: the cache goes to
+	// the next candidate outside every writable root (/run for root).
 	t.Setenv("XDG_CACHE_HOME", c.TmpDir)
 	CachedProbe(BackendLandlock, c)
-	if r := CachedProbe(BackendLandlock, c); r.Cached {
-		t.Error("cache inside a writable root was used")
+	CachedProbe(BackendLandlock, c)
+	if m, _ := filepath.Glob(filepath.Join(c.TmpDir, "guardsh", "probe-*")); len(m) > 0 {
+		t.Errorf("cache written inside a writable root: %v", m)
+	}
+	dir := ProbeCacheDir(c)
+	for _, r := range c.WritableRoots() {
+		if dir != "" && (within(dir, r) || within(r, dir)) {
+			t.Errorf("probe cache dir %s is inside writable root %s", dir, r)
+		}
 	}
 }

@@ -74,7 +74,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 	fs.SetOutput(stderr)
 	model := fs.String("model", "", "Ollama model (default: GUARDSH_MODEL, agent.toml, "+defaultModel+")")
 	host := fs.String("host", "", "Ollama server URL (default: OLLAMA_HOST, agent.toml, http://127.0.0.1:11434)")
-	mode := fs.String("mode", "", "guardsh mode: default, plan, auto, bypass or strict (default: GUARDSH_MODE, config, default)")
+	mode := fs.String("mode", "", "guardsh mode: default, plan, edits, auto, bypass or strict (default: GUARDSH_MODE, config, default)")
 	workdir := fs.String("workdir", ".", "the project to work in")
 	testCmd := fs.String("test-cmd", "", "the command that runs the tests (default: agent.toml, or detected)")
 	maxSteps := fs.Int("max-steps", 0, "most model turns (default 40)")
@@ -83,6 +83,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 	allowDirty := fs.Bool("allow-dirty", false, "start even with uncommitted changes in the repository")
 	noStream := fs.Bool("no-stream", false, "ask Ollama for whole replies instead of a stream")
 	noSandbox := fs.Bool("no-sandbox", false, "run the agent's commands without OS confinement (recorded in the audit log)")
+	cleanEnvFlag := fs.Bool("clean-env", false, "start the commands' environment from an allow-list, with HOME in a directory of the run's own (default: clean_env in agent.toml, else off)")
+	adminOn := fs.Bool("admin", false, "the admin context: only the irreversible-delete rules still deny, every other deny asks (a human's flag; refused inside a session)")
+	var adminDevices deviceList
+	fs.Var(&adminDevices, "admin-device", "in the admin context, a device (or disk image) whose formatting and writing may be approved (repeatable; implies --admin)")
 	scrubEnv := fs.Bool("scrub-env", true, "remove secret-looking variables from the commands' environment (default: [env] scrub_secrets in config.toml, else on)")
 	fs.Usage = func() { usage(stderr); fs.PrintDefaults() }
 	if err := fs.Parse(args); err != nil {
@@ -144,7 +148,25 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 			scrubOn = *scrubEnv
 		}
 	})
-	env := agentEnv(os.Environ())
+	cleanOn := fc.CleanEnv != nil && *fc.CleanEnv
+	fs.Visit(func(f *flag.Flag) {
+		if f.Name == "clean-env" {
+			cleanOn = *cleanEnvFlag
+		}
+	})
+	env := os.Environ()
+	runHome := "" // the clean environment's HOME
+	if cleanOn {
+		runHome, err = os.MkdirTemp("", "guardsh-agent-home-")
+		if err != nil {
+			fmt.Fprintf(stderr, "guardsh-agent: --clean-env: %v\n", err)
+			return 2
+		}
+		defer os.RemoveAll(runHome)
+		_, noSB := sandboxOff(*noSandbox)
+		env = append(cleanEnv(env, runHome, fc.EnvAllow, home, noSB), "GUARDSH_CONFIG="+guardsh.UserConfigPath(home, getenv))
+	}
+	env = agentEnv(env)
 	var scrubbed []string // nil: off
 	if scrubOn {
 		env, scrubbed = gcfg.Env.ScrubSession(env)
@@ -171,11 +193,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 	var auditFile *os.File
 	var audit *interp.AuditLog
 	if p := gcfg.AuditLogPath(home, getenv); p != "" {
-		if f, err := interp.OpenAuditFile(p); err != nil {
+		if f, err := interp.OpenAuditFile(p, gcfg.AuditLimits()); err != nil {
 			fmt.Fprintf(stderr, "guardsh-agent: warning: %v\n", err)
 		} else {
 			defer f.Close()
 			auditFile, audit = f, interp.NewAuditLog(f, "")
+			audit.SetLimits(gcfg.AuditLimits())
 			audit.SetEnvScrubbed(scrubbed)
 			defer audit.Close()
 		}
@@ -183,6 +206,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 	// local decides the file tools' accesses, and runs the commands too
 	// when the sandbox is off.
 	policy := gcfg.Policy(md)
+	grant, err := adminGrant(*adminOn, adminDevices, getenv)
+	if err != nil {
+		fmt.Fprintf(stderr, "guardsh-agent: %v\n", err)
+		return 2
+	}
+	policy.Admin = grant
+	audit.SetAdmin(grant.Describe())
 	agentAdvisor = newAgentAdvisor(gcfg, getenv) // advisor.go
 	// The path jail guards the local runner's own file access (redirections,
 	// source, globs) when commands run without the sandboxed session.
@@ -203,18 +233,27 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 		Gate:    gate,
 		Audit:   audit,
 		Advisor: agentAdvisor,
+		// With the clean environment the policy still protects the
+		// user's home, not the run's.
+		UserHome: home,
 	})
 	if err != nil {
 		fmt.Fprintf(stderr, "guardsh-agent: %v\n", err)
 		return 2
 	}
-	sess, err := startShell(root, md, policy, local, env, *noSandbox, auditFile, stderr)
+	sess, err := startShell(root, md, policy, local, env, runHome, adminArgs(grant), *noSandbox, auditFile, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "guardsh-agent: %v\n", err)
 		return 2
 	}
 	defer sess.close()
 	fmt.Fprintf(stdout, "guardsh-agent: %s, mode %s (%s), sandbox %s, gate %s, Ollama at %s\n", root, md, modeSrc, sess.desc, gateDesc, hostDesc)
+	if grant != nil {
+		fmt.Fprintf(stdout, "guardsh-agent: %s: only the irreversible-delete rules deny; every other deny asks at the gate\n", grant.Describe())
+	}
+	if cleanOn {
+		fmt.Fprintf(stdout, "guardsh-agent: clean environment: commands get only %s, HOME=%s (removed at the end)\n", envNames(env), runHome)
+	}
 	if len(scrubbed) > 0 {
 		fmt.Fprintf(stdout, "guardsh-agent: commands run without %s (secret-looking; to pass one, add it to keep in [env] of %s)\n", strings.Join(scrubbed, ", "), guardsh.UserConfigPath(home, getenv))
 	}
@@ -263,9 +302,12 @@ func report(w io.Writer, res *agentloop.Result) {
 	if len(res.Changed) > 0 {
 		fmt.Fprintf(w, "changed by the file tools: %s\n", strings.Join(res.Changed, ", "))
 	}
+	if len(res.ShellChanged) > 0 {
+		fmt.Fprintf(w, "changed by shell commands: %s\n", strings.Join(res.ShellChanged, ", "))
+	}
 	if res.Git != "" {
 		fmt.Fprint(w, res.Git)
-	} else if len(res.Changed) > 0 {
+	} else if len(res.Changed) > 0 || len(res.ShellChanged) > 0 {
 		fmt.Fprintln(w, "take it all back: guardsh-agent undo")
 	}
 	fmt.Fprintf(w, "run record (snapshots, manifest, transcript): %s\n", res.RunDir)
@@ -313,6 +355,16 @@ func undo(args []string, stdout, stderr io.Writer) int {
 // for a terminal.
 func agentEnv(env []string) []string {
 	return append(env, "PAGER=cat", "GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0", "GIT_EDITOR=true", "EDITOR=true", "GUARDSH_AGENT=1")
+}
+
+// envNames lists the names of env.
+func envNames(env []string) string {
+	var n []string
+	for _, kv := range env {
+		k, _, _ := strings.Cut(kv, "=")
+		n = append(n, k)
+	}
+	return strings.Join(n, " ")
 }
 
 // ollamaURL parses a host as OLLAMA_HOST does ("" = 127.0.0.1:11434).

@@ -88,7 +88,7 @@ func TestRunAndUndo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{`"argv":["write_file","NOTES.md"]`, `"via":"agent"`, `"argv":["true"]`} {
+	for _, want := range []string{`"argv":["write_file","NOTES.md"]`, `"via":"agent"`, `"counts":{"true":1}`} {
 		if !strings.Contains(string(audit), want) {
 			t.Errorf("audit log lacks %s:\n%s", want, audit)
 		}

@@ -32,8 +32,27 @@ func agentRun(t *testing.T, config string, turns []string, args ...string) (out,
 // is wanted and none is available.
 func agentRunTry(t *testing.T, config string, turns []string, args ...string) (out, errs, audit string, noSandbox bool) {
 	t.Helper()
+	return agentRunPrep(t, config, nil, turns, args...)
+}
+
+// agentRunWith is agentRun with prep called on the fake HOME and
+// XDG_CONFIG_HOME before the run.
+func agentRunWith(t *testing.T, prep func(home, config string), turns []string, args ...string) (out, errs, audit string) {
+	t.Helper()
+	out, errs, audit, noSandbox := agentRunPrep(t, "", prep, turns, args...)
+	if noSandbox {
+		t.Skipf("no sandbox here: %s", errs)
+	}
+	return out, errs, audit
+}
+
+func agentRunPrep(t *testing.T, config string, prep func(home, config string), turns []string, args ...string) (out, errs, audit string, noSandbox bool) {
+	t.Helper()
 	dir, env := setup(t)
 	lastAgentDir = dir
+	if prep != nil {
+		prep(os.Getenv("HOME"), env("XDG_CONFIG_HOME"))
+	}
 	if config != "" {
 		p := filepath.Join(env("XDG_CONFIG_HOME"), "guardsh", "config.toml")
 		os.MkdirAll(filepath.Dir(p), 0o755)

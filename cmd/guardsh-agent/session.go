@@ -48,7 +48,10 @@ type shellSession struct {
 // outside: it must reach Ollama. local decides the file tools' accesses
 // (same policy, in this process). With the sandbox turned off by its named
 // switch the session runs in this process.
-func startShell(root string, md guardsh.Mode, policy *guardsh.Policy, local *interp.Runner, env []string, noSandbox bool, audit *os.File, stderr io.Writer) (*shellSession, error) {
+// runHome, if set, is the clean environment's HOME: writable in the
+// sandbox.
+// admin are the session's arguments for the admin context (adminArgs).
+func startShell(root string, md guardsh.Mode, policy *guardsh.Policy, local *interp.Runner, env []string, runHome string, admin []string, noSandbox bool, audit *os.File, stderr io.Writer) (*shellSession, error) {
 	if why, off := sandboxOff(noSandbox); off {
 		fmt.Fprintf(stderr, "guardsh-agent: warning: sandbox %s: the agent's commands run without OS confinement\n", why)
 		return &shellSession{shell: localShell{local}, desc: why, close: func() {
@@ -62,6 +65,9 @@ func startShell(root string, md guardsh.Mode, policy *guardsh.Policy, local *int
 	home, _ := os.UserHomeDir()
 	c := sandbox.NewConfig(root, tmp, home, os.Getenv)
 	env, c = agentCaches(env, c)
+	if runHome != "" {
+		c.Writable = append(c.Writable, sandbox.Canon(runHome))
+	}
 	var chosen sandbox.ProbeResult
 	var tried []string
 	for _, b := range backendsWanted() {
@@ -110,7 +116,7 @@ func startShell(root string, md guardsh.Mode, policy *guardsh.Policy, local *int
 		// sandbox.Start runs this binary again with os.Args: make them the
 		// session's.
 		saved := os.Args
-		os.Args = []string{saved[0], sessionArg, "--mode", string(md), "--project", root}
+		os.Args = append([]string{saved[0], sessionArg, "--mode", string(md), "--project", root, "--home", home}, admin...)
 		s, err := sandbox.Start(chosen.Backend, c, chosen.Describe(), append(env, "TMPDIR="+tmp), clientEnd,
 			map[string]*os.File{"agent-req": reqR, "agent-resp": respW, "audit": audit})
 		os.Args = saved
@@ -334,6 +340,10 @@ func sessionMain(args []string) int {
 	fs := flag.NewFlagSet(sessionArg, flag.ContinueOnError)
 	mode := fs.String("mode", "", "")
 	project := fs.String("project", "", "")
+	userHome := fs.String("home", "", "")
+	adminSource := fs.String("admin-source", "", "")
+	var adminDevices deviceList
+	fs.Var(&adminDevices, "admin-device", "")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -350,7 +360,12 @@ func sessionMain(args []string) int {
 		for range sigs {
 		}
 	}()
-	home, _ := os.UserHomeDir()
+	// The user's home, which the policy protects, even when the commands'
+	// HOME is the run's own (the clean environment).
+	home := *userHome
+	if home == "" {
+		home, _ = os.UserHomeDir()
+	}
 	gcfg, err := guardsh.LoadConfig(home, *project, os.Getenv)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "guardsh-agent: session: %v\n", err)
@@ -369,6 +384,7 @@ func sessionMain(args []string) int {
 	var audit *interp.AuditLog
 	if f := sandbox.PassedFile("audit"); f != nil {
 		audit = interp.NewAuditLog(f, "")
+		audit.SetLimits(gcfg.AuditLimits())
 		defer audit.Close()
 		if v, ok := os.LookupEnv(guardsh.EnvScrubbedVar); ok {
 			audit.SetEnvScrubbed(append([]string{}, guardsh.SplitScrubbed(v)...))
@@ -382,16 +398,22 @@ func sessionMain(args []string) int {
 	defer jfs.Close()
 	policy := gcfg.Policy(md)
 	policy.Sandboxed = true // verified above (sandbox.Inherited)
+	if *adminSource != "" {
+		// The agent checked and resolved the grant; this argv is its word.
+		policy.Admin = &guardsh.AdminGrant{Devices: adminDevices, Source: *adminSource}
+		audit.SetAdmin(policy.Admin.Describe())
+	}
 	cfg := interp.Config{
-		FS:      jfs,
-		Policy:  policy,
-		Project: *project,
-		Dir:     *project,
-		Env:     os.Environ(),
-		Name:    "guardsh",
-		Sandbox: desc,
-		Gate:    gate,
-		Audit:   audit,
+		FS:       jfs,
+		Policy:   policy,
+		Project:  *project,
+		Dir:      *project,
+		Env:      os.Environ(),
+		Name:     "guardsh",
+		Sandbox:  desc,
+		Gate:     gate,
+		Audit:    audit,
+		UserHome: home,
 	}
 	if cl := sandbox.ClientFromEnv(); cl != nil {
 		cfg.Escalate = escalateThrough(cl)

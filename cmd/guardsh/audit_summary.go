@@ -242,6 +242,17 @@ func writeAuditText(w io.Writer, s *guardsh.AuditSummary, o *auditOptions) {
 	if s.Before > 0 && s.Records > 0 {
 		fmt.Fprintf(w, "skipped    %s before --since\n", plural(s.Before, "record"))
 	}
+	if len(s.Counted) > 0 {
+		var total uint64
+		for _, n := range s.Counted {
+			total += n
+		}
+		fmt.Fprintf(w, "counted    %d builtins without effects (counted per name, not logged one by one)\n", total)
+	}
+	if d := s.Dropped; s.Capped > 0 || d != (guardsh.AuditDropped{}) {
+		fmt.Fprintf(w, "capped     %s reached the audit cap; not logged: %d allowed, %d asks, %d refusals, %d repeated refusals, %d exits\n",
+			plural(s.Capped, "session"), d.Allow, d.Ask, d.Deny, d.Repeats, d.Exit)
+	}
 	if s.OtherEvts > 0 {
 		fmt.Fprintf(w, "other      %d records of unknown events (ignored)\n", s.OtherEvts)
 	}

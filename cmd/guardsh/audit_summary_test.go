@@ -99,9 +99,10 @@ func TestAuditCountsMatchLog(t *testing.T) {
 
 	// The independent count: every line decoded into a generic map.
 	var (
-		lines, decides, exits, failed, refusedRule, noTerm, allowed, escal int
-		sessions                                                           = map[string]string{} // session -> sandbox state
-		rules                                                              = map[string]int{}
+		lines, decides, exits, countsRecs, failed, refusedRule, noTerm, allowed, escal int
+		counted                                                                        = map[string]map[string]uint64{} // session -> its latest counts
+		sessions                                                                       = map[string]string{}            // session -> sandbox state
+		rules                                                                          = map[string]int{}
 	)
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	sc.Buffer(nil, 1<<20)
@@ -137,6 +138,15 @@ func TestAuditCountsMatchLog(t *testing.T) {
 			} else if sb != "" && sessions[sess] == "unknown" {
 				sessions[sess] = "on"
 			}
+		case "counts":
+			countsRecs++
+			c := map[string]uint64{}
+			cm, _ := m["counts"].(map[string]any)
+			for k, v := range cm {
+				n, _ := v.(float64)
+				c[k] = uint64(n)
+			}
+			counted[sess] = c
 		case "exit":
 			exits++
 			if st, _ := m["status"].(float64); st != 0 {
@@ -180,7 +190,17 @@ func TestAuditCountsMatchLog(t *testing.T) {
 	check("malformed", sum.Malformed.Count, 2)
 	check("malformed line numbers", []int{sum.Malformed.First[0].Line, sum.Malformed.First[1].Line}, []int{lines + 1, lines + 2})
 	check("decisions", sum.Decisions, decides)
-	check("records", sum.Records, decides+exits)
+	check("records", sum.Records, decides+exits+countsRecs)
+	wantCounted := map[string]uint64{}
+	for _, c := range counted {
+		for k, n := range c {
+			wantCounted[k] += n
+		}
+	}
+	if wantCounted["echo"] == 0 {
+		t.Errorf("no session counted its echo: %v", wantCounted)
+	}
+	check("counted", sum.Counted, wantCounted)
 	check("sessions", sum.Sessions, len(sessions))
 	check("allowed", sum.Outcomes[guardsh.OutcomeAllowed], allowed)
 	check("denied by rule", sum.Outcomes[guardsh.OutcomeDeniedByRule], refusedRule)

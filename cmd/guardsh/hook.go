@@ -358,7 +358,7 @@ func hookAudit(opts hookOptions, ev hookEvent, d hookDecision, getenv func(strin
 	if path == "" {
 		return
 	}
-	f, err := interp.OpenAuditFile(path)
+	f, err := interp.OpenAuditFile(path, d.cfg.AuditLimits())
 	if err != nil {
 		return
 	}

@@ -88,3 +88,23 @@ func TestHookAdvisor(t *testing.T) {
 		t.Errorf("gemini, no server: %+v", r)
 	}
 }
+
+// TestHookAdvisorDryRun: threshold 0 is a dry run for the hook too: a
+// command the rules allowed is refused without asking the model, which
+// need not even be reachable.
+func TestHookAdvisorDryRun(t *testing.T) {
+	home, proj := t.TempDir(), t.TempDir()
+	os.Mkdir(filepath.Join(proj, ".git"), 0o755)
+	cfgPath := filepath.Join(home, ".config", "guardsh", "config.toml")
+	os.MkdirAll(filepath.Dir(cfgPath), 0o755)
+	os.WriteFile(cfgPath, []byte("[advisor]\nenabled = true\nmodel = \"judge:1b\"\nhost = \"127.0.0.1:9\"\nthreshold = 0\n"), 0o644)
+	env := map[string]string{"HOME": home, "GUARDSH_MODE": "auto", "XDG_STATE_HOME": filepath.Join(home, "state")}
+	var m map[string]any
+	json.Unmarshal([]byte(claudeBash("ls -la")), &m)
+	m["cwd"] = proj
+	b, _ := json.Marshal(m)
+	r := runHookTest(t, []string{"claude"}, string(b), env)
+	if r.decision != "deny" || !strings.Contains(r.reason, "[advisor.dry-run]") {
+		t.Errorf("ls at threshold 0: %+v", r)
+	}
+}

@@ -119,7 +119,7 @@ const usage = `Usage:	guardsh [option] ...
 Shell options (as bash):
 	-c -s -i -l -e -u -x -v -f -n -a -o option --login --norc --noprofile --posix
 guardsh options:
-	--mode default|plan|auto|bypass|strict
+	--mode default|plan|edits|auto|bypass|strict
 	                                  the policy mode (also GUARDSH_MODE); strict runs only
 	                                  allowlisted commands ([strict] in the config)
 	--scrub-env                       remove secret-looking variables from the session ([env] in the config)
@@ -164,6 +164,14 @@ func shell(inv *invocation) int {
 		return code
 	}
 	policy.Sandboxed = sessionConfined
+	if penv := startProxyRelay(); penv != nil { // netproxy.go
+		if sessionEnv == nil {
+			sessionEnv = os.Environ()
+		}
+		sessionEnv = append(sessionEnv, penv...)
+		policy.NetProxy = true // connections are decided by destination
+	}
+	sessionEnv = dropEnv(sessionEnv, proxyVar)
 	jfs, err := interp.NewJailFS("") // the path jail for in-process file access (interp/fs.go)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "%s: %v\n", shellName(), err)

@@ -103,7 +103,7 @@ func sessionAuditLog() *interp.AuditLog {
 	cfg, home := loadedConfig.cfg, loadedConfig.home
 	loadedConfig.Unlock()
 	path := cfg.AuditLogPath(home, os.Getenv)
-	a, err := sessionAudit(path)
+	a, err := sessionAudit(path, cfg.AuditLimits())
 	if err != nil {
 		// A guardsh started inside a sandboxed session (a nested guardsh,
 		// a script run through the bash/sh shims) cannot open the log

@@ -16,6 +16,7 @@ import (
 	"github.com/guardsh/guardsh/guardsh"
 	"github.com/guardsh/guardsh/interp"
 	"github.com/guardsh/guardsh/sandbox"
+	"github.com/guardsh/guardsh/sandbox/proxy"
 )
 
 // init takes guardsh's --no-sandbox switch off the command line before the
@@ -106,6 +107,9 @@ func probeAll(c sandbox.Config, all bool) (sandbox.ProbeResult, bool, []sandbox.
 	var results []sandbox.ProbeResult
 	var chosen sandbox.ProbeResult
 	found := false
+	if !all && os.Getenv("GUARDSH_SANDBOX_NOCACHE") != "1" && sandbox.ProbeCacheDir(c) == "" {
+		fmt.Fprintln(os.Stderr, "guardsh: note: the sandbox probe is not cached: every cache directory (XDG_CACHE_HOME, XDG_RUNTIME_DIR) is inside a directory the sandbox leaves writable; set XDG_CACHE_HOME outside /tmp, /var/tmp, /dev/shm and the project to save ~0.1 s per start")
+	}
 	for _, b := range backendsWanted() {
 		var r sandbox.ProbeResult
 		if all {
@@ -197,13 +201,16 @@ func sandboxSession(inv *invocation) (code int, done bool, describe string) {
 	// same configuration, loaded here, out of the interpreter's reach.
 	policy := guardsh.NewPolicy(inv.mode)
 	files := map[string]*os.File{}
+	netPolicy := &guardsh.NetworkPolicy{}
+	var limits guardsh.AuditLimits
 	if gcfg, err := guardsh.LoadConfig(home, c.Project, os.Getenv); err == nil {
 		policy = gcfg.Policy(inv.mode)
+		netPolicy, limits = &gcfg.Network, gcfg.AuditLimits()
 		privilegedAdvise = brokerAdvise(gcfg, c.Project, home) // policy_setup.go
 		// The audit log lives outside the sandbox: open it here and pass
 		// it down (Landlock does not affect open files).
 		if path := gcfg.AuditLogPath(home, os.Getenv); path != "" {
-			if f, err := interp.OpenAuditFile(path); err == nil {
+			if f, err := interp.OpenAuditFile(path, gcfg.AuditLimits()); err == nil {
 				files["audit"] = f
 				defer f.Close()
 			} else {
@@ -218,6 +225,9 @@ func sandboxSession(inv *invocation) (code int, done bool, describe string) {
 	}
 	check := brokerCheck(policy, c.Project, home)
 	env := append(sessionEnviron(), "TMPDIR="+c.TmpDir) // without secrets when scrubbing (scrubenv.go)
+	// One session id for the interpreter's records and the proxy's.
+	sid := interp.NewSessionID()
+	env = append(env, envAuditSession+"="+sid, proxyVar+"=1")
 	// Ctrl-C reaches the interpreter through the terminal's process group;
 	// the privileged side outlives it and forwards termination (Notify
 	// below, once the stage is starting: it costs ~0.2 ms, a thread).
@@ -254,6 +264,16 @@ func sandboxSession(inv *invocation) (code int, done bool, describe string) {
 		return 126, true, ""
 	}
 	madeTmp = true
+	// The network by destination: the proxy the commands' connections go
+	// through (netproxy.go); the interpreter reaches it where the session
+	// has a network namespace of its own.
+	var proxyAudit *interp.AuditLog
+	if f := files["audit"]; f != nil {
+		proxyAudit = interp.NewAuditLog(f, sid)
+		proxyAudit.SetLimits(limits)
+	}
+	netProxy := sessionProxy(netPolicy, proxyAudit, "")
+	defer netProxy.Close()
 	res, ok, results := probeAll(c, false)
 	if !ok {
 		abort()
@@ -294,6 +314,7 @@ func sandboxSession(inv *invocation) (code int, done bool, describe string) {
 		}
 	}()
 	broker.Advise = privilegedAdvise // nil unless [advisor] is on
+	broker.Handlers = map[string]func(sandbox.Request, []*os.File) sandbox.Response{proxy.Kind: brokerProxyHandler(netProxy)}
 	go broker.Serve()
 	go func() {
 		for sig := range sigs {
@@ -322,14 +343,16 @@ func sandboxSession(inv *invocation) (code int, done bool, describe string) {
 // privileged side opened before confinement when there is one (a confined
 // interpreter cannot open a file outside the project for writing), else
 // the file at path.
-func sessionAudit(path string) (*interp.AuditLog, error) {
+func sessionAudit(path string, lim guardsh.AuditLimits) (*interp.AuditLog, error) {
 	if f := sandbox.PassedFile("audit"); f != nil {
-		return interp.NewAuditLog(f, ""), nil
+		a := interp.NewAuditLog(f, os.Getenv(envAuditSession))
+		a.SetLimits(lim)
+		return a, nil
 	}
 	if path == "" {
 		return nil, nil
 	}
-	return interp.OpenAuditLog(path)
+	return interp.OpenAuditLog(path, lim)
 }
 
 func probeSummary(results []sandbox.ProbeResult) string {

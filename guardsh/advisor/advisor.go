@@ -88,7 +88,10 @@ type Config struct {
 	Model     string
 	Host      *url.URL      // the Ollama server
 	Timeout   time.Duration // per request; 0: guardsh.DefaultAdvisorTimeout
-	Threshold int           // refusing from this percentage; 0: guardsh.DefaultAdvisorThreshold
+	Threshold int           // refusing from this percentage; 0: guardsh.DefaultAdvisorThreshold unless DryRun
+	// DryRun makes the threshold 0: the runner refuses every command the
+	// rules allowed without asking the model.
+	DryRun bool
 }
 
 // Advisor rates commands with one model; it is safe for concurrent use.
@@ -129,7 +132,10 @@ func New(cfg Config) (*Advisor, error) {
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = guardsh.DefaultAdvisorTimeout
 	}
-	if cfg.Threshold <= 0 {
+	switch {
+	case cfg.DryRun:
+		cfg.Threshold = 0
+	case cfg.Threshold <= 0:
 		cfg.Threshold = guardsh.DefaultAdvisorThreshold
 	}
 	return &Advisor{cfg: cfg, cache: map[string]*entry{}}, nil
@@ -145,7 +151,7 @@ func FromConfig(c guardsh.AdvisorConfig, env func(string) string) (*Advisor, err
 	if err != nil {
 		return nil, err
 	}
-	return New(Config{Model: c.Model, Host: u, Timeout: c.Wait(), Threshold: c.Limit()})
+	return New(Config{Model: c.Model, Host: u, Timeout: c.Wait(), Threshold: c.Limit(), DryRun: c.DryRun})
 }
 
 // Threshold is the percentage from which the runner refuses a command.
