@@ -118,12 +118,12 @@ func workdayShims(t *testing.T, home, python, node, goBin string) []string {
 		".pyenv/shims/python3": "#!/usr/bin/env bash\nset -e\n[ -n \"$PYENV_DEBUG\" ] && set -x\nprogram=\"${0##*/}\"\nexport PYENV_ROOT=\"$HOME/.pyenv\"\nexec \"$PYENV_ROOT/libexec/pyenv\" exec \"$program\" \"$@\"\n",
 		".pyenv/libexec/pyenv": "#!/usr/bin/env bash\nset -e\n[ \"$1\" = exec ] || { echo \"pyenv: no such command '$1'\" >&2; exit 1; }\nshift; prog=$1; shift\ncase $prog in python3) exec " + python + " \"$@\";; esac\necho \"pyenv: $prog: command not found\" >&2; exit 127\n",
 		// rbenv: the same shape, for a program of its own
-		".rbenv/shims/rbtool":  "#!/usr/bin/env bash\nset -e\nprogram=\"${0##*/}\"\nexport RBENV_ROOT=\"$HOME/.rbenv\"\nexec \"$RBENV_ROOT/libexec/rbenv\" exec \"$program\" \"$@\"\n",
-		".rbenv/libexec/rbenv": "#!/bin/bash\nshift; prog=$1; shift\nexec \"$RBENV_ROOT/versions/1.0/bin/$prog\" \"$@\"\n",
+		".rbenv/shims/rbtool":            "#!/usr/bin/env bash\nset -e\nprogram=\"${0##*/}\"\nexport RBENV_ROOT=\"$HOME/.rbenv\"\nexec \"$RBENV_ROOT/libexec/rbenv\" exec \"$program\" \"$@\"\n",
+		".rbenv/libexec/rbenv":           "#!/bin/bash\nshift; prog=$1; shift\nexec \"$RBENV_ROOT/versions/1.0/bin/$prog\" \"$@\"\n",
 		".rbenv/versions/1.0/bin/rbtool": "#!/bin/sh\necho \"rbtool: $*\"\n",
 		// asdf: a shim that runs "asdf exec go"
 		".asdf/shims/go": "#!/usr/bin/env bash\n# asdf-plugin: golang 1.22\nexec " + "\"$HOME/.asdf/bin/asdf\"" + " exec \"go\" \"$@\"\n",
-		".asdf/bin/asdf":  "#!/usr/bin/env bash\n[ \"$1\" = exec ] && shift && shift && exec " + goBin + " \"$@\"\nexit 1\n",
+		".asdf/bin/asdf": "#!/usr/bin/env bash\n[ \"$1\" = exec ] && shift && shift && exec " + goBin + " \"$@\"\nexit 1\n",
 		// nvm: functions in a sourced file that put a version's bin on PATH
 		".nvm/nvm.sh": "nvm_dir=\"$HOME/.nvm\"\nnvm_ls() { ls \"$nvm_dir/versions/node\"; }\nnvm() {\n  case $1 in\n    use) PATH=\"$nvm_dir/versions/node/v$2/bin:$PATH\"; export PATH; echo \"Now using node v$2\";;\n    ls) nvm_ls;;\n  esac\n}\n",
 	}
