@@ -159,7 +159,11 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		a.files = f
 	}
 	root := a.files.Root()
-	a.git = openGit(root)
+	var gerr error
+	a.git, gerr = openGit(root)
+	if gerr != nil {
+		a.printf("warning: working without git checkpoints (snapshots still take every change back): %v\n", gerr)
+	}
 	if a.git != nil {
 		a.git.allowDirty = cfg.AllowDirty
 		if d, err := a.git.dirty(); err != nil {

@@ -1,6 +1,6 @@
 // Package agentloop is guardsh-agent's loop: an Ollama chat whose only shell
 // is guardsh, with file tools through the path jail, snapshots and undo
-// (issue 6).
+// (docs/guardsh-agent.md).
 //
 // Run drives one task: it streams the model's replies (github.com/ollama/
 // ollama/api, NDJSON), turns native or text-written tool calls into the

@@ -284,6 +284,8 @@ func (p *project) shell(t *testing.T, mode guardsh.Mode) *interp.Runner {
 }
 
 // run runs the agent on the project against the fake.
+//
+//lint:ignore ST1008 the callers read the result, the error and then the output the agent printed
 func (p *project) run(t *testing.T, ctx context.Context, f *fakeOllama, mode guardsh.Mode, edit func(*Config)) (*Result, error, string) {
 	t.Helper()
 	var out bytes.Buffer

@@ -80,9 +80,6 @@ func OpenFiles(dir string) (Files, error) {
 	return &jailFiles{j: j}, nil
 }
 
-// NewJailFiles is Files on an existing jail (the shell session's).
-func NewJailFiles(j *jail.Jail) Files { return &jailFiles{j: j} }
-
 func (f *jailFiles) Root() string { return f.j.Root() }
 
 // resolve checks p (relative to the root, or absolute) and refuses
@@ -184,29 +181,24 @@ func (f *jailFiles) WriteFile(rel string, data []byte, perm fs.FileMode) ([]stri
 	if rel == "." || rel == "" {
 		return nil, errors.New("cannot write the project root itself: give a file path")
 	}
-	var made []string
-	if dir := path.Dir(rel); dir != "." {
-		parts := strings.Split(dir, "/")
-		for i := range parts {
-			sub := strings.Join(parts[:i+1], "/")
-			res, _, err := f.resolve(sub)
-			if err != nil {
-				return made, err
-			}
-			if res.Exists {
-				continue
-			}
-			// res.Real has no symlink left in it; Mkdir does not follow a
-			// final one.
-			if err := os.Mkdir(res.Real, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
-				return made, osErr(sub, err)
-			}
-			made = append(made, sub)
-		}
-	}
 	res, _, err := f.resolve(rel)
 	if err != nil {
-		return made, err
+		return nil, err
+	}
+	var made []string
+	if !res.Exists {
+		// the jail walks down from / with no symlink followed, so a
+		// directory swapped for a symlink on the way fails the walk
+		// instead of leading the new directories out of the project
+		dirs, err := f.j.MkdirParents(res)
+		for _, d := range dirs {
+			if r, rerr := filepath.Rel(f.j.Root(), d); rerr == nil {
+				made = append(made, filepath.ToSlash(r))
+			}
+		}
+		if err != nil {
+			return made, err
+		}
 	}
 	return made, f.j.WriteAtomic(res, data, perm)
 }

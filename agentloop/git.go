@@ -2,25 +2,31 @@ package agentloop
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+
+	"github.com/guardsh/guardsh/gitsafe"
 )
 
-// gitOut runs git in dir with the agent's fixed settings (no hooks, no
-// prompts, no pager, no signing) and returns its trimmed stdout.
+// gitOut runs git in dir with the agent's fixed settings (no prompts, no
+// pager, no signing) and returns its trimmed stdout. It runs outside the
+// session sandbox, so it is gitsafe's git: no hook, fsmonitor, filter or
+// other program the repository names runs, and a repository redirected
+// elsewhere or configured to run programs is refused (a *gitsafe.Refusal).
 func gitOut(dir string, args ...string) (string, error) {
 	full := append([]string{
-		"-c", "core.hooksPath=/dev/null",
 		"-c", "commit.gpgsign=false",
-		"-c", "core.pager=cat",
 		"-c", "advice.detachedHead=false",
 	}, args...)
-	cmd := exec.Command("git", full...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0", "GIT_OPTIONAL_LOCKS=0", "LC_ALL=C")
+	cmd, err := gitsafe.Command("", dir, append(os.Environ(), "LC_ALL=C"), full...)
+	if err != nil {
+		return "", fmt.Errorf("git %s: %w", strings.Join(args, " "), err)
+	}
+	cmd.Env = append(cmd.Env, "GIT_TERMINAL_PROMPT=0", "GIT_OPTIONAL_LOCKS=0")
 	var out, errb bytes.Buffer
 	cmd.Stdout = &out
 	cmd.Stderr = &errb
@@ -46,14 +52,18 @@ type gitRepo struct {
 }
 
 // openGit returns the repository containing dir, or nil when dir is not in
-// one (or git is not installed).
-func openGit(dir string) *gitRepo {
+// one (or git is not installed). err is set when there is a repository
+// that gitsafe refuses to run git on (the agent then works without git).
+func openGit(dir string) (*gitRepo, error) {
 	if _, err := exec.LookPath("git"); err != nil {
-		return nil
+		return nil, nil
 	}
 	top, err := gitOut(dir, "rev-parse", "--show-toplevel")
+	if r := (*gitsafe.Refusal)(nil); errors.As(err, &r) {
+		return nil, err
+	}
 	if err != nil || top == "" {
-		return nil
+		return nil, nil
 	}
 	if real, err := filepath.EvalSymlinks(top); err == nil {
 		top = real
@@ -64,7 +74,7 @@ func openGit(dir string) *gitRepo {
 	if rel, err := filepath.Rel(top, dir); err == nil && rel != "." {
 		g.sub = filepath.ToSlash(rel) + "/"
 	}
-	return g
+	return g, nil
 }
 
 // dirty lists uncommitted changes (untracked files included).
@@ -96,7 +106,11 @@ func (g *gitRepo) checkpoint(paths []string, msg string) (bool, error) {
 	if g.Branch == "" {
 		return false, nil
 	}
-	if cur, _ := gitOut(g.Top, "symbolic-ref", "--short", "-q", "HEAD"); cur != g.Branch {
+	cur, err := gitOut(g.Top, "symbolic-ref", "--short", "-q", "HEAD")
+	if r := (*gitsafe.Refusal)(nil); errors.As(err, &r) {
+		return false, fmt.Errorf("not committing a checkpoint: %w", r)
+	}
+	if cur != g.Branch {
 		return false, fmt.Errorf("not committing a checkpoint: the repository is on %q, not %s (a shell command switched branches)", cur, g.Branch)
 	}
 	if g.allowDirty {

@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/guardsh/guardsh/guardsh"
-	"github.com/guardsh/guardsh/interp/jail"
 	"github.com/ollama/ollama/api"
 )
 
@@ -535,14 +534,20 @@ func (a *agent) writeFile(ctx context.Context, p, content string) toolResult {
 		note: fmt.Sprintf("%s, %d lines", verb, n)}
 }
 
+// replacement is one of edit_file's edits: the exact text Old, which must
+// occur once, becomes New.
+type replacement struct {
+	Old, New string
+}
+
 // editsOf reads edit_file's replacements: the edits list, or old_string
 // and new_string; nil when the call gave neither.
-func editsOf(args map[string]any) []jail.Edit {
+func editsOf(args map[string]any) []replacement {
 	if l, ok := args["edits"].([]any); ok {
-		var out []jail.Edit
+		var out []replacement
 		for _, x := range l {
 			m, _ := x.(map[string]any)
-			out = append(out, jail.Edit{Old: str(m, "old_string"), New: str(m, "new_string")})
+			out = append(out, replacement{Old: str(m, "old_string"), New: str(m, "new_string")})
 		}
 		return out
 	}
@@ -551,12 +556,12 @@ func editsOf(args map[string]any) []jail.Edit {
 	if !o && !n {
 		return nil
 	}
-	return []jail.Edit{{Old: str(args, "old_string"), New: str(args, "new_string")}}
+	return []replacement{{Old: str(args, "old_string"), New: str(args, "new_string")}}
 }
 
 // editFile applies edits to a file in order, each to the result of the
 // ones before, all or none: one snapshot, one diff at the gate, one write.
-func (a *agent) editFile(ctx context.Context, p string, edits []jail.Edit) toolResult {
+func (a *agent) editFile(ctx context.Context, p string, edits []replacement) toolResult {
 	rel, err := a.files.Clean(p)
 	if err != nil {
 		return errResult("%v", err)

@@ -222,6 +222,9 @@ sleep 0.2 & pid=$!; kill -0 "$pid" && echo alive; wait "$pid"; echo "waited rc=$
 #### background-kill
 sleep 30 & pid=$!; kill "$pid"; wait "$pid"; echo "rc=$?"
 
+#### nested-shell-kill
+bash -c 'touch ready; sleep 2; echo after' & p=$!; until [ -e ready ]; do sleep 0.01; done; kill $p; wait $p; echo "rc=$?"; rm ready
+
 #### bg-functions
 work() { sleep 0.1; return $1; }; work 1 & p1=$!; work 2 & p2=$!; wait $p1; echo "r1=$?"; wait $p2; echo "r2=$?"; sleep 0.1 & echo "$!" | grep -c '^[0-9][0-9]*$'; wait
 

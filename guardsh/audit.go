@@ -66,10 +66,10 @@ type AuditRecord struct {
 	// (AdminGrant.Describe), on every record of it; "" outside one.
 	Admin string `json:"admin,omitempty"`
 	// Advisor is the local model's rating of an allowed command, or why
-	// there is none (issue 9); nil when the advisor is off or not asked.
+	// there is none; nil when the advisor is off or not asked.
 	Advisor *AdvisorAudit `json:"advisor,omitempty"`
 	// EnvScrubbed lists the names of the variables the session removed
-	// from its environment as secret-looking ([env], issue 9), on the
+	// from its environment as secret-looking ([env] in the config), on the
 	// session's first record; empty (not nil) when scrubbing was on and
 	// removed nothing; nil when it was off. Never values.
 	EnvScrubbed []string `json:"env_scrubbed,omitzero"`

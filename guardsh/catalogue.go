@@ -1,7 +1,5 @@
 package guardsh
 
-import "sort"
-
 // BuiltinRule describes one rule of the built-in catalogue. Every verdict
 // guardsh gives names one of these IDs (or a configured rule's ID).
 type BuiltinRule struct {
@@ -40,6 +38,18 @@ type BuiltinRule struct {
 //   - verdictOf(id, detail, eff): a verdict with the row's decision;
 //     judged(kind, id, detail): a judgement that id applies to.
 //
+// A verdict departs from its rule's row only where a mode, a context or a
+// wrapper says so: plan, default and bypass mode answer with rules of their
+// own (mode.plan, mode.default, mode.bypass); strict mode refuses what would
+// be asked, keeping the rule; the admin context asks what most rules deny
+// (admin.go); a session whose connections go through its proxy does not
+// ask for the ByDestination rules (Policy.NetProxy; the proxy decides each
+// connection by the Destination rules); a privilege wrapper (sudo ...) of a
+// denied command is denied
+// under priv.sudo; and strict.env's note on an assignment allows it.
+// TestRuleDecisions checks every other verdict (decisionExempt in
+// catalogue_test.go lists the exemptions).
+//
 // ruleID is not a string, so a misspelt or made-up ID does not compile:
 // j.match("rm.root", "") is a type error, j.match(idRmRoot, "") is right.
 // Verdict.Rule holds the printed ID (id.String()); configured rules
@@ -53,7 +63,7 @@ type BuiltinRule struct {
 // GUARDSH_UPDATE_DOCS=1 go test ./guardsh -run TestRulesDoc.
 type ruleID uint16
 
-// The built-in rules, in the order of builtinRules.
+// The built-in rules; each has its row in builtinRules.
 const (
 	idNone ruleID = iota
 	idRmRoot
@@ -278,12 +288,4 @@ var builtinRules = [numRules]BuiltinRule{
 	idDevRoutine:   {ID: "dev.routine", Decision: Allow, Reason: "routine development command (build, test, lint, run project code)"},
 	idShellBuiltin: {ID: "shell.builtin", Decision: Allow, Reason: "shell builtin without side effects"},
 	idModeBypass:   {ID: "mode.bypass", Decision: Allow, Reason: "bypass mode allows everything but the catastrophic rules"},
-}
-
-// Catalogue lists the built-in rules sorted by ID.
-func Catalogue() []BuiltinRule {
-	out := make([]BuiltinRule, 0, numRules-1)
-	out = append(out, builtinRules[idNone+1:]...)
-	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
-	return out
 }

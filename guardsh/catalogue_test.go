@@ -3,6 +3,7 @@ package guardsh
 import (
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 )
@@ -31,8 +32,8 @@ func TestCatalogueRows(t *testing.T) {
 			t.Errorf("rule %s is catastrophic but decides %s", r.ID, r.Decision)
 		}
 	}
-	if got := len(Catalogue()); got != int(numRules)-1 {
-		t.Errorf("Catalogue() has %d rules, want %d", got, numRules-1)
+	if got := len(catalogue()); got != int(numRules)-1 {
+		t.Errorf("catalogue() has %d rules, want %d", got, numRules-1)
 	}
 }
 
@@ -83,26 +84,50 @@ func TestRuleDecisions(t *testing.T) {
 	n := 0
 	for mode, srcs := range inputs {
 		for _, src := range srcs {
-			sv := check(t, mode, src)
-			vs := []Verdict{sv.Verdict}
-			for _, c := range sv.Commands {
-				vs = append(vs, c.Verdict)
-			}
-			for _, v := range vs {
-				r := rows[v.Rule]
-				if r == nil {
-					continue // a configured rule
-				}
-				n++
-				if v.Decision != r.Decision && decisionExempt(mode, v, r) == "" {
-					t.Errorf("%s mode: %q: %s [%s] %s, but the catalogue's decision for %s is %s", mode, src, v.Decision, v.Rule, v.Reason, v.Rule, r.Decision)
-				}
-			}
+			n += checkDecisions(t, rows, mode, src, testEnv)
 		}
 	}
 	if n < 1000 {
 		t.Errorf("only %d verdicts checked", n)
 	}
+}
+
+// TestRuleDecisionsCorpus is TestRuleDecisions on every command of the
+// corpus (guardsh/corpus_test.go), in every mode.
+func TestRuleDecisionsCorpus(t *testing.T) {
+	corpus, _ := loadCorpus(t)
+	rows := builtinByID()
+	n := 0
+	for _, mode := range allModes {
+		for _, r := range corpus {
+			n += checkDecisions(t, rows, mode, r.Command, corpusEnv)
+		}
+	}
+	t.Logf("%d verdicts of %d commands in %d modes", n, len(corpus), len(allModes))
+}
+
+// checkDecisions checks that every verdict of script src (the script's and
+// each command's) decides as its built-in rule's row says, and returns how
+// many verdicts named a built-in rule.
+func checkDecisions(t *testing.T, rows map[string]*BuiltinRule, mode Mode, src string, env CheckEnv) int {
+	t.Helper()
+	sv, _ := NewPolicy(mode).CheckScript(src, env)
+	vs := []Verdict{sv.Verdict}
+	for _, c := range sv.Commands {
+		vs = append(vs, c.Verdict)
+	}
+	n := 0
+	for _, v := range vs {
+		r := rows[v.Rule]
+		if r == nil {
+			continue // a configured rule
+		}
+		n++
+		if v.Decision != r.Decision && decisionExempt(mode, v, r) == "" {
+			t.Errorf("%s mode: %q: %s [%s] %s, but the catalogue's decision for %s is %s", mode, src, v.Decision, v.Rule, v.Reason, v.Rule, r.Decision)
+		}
+	}
+	return n
 }
 
 // extraDecisionCases are commands whose handler used to overwrite what
@@ -202,4 +227,12 @@ func TestRulesDoc(t *testing.T) {
 		return
 	}
 	t.Errorf("docs/rules.md is stale: its rule tables differ from the catalogue; run GUARDSH_UPDATE_DOCS=1 go test ./guardsh -run TestRulesDoc")
+}
+
+// catalogue lists the built-in rules sorted by ID.
+func catalogue() []BuiltinRule {
+	out := make([]BuiltinRule, 0, numRules-1)
+	out = append(out, builtinRules[idNone+1:]...)
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out
 }

@@ -754,8 +754,6 @@ func (ck *checker) stmt(s *syntax.Stmt, in source) {
 			if len(args) == 1 {
 				writes = append(writes, redirWrite{path: args[0], write: true, node: r})
 			}
-		default:
-			ck.substs(r.Word)
 		case syntax.DplOut, syntax.DplIn:
 			// >&2, <&0, >&- : file descriptors, or a file for ">& file"
 			if l := r.Word.Lit(); l != "" && l != "-" && strings.Trim(l, "0123456789-") != "" {
@@ -764,6 +762,8 @@ func (ck *checker) stmt(s *syntax.Stmt, in source) {
 					writes = append(writes, redirWrite{path: args[0], write: r.Op == syntax.DplOut, node: r})
 				}
 			}
+		default:
+			ck.substs(r.Word)
 		}
 	}
 	for _, w := range writes {
@@ -1278,9 +1278,7 @@ func (ck *checker) nested(text string, in source, alias bool) Verdict {
 	if alias {
 		ck.add(sub.total)
 		if ck.depth == 0 {
-			for _, cv := range sub.out {
-				ck.out = append(ck.out, cv)
-			}
+			ck.out = append(ck.out, sub.out...)
 		}
 	}
 	return sub.total

@@ -2,6 +2,7 @@ package guardsh
 
 import (
 	"path"
+	"slices"
 	"strings"
 )
 
@@ -467,7 +468,11 @@ func (p *Policy) Classify(c Command) Verdict {
 			return v
 		}
 	}
-	v := p.classifyArgs(&c, c.Args, 0, false)
+	var in *source
+	if c.Input != nil {
+		in = &source{kind: srcStatic, text: *c.Input}
+	}
+	v := p.classifyArgsIn(&c, c.Args, 0, false, in)
 	if c.Source != "" && v.Decision != Deny && hasGlob(c.Source) {
 		if w := p.scriptVerdict(c.Source, &c, 1); w.Decision == Deny {
 			w.Reason = "as written (" + c.Source + "): " + w.Reason
@@ -475,6 +480,40 @@ func (p *Policy) Classify(c Command) Verdict {
 		}
 	}
 	return v
+}
+
+// InputMatters reports whether the verdict on args depends on what the
+// command reads on standard input: xargs and parallel make it arguments,
+// sqlite3 and ed run it as commands. A runner that can read the input
+// before the command starts passes it as Command.Input.
+func InputMatters(args []string) bool {
+	norm := basicArgv(args)
+	for range 4 {
+		if len(norm) == 0 {
+			return false
+		}
+		switch norm[0] {
+		case "xargs":
+			for _, a := range norm[1:] {
+				if a == "-a" || strings.HasPrefix(a, "--arg-file") || strings.HasPrefix(a, "-a") && len(a) > 2 {
+					return false // reads a file, not stdin
+				}
+			}
+			return true
+		case "parallel", "ed", "sqlite3":
+			return true
+		case "python", "python2", "python3", "pypy", "node", "nodejs", "perl", "ruby", "php", "lua", "tclsh", "wish":
+			// the program itself on standard input (python3 <<< CODE)
+			return readsStdin(norm[0], norm)
+		}
+		// timeout 5 xargs ..., env X=y sqlite3 ...
+		inner, _, ok := unwrap(norm)
+		if !ok || len(inner) == 0 || len(inner) >= len(norm) {
+			return false
+		}
+		norm = basicArgv(inner)
+	}
+	return false
 }
 
 var pureVerdict = verdictOf(idShellBuiltin, "", Effects{})
@@ -562,7 +601,7 @@ func (p *Policy) classifyArgsIn(c *Command, args []string, depth int, fromInput 
 		// what the program acts on is not known to stay in the sandbox
 		v = verdictOf(idUnknown, j.f.detail, j.eff)
 	}
-	v = p.applyRules(v, args)
+	v = p.applyRules(v, args, j.f.id.String())
 	if j.hasNested {
 		n := j.nested
 		if j.priv != "" && n.Decision == Deny && (v.Decision != Deny || v.Rule == idModePlan.String()) {
@@ -591,7 +630,11 @@ func (p *Policy) classifyArgsIn(c *Command, args []string, depth int, fromInput 
 // applyRules lets configured rules and session approvals change a verdict:
 // a deny rule denies, an ask rule asks, an allow rule (or a session
 // approval) allows what would be asked. A built-in deny stays.
-func (p *Policy) applyRules(v Verdict, args []string) Verdict {
+//
+// finding is the built-in rule that asked at this level ("" none): a
+// session approval covers only the finding it was given for, and no option
+// word the human did not see (Rule.Unlocks, Rule.Options).
+func (p *Policy) applyRules(v Verdict, args []string, finding string) Verdict {
 	if len(p.Rules) == 0 && len(p.Session) == 0 {
 		return v
 	}
@@ -601,21 +644,27 @@ func (p *Policy) applyRules(v Verdict, args []string) Verdict {
 	for i := range p.Rules {
 		r := &p.Rules[i]
 		if r.matchArgs(norm) || r.matchArgs(basic) || r.matchArgs(args) {
-			if best == nil || r.Decision > best.Decision {
-				best = r
+			if best == nil || r.Decision > best.Decision || r.Decision == best.Decision && namesOption(r.Prefix) && !namesOption(best.Prefix) {
+				best = r // the stricter, or the one that names options
 			}
 		}
 	}
 	if best == nil || best.Decision == Allow {
 		for i := range p.Session {
 			r := &p.Session[i]
-			if r.matchArgs(norm) || r.matchArgs(basic) || r.matchArgs(args) {
+			if (r.matchArgs(norm) || r.matchArgs(basic) || r.matchArgs(args)) && r.approves(args, finding) {
 				best = r
 				break
 			}
 		}
 	}
 	if best == nil || v.Decision == Deny {
+		return v
+	}
+	if best.Decision == Allow && finding == "git.config-exec" && !namesOption(best.Prefix) {
+		// a rule for git push origin * was not written for the program
+		// --receive-pack=CMD or -c core.sshCommand=CMD runs: only a rule
+		// that names such an option allows it
 		return v
 	}
 	out := func(d Decision) Verdict {
@@ -686,13 +735,67 @@ func (r *Rule) matchArgs(args []string) bool {
 	return true
 }
 
+// namesOption reports whether a rule prefix has an option or NAME=value
+// word.
+func namesOption(prefix []string) bool {
+	for _, w := range prefix {
+		if strings.HasPrefix(w, "-") || strings.Contains(w, "=") {
+			return true
+		}
+	}
+	return false
+}
+
+// approves reports whether approval r covers args, whose own finding (the
+// built-in rule that asked) is finding: the same finding as the approved
+// command's, and every option or NAME=value word of args one the approved
+// command had. Rules that are not approvals (no Options) cover by prefix.
+func (r *Rule) approves(args []string, finding string) bool {
+	if r.Options == nil {
+		return true
+	}
+	if finding != "" && finding != r.Unlocks {
+		// asked for another reason than the one approved ("" nothing
+		// objects: the mode alone asks, or the proxy decides the network)
+		return false
+	}
+	for _, w := range optionWords(args) {
+		if !slices.Contains(r.Options, w) {
+			return false
+		}
+	}
+	return true
+}
+
+// optionWords are the words of args after the first that are options
+// (-x, --long, --long=value) or NAME=value assignments (env X=y, git -c
+// k=v's value), as written.
+func optionWords(args []string) []string {
+	var out []string
+	for k, a := range args {
+		if k == 0 {
+			continue
+		}
+		if len(a) > 1 && a[0] == '-' || isAssignWord(a) || k > 0 && args[k-1] == "-c" {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
 // ApprovalRule is the rule stored when a human allows c for the session:
 // its normalised argv as a prefix, with a wildcard where the words that
 // follow are the command's object (the branch of git push, ...), and an
-// exact match otherwise. Never the literal command line.
+// exact match otherwise. Never the literal command line. It covers only
+// commands asked for the same reason with no option the human did not see
+// (Rule.Unlocks, Rule.Options).
 func ApprovalRule(c Command) Rule {
 	args := NormalizeArgv(c.Args)
-	r := Rule{ID: "session.approval", Decision: Allow, Source: "session"}
+	r := Rule{ID: "session.approval", Decision: Allow, Source: "session", Options: optionWords(c.Args)}
+	if r.Options == nil {
+		r.Options = []string{}
+	}
+	r.Unlocks = approvalFinding(c, args)
 	if len(args) == 0 {
 		return r
 	}
@@ -727,6 +830,20 @@ func ApprovalRule(c Command) Rule {
 		r.Network = true
 	}
 	return r
+}
+
+// approvalFinding is the built-in finding of args (c's command, wrappers
+// stripped) at its own level, as applyRules sees it there.
+func approvalFinding(c Command, args []string) string {
+	if len(args) == 0 {
+		return ""
+	}
+	p := NewPolicy(ModeAuto)
+	j := &judgement{}
+	cx := &cmdCtx{p: p, c: &c, pe: newPathEnv(&c), j: j}
+	cx.run(args)
+	p.settle(j) // as classifyArgsIn: the network finding counts too
+	return j.f.id.String()
 }
 
 var subcommandCLI = map[string]bool{

@@ -199,6 +199,7 @@ func TestConfigRules(t *testing.T) {
 // TestSessionApprovals: "allow for this session" stores a normalised
 // prefix rule, never the literal command line.
 func TestSessionApprovals(t *testing.T) {
+	t.Run("configured rule", testConfiguredRuleOptions)
 	c := func(s string) Command {
 		return Command{Args: strings.Fields(s), Dir: "/p", Project: "/p", Home: "/h"}
 	}
@@ -208,7 +209,11 @@ func TestSessionApprovals(t *testing.T) {
 		allowed []string
 		still   []string // not covered by the approval
 	}{
-		{"git push origin main", "git push origin *", []string{"git push origin feature", "/usr/bin/git push origin x", "timeout 9 git push origin y"}, []string{"git push upstream main", "git push --force origin main"}},
+		{"git push origin main", "git push origin *", []string{"git push origin feature", "/usr/bin/git push origin x", "timeout 9 git push origin y"}, []string{"git push upstream main", "git push --force origin main",
+			// options that run a program, and any option the human never saw
+			"git push origin main --receive-pack=x.py", "git push origin main --exec=x.py", "git push --receive-pack x.py origin main",
+			"git -c core.sshCommand=x.py push origin main", "git -c core.hooksPath=h push origin main", "env GIT_SSH_COMMAND=x.py git push origin main",
+			"git push origin main -o ci.skip", "git push origin --delete main", "git --git-dir=/elsewhere push origin main"}},
 		{"pip install requests", "pip install requests $", []string{"pip install requests"}, []string{"pip install requests evil", "pip install flask"}},
 		{"sudo apt-get update", "apt-get update $", nil, nil},
 		{"rm -rf src", "rm -rf src $", []string{"rm -rf src"}, []string{"rm -rf src lib", "rm -rf /"}},
@@ -216,7 +221,8 @@ func TestSessionApprovals(t *testing.T) {
 		{"cp *.txt /opt/x", `cp \*.txt /opt/x $`, []string{"cp *.txt /opt/x"}, []string{"cp a.txt /opt/x"}},
 		{"docker compose up", "docker compose up $", []string{"docker compose up"}, []string{"docker compose down -v"}},
 		{"git fetch origin", "git fetch origin *", []string{"git fetch origin", "git fetch origin main"}, []string{"git fetch evil"}},
-		{"git push", "git push *", []string{"git push", "git push -u origin x"}, []string{"git push --force"}},
+		{"git push", "git push *", []string{"git push", "git push origin x"}, []string{"git push --force", "git push -u origin x"}},
+		{"git push -u origin x", "git push *", []string{"git push -u origin x", "git push origin x", "git push -u origin y"}, []string{"git push -u --receive-pack=y origin x", "git push -u -o x origin x"}},
 	}
 	for _, tt := range tests {
 		r := ApprovalRule(c(tt.approve))
@@ -411,8 +417,8 @@ func TestHomeInTemp(t *testing.T) {
 	}
 }
 
-// TestAcceptanceTmpHome: the acceptance commands of issue 3 with a
-// throwaway HOME and project under /tmp, in every mode.
+// TestAcceptanceTmpHome: deletes of home in disguise, with a throwaway
+// HOME and project under /tmp, are denied in every mode.
 func TestAcceptanceTmpHome(t *testing.T) {
 	env := CheckEnv{Dir: "/tmp/rt/proj", Project: "/tmp/rt/proj", Home: "/tmp/rt/home", Env: map[string]string{"TMPDIR": "/tmp"}}
 	for _, in := range []string{
@@ -642,5 +648,27 @@ func TestUnknownModeIsDefault(t *testing.T) {
 		if sv := check(t, m, "ls"); sv.Decision != Ask || sv.Rule != idModeDefault.String() {
 			t.Errorf("mode %q: ls = %s [%s]", m, sv.Decision, sv.Rule)
 		}
+	}
+}
+
+// testConfiguredRuleOptions: a configured allow rule with network rights
+// for git push origin * allows the pushes it names, not a program
+// smuggled in through an option or config it does not name.
+func testConfiguredRuleOptions(t *testing.T) {
+	p := NewPolicy(ModeAuto)
+	p.Rules = []Rule{{ID: "user.push", Decision: Allow, Prefix: []string{"git", "push", "origin", "*"}, Network: true}}
+	c := func(s string) Command { return Command{Args: strings.Fields(s), Dir: "/p", Project: "/p", Home: "/h"} }
+	if v := p.Classify(c("git push origin main")); v.Decision != Allow || !v.Effects.Network {
+		t.Errorf("git push origin main = %s [%s] network %v", v.Decision, v.Rule, v.Effects.Network)
+	}
+	for _, s := range []string{"git push origin main --receive-pack=x.py", "git push --exec=x.py origin main",
+		"git -c core.sshCommand=x.py push origin main", "env GIT_SSH_COMMAND=x.py git push origin main"} {
+		if v := p.Classify(c(s)); v.Decision == Allow {
+			t.Errorf("%s allowed [%s] by a rule that does not name the option", s, v.Rule)
+		}
+	}
+	p.Rules = append(p.Rules, Rule{ID: "user.push-rp", Decision: Allow, Prefix: []string{"git", "push", "origin", "main", "--receive-pack=x.py"}})
+	if v := p.Classify(c("git push origin main --receive-pack=x.py")); v.Decision != Allow {
+		t.Errorf("a rule naming the option: %s [%s]", v.Decision, v.Rule)
 	}
 }

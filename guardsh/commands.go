@@ -3,6 +3,7 @@ package guardsh
 import (
 	"fmt"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -18,6 +19,7 @@ type cmdCtx struct {
 	fromInput bool    // argv is completed from standard input (xargs)
 	stdin     *source // what the checker knows about standard input
 	prog      string  // the program whose handler runs (its base name)
+	code      string  // the inline code being judged (inlineCode), for its calls
 }
 
 type handler func(cx *cmdCtx, name string, args []string)
@@ -36,6 +38,38 @@ var handlersOnce sync.Once
 // nest classifies a command this one runs.
 func (cx *cmdCtx) nest(args []string) {
 	cx.j.addNested(cx.p.classifyArgsIn(cx.c, args, cx.depth+1, cx.fromInput, cx.stdin))
+}
+
+// nestEnv classifies inner, run by a wrapper whose own words before it are
+// pre (env GIT_SSH_COMMAND=x git push): the NAME=value words among them
+// are in inner's environment.
+func (cx *cmdCtx) nestEnv(pre, inner []string) {
+	var set map[string]string
+	for _, a := range pre {
+		if isAssignWord(a) {
+			if set == nil {
+				set = map[string]string{}
+			}
+			k, v, _ := strings.Cut(a, "=")
+			set[k] = v
+		}
+	}
+	if set == nil {
+		cx.nest(inner)
+		return
+	}
+	c := *cx.c
+	outer := cx.c.Env
+	c.Env = func(name string) string {
+		if v, ok := set[name]; ok {
+			return v
+		}
+		if outer != nil {
+			return outer(name)
+		}
+		return ""
+	}
+	cx.j.addNested(cx.p.classifyArgsIn(&c, inner, cx.depth+1, cx.fromInput, cx.stdin))
 }
 
 // nestInput classifies a command whose argv is completed from input.
@@ -133,7 +167,11 @@ func (cx *cmdCtx) run(args []string) {
 		if script != "" {
 			cx.nestScript(script)
 		} else if len(inner) > 0 {
-			cx.nest(inner)
+			var pre []string
+			if n := len(args) - len(inner); n > 1 && slices.Equal(args[n:], inner) {
+				pre = args[1:n]
+			}
+			cx.nestEnv(pre, inner)
 			if name == "watch" {
 				// watch joins its arguments and runs them with sh -c
 				cx.nestScript(strings.Join(inner, " "))
@@ -423,6 +461,8 @@ func (cx *cmdCtx) write(arg string, del bool) {
 		j.match(idWriteProtected, t.abs)
 	case agentConfig(t.abs):
 		j.other(idWriteAgentConfig, t.abs)
+	case del && t.loc.inside() && gitDataID(cx.pe.project, t.abs) != idNone:
+		j.match(gitDataDelete(cx.pe.project, t.abs))
 	case t.loc.inside() || t.loc == locSharedTmp && !del:
 		j.atLeast(kEdit)
 	case t.loc == locSystem && del:
@@ -521,6 +561,8 @@ func (cx *cmdCtx) remove(arg string, rec bool) {
 		} else {
 			j.match(idRmSystemFile, what)
 		}
+	case t.loc == locProject && gitDataID(cx.pe.project, t.abs) != idNone:
+		j.match(gitDataDelete(cx.pe.project, t.abs))
 	case t.loc == locProjectRoot:
 		if rec {
 			j.match(idRmProjectRoot, what)
@@ -647,12 +689,23 @@ func hShred(cx *cmdCtx, name string, args []string) {
 }
 
 // xargs and parallel run a command with arguments read from input.
+// maxXargsLines bounds the input lines of xargs and parallel judged (the
+// runner hands at most 64 KiB at a time); xargsGroup is how many input
+// words are judged in one command line.
+const (
+	maxXargsLines = 1 << 16
+	xargsGroup    = 32
+)
+
 func (cx *cmdCtx) xargs(name string, args []string) {
 	cx.j.kind = kPure
-	var known []string // input lines, when the checker knows them
+	// input lines, when the checker or the runner (Command.Input) knows
+	// them: all of them count, the 17th line as much as the first
+	var known []string
 	if cx.stdin != nil && cx.stdin.kind == srcStatic {
 		for _, l := range strings.Split(strings.TrimRight(cx.stdin.text, "\n"), "\n") {
-			if len(known) == 16 {
+			if len(known) == maxXargsLines {
+				cx.j.other(idInlineCode, name+" input of more than "+strconv.Itoa(maxXargsLines)+" lines")
 				break
 			}
 			known = append(known, l)
@@ -720,10 +773,7 @@ func (cx *cmdCtx) xargs(name string, args []string) {
 	}
 	if known != nil {
 		if hasRepl && repl != "" {
-			for n, line := range known {
-				if n == 8 {
-					break
-				}
+			for _, line := range known {
 				sub := make([]string, len(inner))
 				found := false
 				for k, w := range inner {
@@ -740,6 +790,11 @@ func (cx *cmdCtx) xargs(name string, args []string) {
 		var words []string
 		for _, l := range known {
 			words = append(words, strings.Fields(l)...)
+		}
+		// in groups the handlers judge whole (they look at 64 operands)
+		for len(words) > xargsGroup {
+			cx.nestItem(append(append([]string(nil), inner...), words[:xargsGroup]...))
+			words = words[xargsGroup:]
 		}
 		cx.nestItem(append(append([]string(nil), inner...), words...))
 		// xargs honours quotes: a line may also arrive as one argument
@@ -813,6 +868,20 @@ var readSpecs = map[string]int{
 	"journalctl": -1, "timedatectl-status": -1, "lsmod": -1, "sensors": -1, "nvidia-smi": -1,
 }
 
+// readerSpecs are the options of readers whose option letters differ from
+// grep's (the default spec): od -c and hexdump -C take no value, so the
+// file after them is an operand.
+var readerSpecs = map[string]optSpec{
+	"od":      {short: "AjNSstw", long: []string{"address-radix", "skip-bytes", "read-bytes", "strings", "format", "width", "endian"}},
+	"hexdump": {short: "efns", long: []string{"format", "format-file", "length", "skip"}},
+	"xxd":     {short: "cglosnC", long: []string{"cols", "groupsize", "len", "offset", "seek", "name"}},
+	"wc":      {long: []string{"files0-from"}},
+	"strings": {short: "ntesT", long: []string{"bytes", "radix", "encoding", "target", "output-separator"}},
+	"nl":      {short: "bdfhilnpsvw", long: []string{"body-numbering", "section-delimiter", "footer-numbering", "header-numbering", "line-increment", "join-blank-lines", "number-format", "number-separator", "starting-line-number", "number-width"}},
+	"md5sum":  {}, "sha1sum": {}, "sha256sum": {}, "sha512sum": {}, "sha224sum": {}, "sha384sum": {}, "b2sum": {short: "l", long: []string{"length"}},
+	"cksum": {short: "al", long: []string{"algorithm", "length"}}, "sum": {}, "base32": {short: "w", long: []string{"wrap"}}, "tac": {short: "s", long: []string{"separator"}}, "rev": {},
+}
+
 func hRead(cx *cmdCtx, name string, args []string) {
 	skip := readSpecs[name]
 	j := cx.j
@@ -862,10 +931,27 @@ func hRead(cx *cmdCtx, name string, args []string) {
 			j.other(idSysSystemWrite, "ifconfig "+strings.Join(displayArgs(ops, 3), " "))
 		}
 	case "sqlite3":
-		// sqlite3 DB [SQL]: local database file, may write it.
+		// sqlite3 DB [SQL]: local database file, may write it; its SQL
+		// arguments, -cmd values and standard input may hold dot-commands.
 		j.atLeast(kEdit)
-		if ops := operands(args[1:], optSpec{short: "", long: []string{"cmd", "init", "separator", "newline", "nullvalue"}}); len(ops) > 0 {
+		ops := operands(args[1:], optSpec{short: "", long: []string{"cmd", "init", "separator", "newline", "nullvalue"}})
+		if len(ops) > 0 && ops[0] != ":memory:" && ops[0] != "" {
 			cx.write(ops[0], false)
+		}
+		for k, a := range args[1:] {
+			if (a == "-cmd" || a == "--cmd") && k+2 < len(args) {
+				cx.sqliteText(args[k+2])
+			}
+			if (a == "-init" || a == "--init") && k+2 < len(args) {
+				cx.read(args[k+2])
+			}
+		}
+		if len(ops) > 1 {
+			for _, sql := range ops[1:] {
+				cx.sqliteText(sql)
+			}
+		} else if text, ok := cx.stdinText(); ok {
+			cx.sqliteText(text)
 		}
 		return
 	case "uniq":
@@ -897,6 +983,9 @@ func hRead(cx *cmdCtx, name string, args []string) {
 	spec := optSpec{short: "efABCmdgtTMDnco", long: []string{"regexp", "file", "max-count", "context", "after-context", "before-context", "glob", "type", "type-not", "max-depth", "lines", "bytes"}}
 	if name == "ls" || name == "cat" || name == "tree" || name == "du" {
 		spec = optSpec{short: "ILIw", long: []string{"ignore", "hide", "block-size", "width", "exclude"}}
+	}
+	if s, ok := readerSpecs[name]; ok {
+		spec = s
 	}
 	ops := operands(args[1:], spec)
 	if skip > 0 && (name == "grep" || name == "egrep" || name == "fgrep" || name == "zgrep" || name == "rg" || name == "ag" || name == "ack") {
@@ -2239,6 +2328,10 @@ func (cx *cmdCtx) inVenv(program string) bool {
 }
 
 func hNpm(cx *cmdCtx, name string, args []string) {
+	if name == "bun" && (hasOpt(args[1:], 'e', "eval") || hasOpt(args[1:], 'p', "print")) {
+		hPythonLike(cx, name, args) // bun -e CODE is node -e CODE
+		return
+	}
 	ops := operands(args[1:], optSpec{short: "wC", long: []string{"workspace", "prefix", "cwd", "filter", "dir", "registry"}})
 	if len(ops) == 0 {
 		if name == "yarn" || name == "bun" || name == "pnpm" {
@@ -2380,6 +2473,8 @@ func hPythonLike(cx *cmdCtx, name string, args []string) {
 		lang = "python"
 	case "nodejs":
 		lang = "node"
+	case "tclsh", "wish", "expect":
+		lang = "tcl"
 	}
 	var code string
 	hasCode := false
@@ -2387,7 +2482,33 @@ func hPythonLike(cx *cmdCtx, name string, args []string) {
 	if lang == "deno" && len(args) > 2 && args[1] == "eval" {
 		code, hasCode, i = args[len(args)-1], true, len(args)
 	}
-	codeFlag := map[string]string{"python": "c", "node": "ep", "perl": "eE", "ruby": "e", "php": "r", "lua": "e", "deno": "", "bun": "e", "Rscript": "e", "rscript": "e", "osascript": "e", "tclsh": "", "julia": "e"}[lang]
+	// languages whose code option is a word of its own: erl -eval,
+	// pwsh -Command (any case), sbcl --eval, guile -c, racket -e
+	if opts, ok := codeWords[lang]; ok && !hasCode {
+		for k := 1; k < len(args); k++ {
+			a := args[k]
+			if lang == "pwsh" || lang == "powershell" {
+				a = strings.ToLower(a)
+				if a == "-encodedcommand" || a == "-enc" || a == "-e" || a == "-ec" {
+					cx.j.other(idInlineCode, name+" runs an encoded command")
+					return
+				}
+			}
+			if slices.Contains(opts, a) && k+1 < len(args) {
+				code, hasCode, i = args[k+1], true, len(args)
+				break
+			}
+			if v, ok := strings.CutPrefix(a, "--eval="); ok && slices.Contains(opts, "--eval") {
+				code, hasCode, i = v, true, len(args)
+				break
+			}
+		}
+		if !hasCode {
+			cx.j.atLeast(kDev)
+			return
+		}
+	}
+	codeFlag := map[string]string{"python": "c", "node": "ep", "perl": "eE", "ruby": "e", "php": "r", "lua": "e", "deno": "", "bun": "e", "Rscript": "e", "rscript": "e", "osascript": "e", "tcl": "c", "julia": "e"}[lang]
 	argFlag := map[string]string{"python": "mWXQ", "node": "r", "perl": "IMmxdDCl", "ruby": "IrCxEF", "php": "dcfzt", "lua": "l", "julia": "LJ"}[lang]
 	for !hasCode && i < len(args) {
 		a := args[i]
@@ -2460,11 +2581,24 @@ func hPythonLike(cx *cmdCtx, name string, args []string) {
 			return
 		}
 		cx.inlineCode(lang, code)
-		// perl -pi -e CODE FILES, ruby -i: the files are edited in place
-		if (lang == "perl" || lang == "ruby") && inPlace(args[1:i]) {
+		// perl -pi -e CODE FILES, ruby -i: the files are edited in place;
+		// without -i, perl -pe/-ne and <> read them (and print them)
+		if lang == "perl" || lang == "ruby" {
+			edit := inPlace(args[1:i])
+			for _, f := range args[i:] {
+				switch {
+				case strings.HasPrefix(f, "-"):
+				case edit:
+					cx.write(f, false)
+				default:
+					cx.read(f)
+				}
+			}
+		} else if cx.codeReadsArgs(code) {
+			// python -c "...open(sys.argv[1])..." FILE
 			for _, f := range args[i:] {
 				if !strings.HasPrefix(f, "-") {
-					cx.write(f, false)
+					cx.read(f)
 				}
 			}
 		}
@@ -2473,6 +2607,15 @@ func hPythonLike(cx *cmdCtx, name string, args []string) {
 	if i >= len(args) {
 		// reads the program from standard input; the checker judges what feeds it
 		cx.j.atLeast(kDev)
+		if text, ok := cx.stdinText(); ok {
+			// the runner read it (Command.Input); the checker judges it
+			// as code fed to the interpreter as well
+			if lang == "tcl" {
+				cx.tclCode(text)
+			} else {
+				cx.inlineCode(lang, text)
+			}
+		}
 		return
 	}
 	t := cx.pe.resolve(args[i])
@@ -2495,6 +2638,14 @@ func hPythonLike(cx *cmdCtx, name string, args []string) {
 		}
 		cx.j.other(idShellStdin, "program "+t.abs+" outside the project")
 	}
+}
+
+// codeWords are the options that take inline code, as whole words, of
+// languages whose options are not single letters.
+var codeWords = map[string][]string{
+	"erl": {"-eval"}, "escript": {"-eval"}, "pwsh": {"-c", "-command"}, "powershell": {"-c", "-command"},
+	"sbcl": {"--eval"}, "clisp": {"-x"}, "guile": {"-c", "-e"}, "racket": {"-e", "--eval"},
+	"elixir": {"-e", "--eval"}, "iex": {"-e", "--eval"}, "groovy": {"-e"}, "scala": {"-e"},
 }
 
 // inPlace reports whether perl/ruby options include -i (in-place edit).
@@ -2630,6 +2781,28 @@ func hKubectl(cx *cmdCtx, name string, args []string) {
 
 func hMake(cx *cmdCtx, name string, args []string) {
 	cx.j.atLeast(kDev)
+	if name == "make" || name == "gmake" || name == "bmake" {
+		// the makefile from standard input (-f -) or --eval: its recipes
+		// are command lines like any others
+		f, ok := optValue(args[1:], 'f', "file")
+		if !ok {
+			f, ok = optValue(args[1:], 0, "makefile")
+		}
+		if ok && (f == "-" || f == "/dev/stdin" || f == "/dev/fd/0" || f == "/proc/self/fd/0") {
+			if text, ok := cx.stdinText(); ok {
+				cx.makefileText(text)
+			} else {
+				cx.j.other(idInlineCode, name+" -f - runs the recipes of a makefile read from standard input, not known before it runs")
+			}
+		}
+		for k, a := range args[1:] {
+			if v, ok := strings.CutPrefix(a, "--eval="); ok {
+				cx.makefileText(v)
+			} else if a == "--eval" && k+2 < len(args) {
+				cx.makefileText(args[k+2])
+			}
+		}
+	}
 	for _, o := range operands(args[1:], optSpec{short: "CfIjloWE", long: []string{"directory", "file", "makefile", "include-dir", "jobs", "load-average", "old-file", "what-if", "eval"}}) {
 		lo := strings.ToLower(displayArg(o))
 		if lo == "install" || lo == "deploy" || lo == "publish" || lo == "release" || lo == "upload" || lo == "push" || strings.HasPrefix(lo, "deploy") || strings.HasPrefix(lo, "publish") {
@@ -2679,6 +2852,29 @@ func hCommandBuiltin(cx *cmdCtx, name string, args []string) {
 func hEditor(cx *cmdCtx, name string, args []string) {
 	// interactive editors edit the files they are given
 	cx.j.atLeast(kEdit)
+	if name == "ed" || name == "ex" && hasOpt(args[1:], 's') {
+		cx.edScript(name)
+	}
+	if name == "emacs" {
+		// emacs --eval CODE, -eval, --eval=CODE: lisp that may start
+		// processes or delete files
+		for k, a := range args[1:] {
+			code := ""
+			switch {
+			case (a == "--eval" || a == "-eval") && k+2 < len(args):
+				code = args[k+2]
+			case strings.HasPrefix(a, "--eval="):
+				code = a[len("--eval="):]
+			}
+			if code != "" {
+				if isDynamic(code) {
+					cx.j.other(idInlineCode, "emacs --eval of code not known before it runs")
+				} else {
+					cx.inlineCode("elisp", code)
+				}
+			}
+		}
+	}
 	for _, o := range operands(args[1:], optSpec{short: "cu", long: []string{"cmd"}}) {
 		if !strings.HasPrefix(o, "+") {
 			cx.write(o, false)
@@ -2788,10 +2984,19 @@ func buildHandlers() {
 	reg(func(cx *cmdCtx, name string, args []string) {
 		cx.j.atLeast(kDev)
 		for k, a := range args[1:] {
-			if (a == "-ex" || a == "--ex" || a == "-eval-command" || a == "--eval-command") && k+2 < len(args) {
+			if (a == "-ex" || a == "--ex" || a == "-eval-command" || a == "--eval-command" || name == "lldb" && (a == "-o" || a == "--one-line" || a == "-O" || a == "--one-line-before-file")) && k+2 < len(args) {
 				c := strings.TrimSpace(args[k+2])
-				if r, ok := strings.CutPrefix(c, "shell "); ok {
-					c = "!" + r
+				for _, pre := range [...]string{"platform shell ", "shell "} {
+					if r, ok := strings.CutPrefix(c, pre); ok {
+						c = "!" + r
+						break
+					}
+				}
+				if r, ok := strings.CutPrefix(c, "script "); ok {
+					cx.inlineCode("python", r) // gdb python / lldb script
+				}
+				if r, ok := strings.CutPrefix(c, "python "); ok {
+					cx.inlineCode("python", r)
 				}
 				if r, ok := strings.CutPrefix(c, "!"); ok {
 					cx.j.other(idInlineCode, name+" runs a shell command: "+r)
@@ -2861,7 +3066,7 @@ func buildHandlers() {
 		"choco", "winget", "scoop", "mas", "asdf", "mise", "rtx", "nvm", "pyenv", "rbenv", "rustup", "sdk", "volta", "fnm",
 		"gvm", "goenv", "nodenv", "bundle", "bundler", "vcpkg", "conan", "spack", "dotnet-tools", "krew", "helmfile", "rpm")
 	reg(hPythonLike, "python", "python2", "python3", "pypy", "node", "nodejs", "perl", "ruby", "php", "lua", "deno", "rscript",
-		"julia", "osascript", "tclsh", "wish", "pwsh", "powershell", "irb", "jshell", "ts-node", "tsx", "elixir", "iex", "erl",
+		"julia", "osascript", "tclsh", "wish", "expect", "pwsh", "powershell", "irb", "jshell", "ts-node", "tsx", "elixir", "iex", "erl",
 		"escript", "groovy", "scala", "kotlin", "swift", "guile", "racket", "sbcl", "clisp", "ghci", "runghc", "R")
 	reg(hGradle, "gradle", "gradlew")
 	reg(hMvn, "mvn", "mvnw")

@@ -123,7 +123,7 @@ type fileConfig struct {
 	TrustedProjects []string     `toml:"trusted_projects"`
 	Audit           *auditConfig `toml:"audit"`
 	Rule            []fileRule   `toml:"rule"`
-	// Sections of issue 9, each parsed and merged in its own file.
+	// Sections parsed and merged in files of their own.
 	Advisor *fileAdvisor `toml:"advisor"` // config_advisor.go
 	Strict  *fileStrict  `toml:"strict"`  // config_strict.go
 	Env     *fileEnv     `toml:"env"`     // config_env.go

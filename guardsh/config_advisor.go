@@ -8,7 +8,7 @@ import (
 )
 
 // The [advisor] section: a local model's second opinion on the commands the
-// rules allowed (issue 9, part 1; off by default).
+// rules allowed (off by default; docs/advisor.md).
 //
 //	[advisor]
 //	enabled = true

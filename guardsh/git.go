@@ -34,7 +34,13 @@ func gitExecKey(k, v string) bool {
 // hGit judges git: global options, then the subcommand.
 func hGit(cx *cmdCtx, args []string) {
 	j := cx.j
-	aliases := gitEnvAliases(cx)
+	cfg := gitEnvConfig(cx)
+	aliases := map[string]string{}
+	for k, v := range cfg {
+		if a, ok := strings.CutPrefix(k, "alias."); ok && !strings.HasPrefix(v, "!") {
+			aliases[a] = v
+		}
+	}
 	i := 1
 	for i < len(args) {
 		a := args[i]
@@ -53,10 +59,12 @@ func hGit(cx *cmdCtx, args []string) {
 				i++
 			}
 			k, v, _ := strings.Cut(kv, "=")
-			if lk := strings.ToLower(k); strings.HasPrefix(lk, "alias.") && !strings.HasPrefix(v, "!") {
-				if aliases == nil {
-					aliases = map[string]string{}
-				}
+			lk := strings.ToLower(k)
+			if cfg == nil {
+				cfg = map[string]string{}
+			}
+			cfg[lk] = v
+			if strings.HasPrefix(lk, "alias.") && !strings.HasPrefix(v, "!") {
 				aliases[lk[len("alias."):]] = v
 			}
 			if isDynamic(kv) || gitExecKey(strings.ToLower(k), v) {
@@ -77,6 +85,7 @@ func hGit(cx *cmdCtx, args []string) {
 			return
 		}
 	}
+	gitConfigEffects(j, cfg)
 	if i >= len(args) {
 		j.atLeast(kRead)
 		return
@@ -102,7 +111,54 @@ func hGit(cx *cmdCtx, args []string) {
 			lrest[k] = a
 		}
 	}
-	gitSub(cx, sub, rest, lrest)
+	gitSub(cx, sub, rest, lrest, cfg)
+}
+
+// gitConfigEffects judges config a git command line or environment sets
+// for this one command by what it makes git do: expiring reflogs or
+// pruning at once (any command may start an automatic gc) is what
+// git reflog expire and git gc --prune=now are.
+func gitConfigEffects(j *judgement, cfg map[string]string) {
+	for k, v := range cfg {
+		if !strings.HasPrefix(k, "gc.") || !gitExpiresNow(v) {
+			continue
+		}
+		switch {
+		case k == "gc.pruneexpire" || k == "gc.worktreepruneexpire":
+			j.match(idGitGcPrune, "-c "+k+"="+v+" (what git gc --prune=now does)")
+		case strings.HasSuffix(k, ".reflogexpire") || strings.HasSuffix(k, ".reflogexpireunreachable"):
+			// gc.reflogExpire and gc.<pattern>.reflogExpire
+			j.match(idGitReflogExpire, "-c "+k+"="+v+" (what git reflog expire --expire=now does)")
+		}
+	}
+}
+
+// gitExpiresNow reports whether an expiry date for git (gc.pruneExpire,
+// --prune=, --expire=) reaches objects or entries made moments ago: now,
+// all, 0, seconds, minutes or hours.
+func gitExpiresNow(v string) bool {
+	v = strings.ToLower(strings.TrimSpace(v))
+	switch {
+	case v == "now" || v == "all" || strings.HasPrefix(v, "0"):
+		return true
+	case v == "never" || v == "false" || v == "":
+		return false
+	}
+	for _, u := range [...]string{"sec", "min", "hour"} {
+		if strings.Contains(v, u) {
+			return true
+		}
+	}
+	return false
+}
+
+// gitFalse reports whether a git boolean config value is false.
+func gitFalse(v string) bool {
+	switch strings.ToLower(strings.TrimSpace(v)) {
+	case "false", "no", "off", "0":
+		return true
+	}
+	return false
 }
 
 // gitOpts splits git subcommand words into option words, positional words
@@ -171,7 +227,10 @@ func longHas(opts []string, full string, min int) bool {
 	return false
 }
 
-func gitSub(cx *cmdCtx, sub string, rest, lrest []string) {
+// gitSub judges git subcommand sub with its words rest (lrest: long
+// options in lower case); cfg holds the config the command line and the
+// environment set (lower-case keys).
+func gitSub(cx *cmdCtx, sub string, rest, lrest []string, cfg map[string]string) {
 	j := cx.j
 	cloneDest := ""
 	pre := beforeDashDash(lrest)
@@ -216,6 +275,21 @@ func gitSub(cx *cmdCtx, sub string, rest, lrest []string) {
 		if sub == "hash-object" && shortHas(lrest, 'w') {
 			j.atLeast(kEdit)
 		}
+		// readers of files named on the command line, inside the
+		// repository or not: git diff --no-index A B, git hash-object FILE
+		// (with -w the file becomes a blob a push would publish), git grep
+		// --no-index
+		if sub == "hash-object" || (sub == "diff" || sub == "grep") && longHas(lrest, "--no-index", 6) {
+			_, pos, paths, _ := gitOpts(rest, func(a string) bool {
+				return a == "-t" || a == "--path" || a == "-e" || a == "-f" || a == "-m" || a == "--max-depth" || a == "-A" || a == "-B" || a == "-C"
+			})
+			if sub == "grep" && len(pos) > 0 && !hasOpt(rest, 'e') && !hasOpt(rest, 'f') {
+				pos = pos[1:] // the pattern
+			}
+			for _, f := range append(pos, paths...) {
+				cx.read(f)
+			}
+		}
 		if sub == "difftool" && (shortHasA(rest, 'x', "") || longHas(lrest, "--extcmd", 4)) {
 			j.other(idGitConfigExec, "git difftool --extcmd runs a command")
 			cx.optionCommands(append([]string{"git"}, rest...), 'x', "extcmd")
@@ -246,6 +320,16 @@ func gitSub(cx *cmdCtx, sub string, rest, lrest []string) {
 		"merge-file", "checkout-index", "maintenance-run", "stage", "restore-staged":
 		j.atLeast(kEdit)
 		switch sub {
+		case "read-tree":
+			if longHas(lrest, "--reset", 4) && shortHas(rest, 'u') {
+				j.match(idGitResetHard, "git read-tree -u --reset (what git reset --hard does)")
+			}
+		case "checkout-index":
+			if shortHasA(rest, 'f', "") || longHas(lrest, "--force", 4) {
+				j.match(idGitCheckoutDiscard, "git checkout-index --force overwrites the working tree's files")
+			}
+		case "update-ref":
+			gitUpdateRef(cx, rest, lrest)
 		case "archive":
 			if longHas(lrest, "--remote", 5) {
 				j.eff.Network = true
@@ -280,7 +364,7 @@ func gitSub(cx *cmdCtx, sub string, rest, lrest []string) {
 				}
 			}
 			if len(rest) > 0 && rest[0] == "remove" && (shortHas(rest[1:], 'f') || longHas(lrest, "--force", 4)) {
-				j.other(idRmProject, "git worktree remove --force")
+				j.match(idGitResetHard, "git worktree remove --force deletes the worktree with its uncommitted changes and untracked files")
 			}
 			if len(rest) > 0 && rest[0] == "list" {
 				j.kind = kRead
@@ -365,8 +449,12 @@ func gitSub(cx *cmdCtx, sub string, rest, lrest []string) {
 			j.match(idGitCleanForce, "")
 		case shortHas(opts, 'i') || longHas(lrest, "--interactive", 4):
 			j.unsure(idGitCleanForce, "git clean --interactive")
+		case gitFalse(cfg["clean.requireforce"]):
+			j.match(idGitCleanForce, "clean.requireForce=false makes git clean delete without -f")
 		default:
-			j.atLeast(kRead) // refuses without -f (clean.requireForce)
+			// git refuses without -f only while clean.requireForce is on,
+			// and the user's config may turn it off
+			j.match(idGitCleanForce, "git clean without -n deletes when clean.requireForce is off in git's config")
 		}
 	case "push":
 		gitPush(cx, rest, lrest)
@@ -434,7 +522,7 @@ func gitSub(cx *cmdCtx, sub string, rest, lrest []string) {
 		switch {
 		case shortHasA(opts, 'D', "u") || del && force:
 			j.match(idGitBranchForceDelete, strings.Join(displayArgs(pos, 3), " "))
-		case force && len(pos) > 0:
+		case force && len(pos) > 0 || shortHasA(opts, 'M', "u") || shortHasA(opts, 'C', "u"):
 			j.other(idGitBranchForce, strings.Join(displayArgs(pos, 3), " "))
 		case del || shortHas(opts, 'm') || shortHas(opts, 'M') || shortHas(opts, 'c') || shortHas(opts, 'C') || len(pos) > 0 && !shortHas(opts, 'l') && !longHas(lrest, "--list", 4):
 			j.atLeast(kEdit)
@@ -490,8 +578,7 @@ func gitSub(cx *cmdCtx, sub string, rest, lrest []string) {
 	case "gc":
 		for k, lo := range lrest {
 			if strings.HasPrefix(lo, "--prune=") {
-				v := lo[len("--prune="):]
-				if v == "now" || v == "all" || strings.HasPrefix(v, "0") {
+				if v := lo[len("--prune="):]; gitExpiresNow(v) {
 					j.match(idGitGcPrune, rest[k])
 					return
 				}
@@ -566,6 +653,60 @@ func gitPush(cx *cmdCtx, rest, lrest []string) {
 	default:
 		j.other(idGitPush, strings.Join(displayArgs(pos, 3), " "))
 	}
+}
+
+// gitUpdateRef judges git update-ref by what it does to the ref: deleting
+// refs/stash is git stash clear, deleting a branch (or HEAD) is git branch
+// -D, deleting a tag asks, and moving a ref (or --stdin, any change) is
+// what git branch --force does.
+func gitUpdateRef(cx *cmdCtx, rest, lrest []string) {
+	j := cx.j
+	opts, pos, _, _ := gitOpts(rest, func(a string) bool { return a == "-m" })
+	del := shortHas(opts, 'd') || longHas(lrest, "--delete", 4)
+	ref := ""
+	if len(pos) > 0 {
+		ref = pos[0]
+	}
+	switch {
+	case longHas(lrest, "--stdin", 4):
+		j.other(idGitBranchForce, "git update-ref --stdin changes any ref")
+	case del && (ref == "refs/stash" || ref == "stash"):
+		j.match(idGitStashDrop, "git update-ref -d refs/stash (what git stash clear does)")
+	case del && strings.HasPrefix(ref, "refs/tags/"):
+		j.other(idGitRefDelete, "git update-ref -d "+ref)
+	case del:
+		j.match(idGitBranchForceDelete, "git update-ref -d "+displayArg(ref)+" (what git branch -D does)")
+	case len(pos) >= 2:
+		j.other(idGitBranchForce, "git update-ref "+strings.Join(displayArgs(pos, 3), " "))
+	}
+}
+
+// gitDataDelete names the rule deleting the file abs (inside the project)
+// is equivalent to when it is part of the repository's history in
+// project's .git: reflogs (git reflog expire), refs (git branch -D, git
+// stash clear) and objects (git gc --prune=now); "" otherwise.
+func gitDataDelete(project, abs string) (id ruleID, detail string) {
+	rel, ok := strings.CutPrefix(abs, project+"/.git/")
+	if !ok || project == "" {
+		return idNone, ""
+	}
+	switch {
+	case rel == "logs" || strings.HasPrefix(rel, "logs/"):
+		return idGitReflogExpire, "deleting " + abs + " (what git reflog expire does)"
+	case rel == "refs/stash":
+		return idGitStashDrop, "deleting " + abs + " (what git stash clear does)"
+	case rel == "refs" || strings.HasPrefix(rel, "refs/") || rel == "packed-refs" || rel == "HEAD":
+		return idGitBranchForceDelete, "deleting " + abs + " (what git branch -D does)"
+	case rel == "objects" || strings.HasPrefix(rel, "objects/"):
+		return idGitGcPrune, "deleting " + abs + " (what git gc --prune=now does)"
+	}
+	return idNone, ""
+}
+
+// gitDataID is gitDataDelete's rule alone.
+func gitDataID(project, abs string) ruleID {
+	id, _ := gitDataDelete(project, abs)
+	return id
 }
 
 func gitCheckout(cx *cmdCtx, rest, lrest []string) {
@@ -768,21 +909,20 @@ func (cx *cmdCtx) gitConfigValue(v string) {
 	}
 }
 
-// gitEnvAliases reads aliases set through the environment
-// (GIT_CONFIG_COUNT/KEY_n/VALUE_n, GIT_CONFIG_PARAMETERS).
-func gitEnvAliases(cx *cmdCtx) map[string]string {
+// gitEnvConfig reads the config set through the environment
+// (GIT_CONFIG_COUNT/KEY_n/VALUE_n, GIT_CONFIG_PARAMETERS), keys in lower
+// case; nil when there is none.
+func gitEnvConfig(cx *cmdCtx) map[string]string {
 	if cx.c.Env == nil {
 		return nil
 	}
 	var out map[string]string
 	add := func(k, v string) {
 		k = strings.ToLower(strings.TrimSpace(k))
-		if strings.HasPrefix(k, "alias.") && !strings.HasPrefix(v, "!") {
-			if out == nil {
-				out = map[string]string{}
-			}
-			out[k[len("alias."):]] = v
+		if out == nil {
+			out = map[string]string{}
 		}
+		out[k] = v
 	}
 	if n := cx.c.Env("GIT_CONFIG_COUNT"); n != "" {
 		for i := 0; i < 16; i++ {

@@ -1,6 +1,7 @@
 package guardsh
 
 import (
+	"slices"
 	"strings"
 )
 
@@ -27,12 +28,18 @@ var codeMarkers = []codeMarker{
 	{"Open3", 's'}, {"Kernel.system", 's'}, {"Kernel.exec", 's'}, {"shell_exec", 's'}, {"passthru", 's'},
 	{"popen(", 's'}, {"proc_open", 's'}, {"os.execute", 's'}, {"io.popen", 's'}, {"Runtime.getRuntime", 'a'},
 	{"ProcessBuilder", 'a'}, {"do shell script", 's'}, {"Start-Process", 'a'}, {"Invoke-Expression", 'x'},
-	{"eval(", 'x'}, {"__import__", 'x'}, {"importlib", 'x'}, {"compile(", 'x'},
+	{"eval(", 'x'}, {"__import__", 'x'}, {"importlib", 'x'}, {"compile(", 'x'}, {"getattr(", 'x'},
+	// lisps (scheme (system "..."), sbcl run-program), erlang/elixir
+	{"(system ", 's'}, {"run-program", 'a'}, {"System.cmd", 'a'}, {"os:cmd", 's'}, {":os.cmd", 's'}, {"open_port", 'a'},
+	{"Port.open", 'a'}, {"System.shell", 's'}, {"Runtime.exec", 'a'}, {".execute()", 'a'},
+	// emacs lisp (emacs --eval)
+	{"shell-command", 's'}, {"async-shell-command", 's'}, {"call-process", 'a'}, {"start-process", 'a'}, {"make-process", 'a'},
+	{"process-file", 'a'}, {"delete-directory", 'R'}, {"delete-file", 'd'}, {"url-retrieve", 'n'},
 	// deletes
 	{"shutil.rmtree", 'R'}, {"Deno.removeSync", 'R'}, {"Deno.remove(", 'R'}, {"rmtree", 'R'}, {"rm_rf", 'R'}, {"rm_r", 'R'}, {"remove_dir", 'R'},
 	{"remove_tree", 'R'}, {"rmSync", 'R'}, {"rmdirSync", 'R'}, {"fs.rm(", 'R'}, {"rimraf", 'R'},
 	{"RemoveAll", 'R'}, {"deleteRecursively", 'R'}, {"Remove-Item", 'R'}, {"rmdir_p", 'R'},
-	{"open(", 'r'}, {"readFileSync", 'r'}, {"File.read", 'r'}, {"IO.read", 'r'}, {"file_get_contents", 'r'}, {"readFile(", 'r'},
+	{"open(", 'r'}, {"read_text(", 'r'}, {"read_bytes(", 'r'}, {"readFileSync", 'r'}, {"File.read", 'r'}, {"IO.read", 'r'}, {"file_get_contents", 'r'}, {"readFile(", 'r'},
 	{"os.remove", 'd'}, {"os.unlink", 'd'}, {"os.rmdir", 'd'}, {".unlink(", 'd'}, {"unlinkSync", 'd'},
 	{"fs.unlink", 'd'}, {"File.delete", 'd'}, {"FileUtils.rm", 'd'}, {"unlink ", 'd'}, {"unlink(", 'd'},
 	{"rmdir(", 'd'}, {".rmdir(", 'd'}, {"File.unlink", 'd'}, {"os.truncate", 'w'}, {"shutil.move", 'w'},
@@ -169,6 +176,12 @@ func literalArgs(s string) (args []string, list bool, dynamic bool) {
 			}
 			return
 		}
+		if n == 0 && computedString(s[i:], k) {
+			// 'rm -rf ' + home, f"rm {x}", `rm ${x}`, "a" % b, "a".format(b):
+			// built at run time
+			dynamic = true
+			return
+		}
 		args = append(args, v)
 		i += k
 		for i < len(s) && (s[i] == ' ' || s[i] == '\t') {
@@ -197,12 +210,131 @@ func literalArgs(s string) (args []string, list bool, dynamic bool) {
 	return
 }
 
+// computedString reports whether the string literal of length n at the
+// start of s is only part of a value computed at run time: an f-string or
+// template with a substitution, or followed by concatenation (+, ., ..),
+// formatting (%, .format, .replace, .join) or indexing.
+func computedString(s string, n int) bool {
+	lit := s[:n]
+	if p := strings.IndexAny(lit, "'\"`"); p > 0 && strings.ContainsAny(lit[:p], "fF") && strings.Contains(lit, "{") {
+		return true
+	}
+	if strings.HasPrefix(lit, "`") && strings.Contains(lit, "${") || strings.HasPrefix(lit, "\"") && strings.Contains(lit, "#{") {
+		return true
+	}
+	after := strings.TrimLeft(s[n:], " \t")
+	for _, op := range [...]string{"+", "..", "%", ".format", ".replace", ".join", "[", "*"} {
+		if strings.HasPrefix(after, op) {
+			return true
+		}
+	}
+	// perl/php concatenation ("a" . $b, "a".getenv()), or a method that
+	// changes the literal ("a".upper())
+	if strings.HasPrefix(after, ".") {
+		return true
+	}
+	// adjacent literals with a value between them are caught by the
+	// callers; two literals side by side ("a" "b") are one string
+	return false
+}
+
+// pythonAliases rewrites Python imports that hide a call's module
+// (import subprocess as sp; from subprocess import run; from os import
+// system as s) so the markers see subprocess.run, os.system.
+func pythonAliases(code string) string {
+	mods := [...]string{"subprocess", "os", "shutil", "pty", "pathlib", "socket", "urllib.request"}
+	var pairs []string
+	for _, stmt := range strings.FieldsFunc(code, func(r rune) bool { return r == ';' || r == '\n' }) {
+		f := strings.Fields(strings.ReplaceAll(stmt, ",", " , "))
+		if len(f) >= 4 && f[0] == "import" {
+			for k := 1; k+2 < len(f); k++ {
+				if f[k+1] == "as" && slices.Contains(mods[:], f[k]) {
+					pairs = append(pairs, f[k+2]+".", f[k]+".")
+				}
+			}
+		}
+		if len(f) >= 4 && f[0] == "from" && f[2] == "import" && slices.Contains(mods[:], f[1]) {
+			for k := 3; k < len(f); k++ {
+				name := strings.Trim(f[k], "()")
+				if name == "," || name == "" || name == "as" {
+					continue
+				}
+				alias := name
+				if k+2 < len(f) && f[k+1] == "as" {
+					alias = strings.Trim(f[k+2], "()")
+					k += 2
+				}
+				if name == "*" {
+					for _, fn := range [...]string{"run", "call", "check_call", "check_output", "Popen", "getoutput", "getstatusoutput", "system", "popen", "rmtree", "remove", "unlink", "spawn"} {
+						pairs = append(pairs, fn+"(", f[1]+"."+fn+"(")
+					}
+					continue
+				}
+				pairs = append(pairs, alias+"(", f[1]+"."+name+"(")
+			}
+		}
+	}
+	if len(pairs) == 0 {
+		return code
+	}
+	// replace whole words only: a name preceded by a letter, digit, _ or
+	// . is another name
+	out := code
+	for p := 0; p+1 < len(pairs); p += 2 {
+		from, to := pairs[p], pairs[p+1]
+		var b strings.Builder
+		for rest := out; ; {
+			i := strings.Index(rest, from)
+			if i < 0 {
+				b.WriteString(rest)
+				break
+			}
+			if i > 0 && (isWordByte(rest[i-1]) || rest[i-1] == '.') {
+				b.WriteString(rest[:i+len(from)])
+			} else {
+				b.WriteString(rest[:i] + to)
+			}
+			rest = rest[i+len(from):]
+		}
+		out = b.String()
+	}
+	return out
+}
+
+func isWordByte(c byte) bool {
+	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+}
+
+// credentialFragments are names of credential files and directories; code
+// that names one and reads a path it computes asks like reading it.
+var credentialFragments = [...]string{".ssh", ".aws", "id_rsa", "id_ed25519", "id_ecdsa", "id_dsa", ".netrc", ".git-credentials",
+	".gnupg", ".kube", ".docker/config", ".pgpass", "credentials", ".npmrc", ".pypirc", "gcloud", ".password-store", "keyring"}
+
+// homeRef reports whether code refers to the home directory anywhere.
+func homeRef(code string) bool {
+	for _, h := range [...]string{"HOME", "expanduser", "homedir", "Path.home", "Dir.home", "~/", "'~'", "\"~\"", "getpwuid", "USERPROFILE"} {
+		if strings.Contains(code, h) {
+			return true
+		}
+	}
+	return false
+}
+
 // inlineCode judges interpreter code given on the command line.
 func (cx *cmdCtx) inlineCode(lang, code string) {
 	j := cx.j
+	if lang == "python" {
+		code = pythonAliases(code)
+	}
+	defer func(prev string) { cx.code = prev }(cx.code)
+	cx.code = code
 	if lang == "awk" {
 		j.atLeast(kRead)
 		cx.awkCode(code)
+		return
+	}
+	if lang == "tcl" {
+		cx.tclCode(code)
 		return
 	}
 	j.atLeast(kDev)
@@ -223,7 +355,7 @@ func (cx *cmdCtx) inlineCode(lang, code string) {
 		j.match(idNetReverseShell, lang+" code connects a shell to a socket")
 	}
 	// Backticks run shell commands in perl, ruby and php.
-	if lang == "perl" || lang == "ruby" || lang == "php" {
+	if lang == "perl" || lang == "ruby" || lang == "php" || lang == "julia" {
 		for rest := code; ; {
 			i := strings.IndexByte(rest, '`')
 			if i < 0 {
@@ -286,6 +418,15 @@ func (cx *cmdCtx) codeCall(lang string, m codeMarker, rest string) {
 	if len(rest) > 400 {
 		rest = rest[:400]
 	}
+	if strings.HasPrefix(m.text, "os.exec") || strings.HasPrefix(m.text, "os.spawn") {
+		// os.execv + p(, os.spawnl + p(: the rest of the name
+		rest = strings.TrimLeft(rest, "abcdefghijklmnopqrstuvwxyz")
+	}
+	if m.text == "call-process" || m.text == "start-process" || m.text == "make-process" || m.text == "process-file" ||
+		m.text == "run-program" || m.text == "open_port" || m.text == "Port.open" || m.text == ".execute()" || m.text == "Runtime.exec" {
+		cx.j.other(idInlineCode, lang+" code starts processes ("+m.text+")")
+		return
+	}
 	switch m.what {
 	case 'n':
 		j.eff.Network = true
@@ -299,6 +440,31 @@ func (cx *cmdCtx) codeCall(lang string, m codeMarker, rest string) {
 		if m.text == "exec(" || m.text == "eval(" || m.text == "Invoke-Expression" || m.text == "compile(" {
 			if dyn {
 				j.other(idInlineCode, lang+" code runs code built at run time ("+strings.TrimSuffix(m.text, "(")+")")
+			} else if len(args) > 0 && cx.depth < maxDepth {
+				// the code it runs is code of the same language
+				sub := &cmdCtx{p: cx.p, c: cx.c, pe: cx.pe, depth: cx.depth + 1, j: j, fromInput: cx.fromInput, stdin: cx.stdin, code: cx.code}
+				sub.inlineCode(lang, args[0])
+			}
+			return
+		}
+		if m.text == "getattr(" {
+			// getattr(os, 'system'), getattr(m, name): a function looked
+			// up by name is the call it names, or unknown
+			attr := ""
+			if c := strings.IndexByte(rest, ','); c >= 0 && c < 200 {
+				arg := strings.TrimLeft(rest[c+1:], " \t")
+				if v, k, ok := scanString(arg); ok && !computedString(arg, k) {
+					attr = v
+				} else {
+					j.other(idInlineCode, lang+" code looks up a function by a name computed at run time (getattr)")
+					return
+				}
+			}
+			switch attr {
+			case "system", "popen", "run", "call", "check_call", "check_output", "Popen", "getoutput", "getstatusoutput",
+				"execv", "execve", "execvp", "execvpe", "execl", "execlp", "spawnv", "spawnl", "posix_spawn", "remove", "unlink",
+				"rmtree", "rmdir", "removedirs", "kill", "fork", "eval", "exec", "__import__":
+				j.other(idInlineCode, lang+" code calls "+attr+" through getattr")
 			}
 			return
 		}
@@ -321,6 +487,12 @@ func (cx *cmdCtx) codeCall(lang string, m codeMarker, rest string) {
 		}
 		if dyn || len(args) == 0 {
 			j.other(idInlineCode, lang+" code starts a process with a command built at run time ("+strings.TrimRight(m.text, "( ")+")")
+			return
+		}
+		if (strings.HasPrefix(m.text, "os.exec") || m.text == "os.posix_spawn" || m.text == "os.spawn") && list && len(args) > 1 {
+			// os.execvp(path, [argv0, ...]): the program is path, its
+			// arguments follow argv0
+			cx.nest(append([]string{args[0]}, args[2:]...))
 			return
 		}
 		if list || m.what == 'a' && len(args) > 1 {
@@ -352,6 +524,11 @@ func (cx *cmdCtx) codeCall(lang string, m codeMarker, rest string) {
 	case 'r':
 		args, _, dyn := literalArgs(rest)
 		if dyn || len(args) == 0 {
+			// a path computed at run time: under the home directory, or
+			// with a credential file's name in the code, it may be one
+			if homeExpr(rest) || homeRef(cx.code) || cx.namesCredential(cx.code) {
+				j.matchOver(idReadCredentials, lang+" code reads a file whose path it computes ("+strings.TrimRight(m.text, "( ")+"), and it names the home directory or a credential file")
+			}
 			return
 		}
 		mode := ""
@@ -502,6 +679,223 @@ func homeExpr(rest string) bool {
 		"os.environ['HOME']", "os.getenv('HOME')", "os.path.expanduser('~')", "Path.home()", "pathlib.Path.home()",
 		"ENV['HOME']", "Dir.home", "$ENV{HOME}", "$ENV{'HOME'}", "getenv('HOME')", "os.environ.get('HOME')"} {
 		if strings.HasPrefix(r, pre) {
+			return true
+		}
+	}
+	return false
+}
+
+// namesCredential reports whether code names a credential file or
+// directory (credentialFragments) or holds a literal path the policy
+// treats as one.
+func (cx *cmdCtx) namesCredential(code string) bool {
+	for _, f := range credentialFragments {
+		if strings.Contains(code, f) {
+			return true
+		}
+	}
+	return false
+}
+
+// stdinText is what the checker knows standard input holds; ok is false
+// when it is not known (another command's output, a file, the runner).
+func (cx *cmdCtx) stdinText() (string, bool) {
+	if cx.stdin != nil && cx.stdin.kind == srcStatic {
+		return cx.stdin.text, true
+	}
+	return "", false
+}
+
+// sqliteText judges sqlite3 input (SQL arguments, -cmd values, standard
+// input): the shell's dot-commands run programs (.shell, .system, a
+// "|cmd" target of .once/.output/.read/.import), load native code (.load),
+// read files (.read, .import, readfile()) and write them (.output, .once,
+// .backup, .save, writefile()).
+func (cx *cmdCtx) sqliteText(text string) {
+	j := cx.j
+	if isDynamic(text) {
+		if strings.Contains(text, ".") {
+			j.other(idInlineCode, "sqlite3 input built at run time may hold dot-commands")
+		}
+		return
+	}
+	for _, line := range strings.Split(text, "\n") {
+		line = strings.TrimSpace(line)
+		if !strings.HasPrefix(line, ".") {
+			cx.sqliteSQL(line)
+			continue
+		}
+		f := strings.Fields(line)
+		cmd, rest := strings.ToLower(f[0]), strings.TrimSpace(line[len(f[0]):])
+		arg := ""
+		for _, w := range f[1:] {
+			if !strings.HasPrefix(w, "-") {
+				arg = strings.Trim(w, `"'`)
+				break
+			}
+		}
+		if p, ok := strings.CutPrefix(strings.Trim(rest, `"'`), "|"); ok && cmd != ".shell" && cmd != ".system" {
+			// the query output goes to (or the input comes from) a command
+			p = strings.TrimSpace(p)
+			f := NormalizeArgv(strings.Fields(p))
+			if cmd != ".read" && cmd != ".import" && len(f) > 0 && codeRunners[baseName(cmdName(f[0]))] && readsStdin(baseName(cmdName(f[0])), f) {
+				j.other(idShellStdin, "sqlite3 "+cmd+" pipes query output into "+p)
+			} else if cmd == ".read" && len(f) > 0 {
+				// .read |cmd runs cmd and reads its output as SQL and dot-commands
+				j.other(idInlineCode, "sqlite3 .read runs "+p+" and runs its output as sqlite3 input")
+			}
+			cx.nestScript(p)
+			continue
+		}
+		switch {
+		case cmd == ".shell" || cmd == ".system" || cmd == ".sh":
+			cx.nestScript(rest) // judged like the command it runs
+		case cmd == ".load":
+			j.other(idInlineCode, "sqlite3 .load loads native code: "+displayArg(rest))
+		case (cmd == ".read" || cmd == ".import" || cmd == ".restore") && arg != "":
+			if cmd == ".restore" && len(f) > 2 {
+				arg = strings.Trim(f[len(f)-1], `"'`)
+			}
+			cx.read(arg)
+		case (cmd == ".output" || cmd == ".once" || cmd == ".log" || cmd == ".backup" || cmd == ".save" || cmd == ".clone" || cmd == ".open") && arg != "":
+			if (cmd == ".backup" || cmd == ".save") && len(f) > 2 {
+				arg = strings.Trim(f[len(f)-1], `"'`)
+			}
+			if arg != "stdout" && arg != "stderr" && arg != "off" && arg != ":memory:" {
+				cx.write(arg, false)
+			}
+		case cmd == ".excel" || cmd == ".www" || cmd == ".edit" || cmd == ".eqp" && strings.Contains(rest, "trace"):
+			j.other(idInlineCode, "sqlite3 "+cmd+" starts a program")
+		}
+	}
+}
+
+// sqliteSQL judges the file functions of the sqlite3 shell in SQL:
+// readfile('path'), writefile('path', ...), edit() (starts an editor).
+func (cx *cmdCtx) sqliteSQL(sql string) {
+	l := strings.ToLower(sql)
+	for _, fn := range [...]string{"readfile(", "writefile(", "edit("} {
+		for off := 0; off < len(l); {
+			i := strings.Index(l[off:], fn)
+			if i < 0 {
+				break
+			}
+			at := off + i + len(fn)
+			off = at
+			if fn == "edit(" {
+				cx.j.other(idInlineCode, "sqlite3 edit() starts an editor")
+				continue
+			}
+			args, _, dyn := literalArgs(sql[at:])
+			switch {
+			case dyn || len(args) == 0:
+				cx.j.other(idInlineCode, "sqlite3 "+strings.TrimSuffix(fn, "(")+"() of a path chosen at run time")
+			case fn == "readfile(":
+				cx.read(args[0])
+			default:
+				cx.write(args[0], false)
+			}
+		}
+	}
+}
+
+// edScript judges the commands ed/ex read from standard input: !cmd and
+// w/r/e !cmd run shell commands. Input not known before it runs asks.
+func (cx *cmdCtx) edScript(name string) {
+	text, ok := cx.stdinText()
+	if !ok {
+		cx.j.other(idInlineCode, name+" runs the commands it reads on standard input (! runs shell commands), and they are not known before it runs")
+		return
+	}
+	for _, line := range strings.Split(text, "\n") {
+		l := strings.TrimSpace(line)
+		// an address or a w/r/e/W command may come before the !
+		k := strings.IndexByte(l, '!')
+		if k < 0 {
+			continue
+		}
+		pre := strings.TrimSpace(l[:k])
+		pre = strings.TrimRight(pre, "0123456789,.$;+- ")
+		if pre == "" || pre == "w" || pre == "r" || pre == "e" || pre == "W" || pre == "E" || pre == "W " {
+			cx.nestScript(l[k+1:]) // judged like the command it runs
+		}
+	}
+}
+
+// makefileText judges makefile text make reads from standard input
+// (-f -) or --eval: its recipes are shell commands.
+func (cx *cmdCtx) makefileText(text string) {
+	for _, line := range strings.Split(text, "\n") {
+		var recipe string
+		switch {
+		case strings.HasPrefix(line, "\t"):
+			recipe = line[1:]
+		case strings.Contains(line, ":") && strings.Contains(line, ";"):
+			// target: prerequisites; recipe
+			recipe = line[strings.IndexByte(line, ';')+1:]
+		default:
+			if strings.Contains(line, "$(shell") {
+				cx.j.other(idInlineCode, "make $(shell ...) in makefile text")
+			}
+			continue
+		}
+		recipe = strings.TrimLeft(strings.TrimSpace(recipe), "@-+")
+		if recipe == "" {
+			continue
+		}
+		if strings.Contains(recipe, "$(") || strings.Contains(recipe, "${") {
+			cx.j.other(idInlineCode, "make recipe built from variables: "+displayArg(recipe))
+		}
+		cx.nestScript(recipe)
+	}
+}
+
+// tclCode judges Tcl code (tclsh, wish, expect -c): exec and open "|cmd"
+// run programs, file delete removes files.
+func (cx *cmdCtx) tclCode(code string) {
+	j := cx.j
+	j.atLeast(kDev)
+	for _, stmt := range strings.FieldsFunc(code, func(r rune) bool { return r == '\n' || r == ';' || r == '[' || r == ']' || r == '{' || r == '}' }) {
+		f := strings.Fields(stmt)
+		if len(f) == 0 {
+			continue
+		}
+		switch {
+		case f[0] == "exec" || f[0] == "spawn" || f[0] == "system":
+			words := f[1:]
+			for len(words) > 0 && strings.HasPrefix(words[0], "-") {
+				words = words[1:]
+			}
+			cmd := strings.Join(words, " ")
+			if strings.ContainsAny(cmd, "$[") {
+				j.other(idInlineCode, "tcl "+f[0]+" of a command built at run time")
+				continue
+			}
+			cx.nestScript(strings.Trim(cmd, `"`))
+		case f[0] == "open" && len(f) > 1 && strings.HasPrefix(strings.Trim(f[1], `"{`), "|"):
+			cx.nestScript(strings.TrimPrefix(strings.Trim(strings.Join(f[1:], " "), `"{}`), "|"))
+		case f[0] == "file" && len(f) > 2 && f[1] == "delete":
+			for _, p := range f[2:] {
+				if p != "-force" && p != "--" {
+					cx.remove(p, true)
+				}
+			}
+		case f[0] == "socket" || f[0] == "http::geturl":
+			j.eff.Network = true
+			j.other(idNetwork, "tcl code uses the network ("+f[0]+")")
+		case f[0] == "eval" || f[0] == "uplevel" || f[0] == "subst":
+			if strings.ContainsAny(stmt, "$[") {
+				j.other(idInlineCode, "tcl "+f[0]+" of code built at run time")
+			}
+		}
+	}
+}
+
+// codeReadsArgs reports whether inline code reads files named by its
+// command-line arguments (sys.argv, process.argv, fileinput, ARGF).
+func (cx *cmdCtx) codeReadsArgs(code string) bool {
+	for _, r := range [...]string{"argv", "fileinput", "ARGF", "ARGV", "readFileSync", "open(", "read_text", "readFile"} {
+		if strings.Contains(code, r) {
 			return true
 		}
 	}

@@ -193,7 +193,6 @@ var (
 	specCaff    = optSpec{short: "tw"}
 	specXvfb    = optSpec{short: "nsefwp", long: []string{"server-num", "server-args", "error-file", "auth-file", "wait"}}
 	specRun0    = optSpec{short: "uDg", long: []string{"user", "group", "chdir", "description", "property", "setenv", "nice", "machine", "slice", "unit", "background"}}
-	specRunuser = optSpec{short: "ugGsc", long: []string{"user", "group", "supp-group", "shell", "command", "session-command", "whitelist-environment"}}
 )
 
 // privWrappers change the user a command runs as.

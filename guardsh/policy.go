@@ -53,6 +53,13 @@ type Rule struct {
 	NotMatch []string `toml:"not_match" json:"not_match,omitempty"`
 	// Source names where the rule came from (file:line, "session", ...).
 	Source string `toml:"-" json:"source,omitempty"`
+	// For approvals (ApprovalRule), what the human saw: Unlocks is the
+	// built-in finding the approved command was asked for ("git.push"; ""
+	// none, asked by its mode only), and Options, when not nil, the option
+	// and NAME=value words it had. The approval covers a command only when
+	// its own finding is Unlocks and it has no option word outside Options.
+	Unlocks string   `toml:"-" json:"unlocks,omitempty"`
+	Options []string `toml:"-" json:"options,omitempty"`
 }
 
 // Access is one file access guardsh makes in its own process (a

@@ -35,7 +35,7 @@ func mentions(sv ScriptVerdict, id string) bool {
 	return false
 }
 
-// TestContract is the table of issue 3 (empty project, no config): the
+// TestContract is the policy's basic contract (empty project, no config): the
 // same input in default and auto mode, with the reasons of the denials.
 func TestContract(t *testing.T) {
 	tests := []struct {
@@ -207,7 +207,7 @@ func TestCatalogue(t *testing.T) {
 			}
 		}
 	}
-	for _, r := range Catalogue() {
+	for _, r := range catalogue() {
 		if !covered[r.ID] && !r.Destination { // destination rules: TestNetworkPolicy
 			t.Errorf("rule %s has no must/must-not test", r.ID)
 		}
@@ -221,7 +221,7 @@ func TestCatalogue(t *testing.T) {
 func catalogueMarkdown() string {
 	var b strings.Builder
 	b.WriteString("| rule | default/auto | bypass | reason | hint |\n|---|---|---|---|---|\n")
-	for _, r := range Catalogue() {
+	for _, r := range catalogue() {
 		if r.Decision == Allow {
 			continue
 		}

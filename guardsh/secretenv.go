@@ -9,7 +9,7 @@ import (
 	"sync"
 )
 
-// Secret-free environments (issue 9, part 3). Agents inherit the user's
+// Secret-free environments (docs/sandbox.md). Agents inherit the user's
 // environment, tokens included, and every command they run can read it.
 // When scrubbing is on, the session starts with the environment minus the
 // variables whose names look like secrets (DefaultSecretPatterns, plus the
@@ -19,7 +19,7 @@ import (
 // password (scheme://user:password@host, as in DATABASE_URL).
 
 // DefaultSecretPatterns are the name patterns removed when scrubbing is on.
-// The first eight are issue 9's list; the rest cover other common ways
+// The first eight are the obvious ones; the rest cover other common ways
 // credentials are named. None of them matches PATH, HOME, TERM, the desktop
 // session's variables (DBUS_SESSION_BUS_ADDRESS, XDG_SESSION_*,
 // DESKTOP_SESSION, SESSION_MANAGER) or the variables that hold a path to

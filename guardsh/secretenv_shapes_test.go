@@ -13,7 +13,7 @@ func TestScrubCommonSecrets(t *testing.T) {
 		name, value string
 		removed     bool
 	}{
-		// Names (attacks-D.md E2): each is a credential or unlocks one.
+		// Names: each is a credential or unlocks one.
 		{"GITHUB_PAT", "x1", true},
 		{"TOKEN", "x2", true},
 		{"APIKEY", "x3", true},

@@ -114,18 +114,3 @@ var defaultProfile = sync.OnceValue(func() map[string][]StrictEntry {
 	}
 	return m
 })
-
-// StrictDefaults returns the built-in strict profile, sorted by command.
-func StrictDefaults() []StrictEntry {
-	var out []StrictEntry
-	for _, d := range strictDefs {
-		w := strings.Fields(strings.NewReplacer("?ARGS", "", "!", "").Replace(strings.Split(d, "|")[0]))
-		for _, e := range defaultProfile()[w[0]] {
-			if strings.Join(e.Words, " ") == strings.Join(w, " ") {
-				out = append(out, e)
-				break
-			}
-		}
-	}
-	return out
-}

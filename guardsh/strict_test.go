@@ -442,6 +442,22 @@ type catTest = struct {
 	notMatch  []string
 }
 
+// strictProfile returns the built-in strict profile in the order of
+// strictDefs.
+func strictProfile() []StrictEntry {
+	var out []StrictEntry
+	for _, d := range strictDefs {
+		w := strings.Fields(strings.NewReplacer("?ARGS", "", "!", "").Replace(strings.Split(d, "|")[0]))
+		for _, e := range defaultProfile()[w[0]] {
+			if strings.Join(e.Words, " ") == strings.Join(w, " ") {
+				out = append(out, e)
+				break
+			}
+		}
+	}
+	return out
+}
+
 // strictProfileMarkdown is the built-in strict profile as docs/rules.md
 // shows it.
 func strictProfileMarkdown() string {
@@ -453,7 +469,7 @@ func strictProfileMarkdown() string {
 		}
 		return "`" + strings.Join(l, "` `") + "`"
 	}
-	for _, e := range StrictDefaults() {
+	for _, e := range strictProfile() {
 		args := "paths inside the project"
 		switch {
 		case e.MaxArgs == 0:

@@ -91,6 +91,10 @@ type Command struct {
 	// defined: the call itself is allowed, the commands of its body are
 	// judged one by one as they run.
 	Function bool
+	// Input is the command's standard input when the runner read it
+	// before deciding (InputMatters: xargs, sqlite3, ed judge what they
+	// read there); nil when it is not known.
+	Input *string
 	// Source is the simple command as written in the script, before
 	// expansion, when the runner knows it. Classify then also judges the
 	// written form, so that a glob the shell already expanded is seen as
@@ -135,6 +139,3 @@ func (v Verdict) Message() string {
 	}
 	return msg
 }
-
-// Stricter reports whether a should win over b when two verdicts combine.
-func Stricter(a, b Verdict) bool { return a.Decision > b.Decision }

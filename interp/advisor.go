@@ -1,6 +1,6 @@
 package interp
 
-// The advisor's second opinion (issue 9, part 1): a command the rules
+// The advisor's second opinion (docs/advisor.md): a command the rules
 // allowed outright is also rated by a local model; a rating at or above
 // the threshold refuses it. It adds, never replaces: a rule's deny is final
 // and never reaches the advisor, asks are not rated, and a failure says

@@ -1,6 +1,6 @@
 package interp
 
-// What the advisor sees beyond a simple command's argv (issue 9, part 1):
+// What the advisor sees beyond a simple command's argv (docs/advisor.md):
 // the statement as written that the command belongs to (a DROP piped into
 // a database CLI is rated as the pipeline, not as "psql"), and the shell's
 // own truncation of an existing file by a redirection (": > data.db",
@@ -80,7 +80,7 @@ func (g *Runner) noteStatements(f *syntax.File) {
 			s.calls.Store(ce.Args[0].Pos(), stmtSrc{name: ce.Args[0].Lit(), text: src(st)})
 		}
 		for _, rd := range st.Redirs {
-			if rd.Op != syntax.RdrOut && rd.Op != syntax.ClbOut && rd.Op != syntax.RdrAll || rd.Word == nil {
+			if rd.Op != syntax.RdrOut && rd.Op != syntax.RdrClob && rd.Op != syntax.RdrAll || rd.Word == nil {
 				continue
 			}
 			target := rd.Word.Lit()

@@ -88,7 +88,7 @@ func (g *Runner) RunCommand(ctx context.Context, src string, stdout, stderr io.W
 	case runErr == nil:
 		return 0
 	}
-	if st, ok := interp.IsExitStatus(runErr); ok {
+	if st, ok := isExit(runErr); ok {
 		return int(st)
 	}
 	fmt.Fprintf(stderr, "%s: %v\n", g.name, runErr)

@@ -10,7 +10,7 @@ import (
 	"github.com/guardsh/guardsh/guardsh"
 )
 
-// The env_scrubbed field (issue 9, part 3): encoded as encoding/json does
+// The env_scrubbed field: encoded as encoding/json does
 // (omitted when nil, [] when empty), and only on the session's first
 // decide record.
 func TestAuditEnvScrubbed(t *testing.T) {

@@ -143,10 +143,6 @@ func FuzzAppendRecord(f *testing.F) {
 	})
 }
 
-type writerFn func([]byte) (int, error)
-
-func (w writerFn) Write(p []byte) (int, error) { return w(p) }
-
 func TestAuditLine(t *testing.T) {
 	var buf bytes.Buffer
 	dir := t.TempDir()

@@ -9,7 +9,7 @@ import (
 	"time"
 )
 
-// Process groups for the agent's commands (issue 9, part 3). Every program
+// Process groups for the agent's commands. Every program
 // that one RunCommand call starts, in the foreground or the background,
 // directly or from a nested in-process shell, goes into a process group of
 // that call's own (not guardsh's), so that when the call times out or is

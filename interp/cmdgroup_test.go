@@ -110,3 +110,17 @@ func TestRunCommandStdinEmpty(t *testing.T) {
 		t.Errorf("python read something: %q", out.String())
 	}
 }
+
+// TestKillNestedShell: kill of a nested shell's virtual PID stops the
+// shell, as kill of a bash child does: it runs no further command, and wait
+// reports 128+SIGTERM (bash 5.2: "rc=143", no "after").
+func TestKillNestedShell(t *testing.T) {
+	dir := t.TempDir()
+	src := `bash -c 'touch ready; sleep 2; echo after' & p=$!
+until [ -e ready ]; do sleep 0.01; done
+kill $p; wait $p; echo "rc=$?"`
+	out, errs, st := runScript(t, dir, src)
+	if out != "rc=143\n" || st != 0 {
+		t.Errorf("stdout %q status %d, want %q 0 (stderr %q)", out, st, "rc=143\n", errs)
+	}
+}

@@ -22,7 +22,7 @@ func (g *Runner) rewrite(f *syntax.File) bool {
 	syntax.Walk(f, func(n syntax.Node) bool {
 		switch n := n.(type) {
 		case *syntax.Redirect:
-			if n.Op == syntax.ClbOut {
+			if n.Op == syntax.RdrClob {
 				n.Op = syntax.RdrOut
 				changed = true
 			}

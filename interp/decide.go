@@ -242,17 +242,6 @@ func (g *Runner) configuredAsk(id string) bool {
 	return false
 }
 
-// ask puts an ask verdict before the gate and reports whether it was
-// approved.
-func (g *Runner) ask(ctx context.Context, what []string, v guardsh.Verdict) bool {
-	c := guardsh.Command{Args: what, Project: g.cfg.Project, Via: "shell"}
-	if hc, ok := handlerCtx(ctx); ok {
-		c = g.command(hc, what)
-	}
-	v, _ = g.gatekeep(ctx, c, v, "")
-	return v.Decision == guardsh.Allow
-}
-
 func handlerCtx(ctx context.Context) (hc interp.HandlerContext, ok bool) {
 	defer func() {
 		if recover() != nil {

@@ -53,6 +53,12 @@ func BrokerCheck(policy *guardsh.Policy, project, home string, approve Escalatio
 			}
 			return ""
 		}
+		if norm := guardsh.NormalizeArgv(req.Args); len(norm) > 0 && norm[0] == "git" && filepath.Base(req.Args[0]) != "git" {
+			// the broker hardens git it starts itself (gitsafe); a wrapper
+			// (env X=y git, timeout git, sh -c) would start it unhardened
+			return sandbox.Rights{}, fmt.Errorf("guardsh: not run: %q starts git through %s; an escalated git must be run as git itself (the privileged side turns its hooks and programs off): %s",
+				strings.Join(req.Args, " "), req.Args[0], strings.Join(norm, " "))
+		}
 		cmd := guardsh.Command{Args: req.Args, Dir: req.Dir, Project: project, Home: home, Env: lookup, Via: "broker"}
 		v := policy.Classify(cmd)
 		if v.Decision == guardsh.Deny {

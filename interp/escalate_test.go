@@ -130,6 +130,53 @@ func TestBrokerCheck(t *testing.T) {
 	}
 }
 
+// TestBrokerCheckSessionApproval: after a human approved `git push origin
+// main` for the session, the privileged side grants the network to the
+// same push of another branch without asking, but asks again for a push
+// carrying what the human never saw (a program-running option or config,
+// another option, GIT_SSH_COMMAND in the environment), and refuses git
+// started through a wrapper (it would escape the broker's hardening).
+func TestBrokerCheckSessionApproval(t *testing.T) {
+	c := guardsh.Command{Args: []string{"git", "push", "origin", "main"}, Dir: "/project", Project: "/project", Home: "/home/u"}
+	tests := []struct {
+		args   []string
+		env    []string
+		asked  bool
+		errHas string
+	}{
+		{args: []string{"git", "push", "origin", "feature"}},
+		{args: []string{"git", "push", "origin", "main", "--receive-pack=python3 x.py; git-receive-pack"}, asked: true},
+		{args: []string{"git", "push", "--exec=python3 x.py", "origin", "main"}, asked: true},
+		{args: []string{"git", "-c", "core.sshCommand=python3 x.py", "push", "origin", "main"}, asked: true},
+		{args: []string{"git", "push", "origin", "main", "--no-verify"}, asked: true},
+		{args: []string{"git", "push", "origin", "main"}, env: []string{"GIT_SSH_COMMAND=python3 x.py"}, asked: true},
+		{args: []string{"env", "GIT_SSH_COMMAND=python3 x.py", "git", "push", "origin", "main"}, errHas: "an escalated git must be run as git itself"},
+		{args: []string{"timeout", "60", "git", "push", "origin", "main"}, errHas: "an escalated git must be run as git itself"},
+	}
+	for _, tt := range tests {
+		p := guardsh.NewPolicy(guardsh.ModeAuto)
+		p.Session = []guardsh.Rule{approvalRule(c, p.Classify(c))}
+		asked := false
+		check := BrokerCheck(p, "/project", "/home/u", func(guardsh.Command, guardsh.Verdict, sandbox.Rights) error {
+			asked = true
+			return errors.New("no")
+		})
+		_, err := check(sandbox.Request{Args: tt.args, Dir: "/project", Env: tt.env, Network: true})
+		if tt.errHas != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.errHas) || asked {
+				t.Errorf("%q: err = %v (asked %v), want a refusal containing %q", tt.args, err, asked, tt.errHas)
+			}
+			continue
+		}
+		if asked != tt.asked {
+			t.Errorf("%q env %q: asked = %v, want %v (err %v)", tt.args, tt.env, asked, tt.asked, err)
+		}
+		if !tt.asked && err != nil {
+			t.Errorf("%q: %v", tt.args, err)
+		}
+	}
+}
+
 // TestBrokerCheckEnv: the privileged side classifies with the request's
 // environment, the last assignment of a name winning.
 func TestBrokerCheckEnv(t *testing.T) {

@@ -51,7 +51,7 @@ func (g *Runner) startExternal(ctx context.Context, hc interp.HandlerContext, ar
 	}
 	if isSelf(path) {
 		if inv, pol, env, ok := g.nestedGuardsh(hc, args); ok {
-			return g.runTracked(ctx, hc, func(grp *procGroup) error {
+			return g.runTracked(ctx, hc, func(ctx context.Context, grp *procGroup) error {
 				return g.runInvocation(ctx, hc, "guardsh", inv, env, grp, pol)
 			})
 		}
@@ -72,20 +72,25 @@ func (g *Runner) startExternal(ctx context.Context, hc interp.HandlerContext, ar
 // process table: a virtual PID that $!, kill and wait know, whose signals
 // reach every process the nested shell started.
 func (g *Runner) runNestedTracked(ctx context.Context, hc interp.HandlerContext, argv []string, env []string) error {
-	return g.runTracked(ctx, hc, func(grp *procGroup) error { return g.runNestedIn(ctx, hc, argv, env, grp) })
+	return g.runTracked(ctx, hc, func(ctx context.Context, grp *procGroup) error {
+		return g.runNestedIn(ctx, hc, argv, env, grp)
+	})
 }
 
 // runTracked runs a nested shell (run) as a child of its own in the
-// process table (see runNestedTracked).
-func (g *Runner) runTracked(ctx context.Context, hc interp.HandlerContext, run func(grp *procGroup) error) error {
+// process table (see runNestedTracked). run must run the shell with the
+// context it is given: kill of the virtual PID (SIGTERM, SIGINT, SIGKILL,
+// SIGHUP, SIGQUIT) cancels it, so the shell stops as a killed bash does,
+// besides the signal reaching every process it started.
+func (g *Runner) runTracked(ctx context.Context, hc interp.HandlerContext, run func(ctx context.Context, grp *procGroup) error) error {
 	bgID, _ := g.sh.bgIDFor(hc.Pos)
 	// Not cancelled when the nested shell ends: its background jobs outlive
-	// it, as in bash. kill on its virtual PID cancels it.
+	// it, as in bash.
 	ctx, cancel := context.WithCancel(ctx)
 	grp := newProcGroup(g.grp)
 	p := g.sh.track(0, bgID, grp, cancel)
-	err := run(grp)
-	if st, ok := interp.IsExitStatus(err); ok {
+	err := run(ctx, grp)
+	if st, ok := isExit(err); ok {
 		p.status = int(st)
 	}
 	killed := p.killedBy

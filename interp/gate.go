@@ -103,12 +103,6 @@ func NewTerminalGate(tty *os.File) *TerminalGate {
 	return &TerminalGate{in: tty, out: tty, fd: fd, rd: bufio.NewReaderSize(tty, 64)}
 }
 
-// NewLineGate asks on out and reads answers (one per line) from in. For
-// tests and pipes.
-func NewLineGate(in io.Reader, out io.Writer) *TerminalGate {
-	return &TerminalGate{in: in, out: out, fd: -1, rd: bufio.NewReader(in)}
-}
-
 // Approve shows the command (and the diff, if any) and reads the answer.
 func (t *TerminalGate) Approve(ctx context.Context, req GateRequest) GateAnswer {
 	t.mu.Lock() // one prompt at a time (pipelines ask concurrently)

@@ -100,7 +100,7 @@ func exitCode(err error) int {
 	if err == nil {
 		return 0
 	}
-	if st, ok := interp.IsExitStatus(err); ok {
+	if st, ok := isExit(err); ok {
 		return int(st)
 	}
 	return 1

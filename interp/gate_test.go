@@ -25,6 +25,11 @@ type fakeGate struct {
 	reqs   []GateRequest
 }
 
+// newLineGate asks on out and reads answers (one per line) from in.
+func newLineGate(in io.Reader, out io.Writer) *TerminalGate {
+	return &TerminalGate{in: in, out: out, fd: -1, rd: bufio.NewReader(in)}
+}
+
 func (f *fakeGate) Approve(ctx context.Context, req GateRequest) GateAnswer {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -154,7 +159,7 @@ func TestGateConfiguredAskOffersNoSessionApproval(t *testing.T) {
 		t.Errorf("no gate: status %d, stderr %q", st, stderr)
 	}
 	var out bytes.Buffer
-	g := NewLineGate(strings.NewReader("s\no\n"), &out)
+	g := newLineGate(strings.NewReader("s\no\n"), &out)
 	if a := g.Approve(context.Background(), GateRequest{Command: guardsh.Command{Args: []string{"x"}}}); a != GateAllowOnce {
 		t.Errorf("answer %v", a)
 	}
@@ -262,7 +267,7 @@ func TestTerminalGateGivesUpWhenStopped(t *testing.T) {
 
 func TestTerminalGateShowsDiffAndSanitizes(t *testing.T) {
 	var out bytes.Buffer
-	g := NewLineGate(strings.NewReader("\n d\n"), &out)
+	g := newLineGate(strings.NewReader("\n d\n"), &out)
 	req := GateRequest{
 		Command: guardsh.Command{Args: []string{"echo", "\x1b[2J\rfake prompt"}},
 		Verdict: guardsh.Verdict{Decision: guardsh.Ask, Rule: "r"},

@@ -21,7 +21,7 @@ import (
 // homeAttacks are catastrophic deletes of home in disguise: denied in every
 // mode.
 var homeAttacks = []string{
-	// from issue 3
+	// the contract's disguises (guardsh/policy_test.go TestContract)
 	`X=~; rm -rf $X`,
 	`eval "rm -rf ~"`,
 	`f(){ rm -rf "$1"; }; f ~`,

@@ -14,7 +14,7 @@ import (
 // /proc/<pid>/environ (and ps e) shows: unsetting a variable, which only
 // changes the Go runtime's copy, leaves it there, so without the sandbox
 // a command could read the secrets a scrubbing session removed with
-// cat /proc/$$/environ (attacks-D E1). Each entry is overwritten with NUL
+// cat /proc/$$/environ. Each entry is overwritten with NUL
 // bytes where it lies (nothing moves: libc's environ array keeps pointing
 // at valid, now empty, strings); the Go runtime's copy (os.Getenv) is
 // untouched, so the process itself keeps what it needs. The writes go

@@ -2,6 +2,7 @@ package interp
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -67,4 +68,8 @@ func (g *Runner) sourceQuiet(ctx context.Context, path string) {
 
 func stringsReader(s string) *strings.Reader { return strings.NewReader(s) }
 
-func isExit(err error) (uint8, bool) { return interp.IsExitStatus(err) }
+// isExit returns the exit status err carries, if it carries one.
+func isExit(err error) (uint8, bool) {
+	st, ok := errors.AsType[interp.ExitStatus](err)
+	return uint8(st), ok
+}

@@ -10,7 +10,7 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// Processes that leave their process group (issue 9 part 3, attacks-D E3).
+// Processes that leave their process group.
 // run_shell's commands go into process groups of their own (cmdgroup.go),
 // but a program may leave them: setsid, a daemon that double-forks. Its
 // parent exits, and it is adopted by the nearest "child subreaper" among

@@ -477,10 +477,12 @@ func (g *Runner) Run(ctx context.Context, src io.Reader, name string) int {
 // are none, and the offset where they end.
 func (g *Runner) parsePrefix(data []byte, name string) (*syntax.File, int) {
 	var stmts []*syntax.Stmt
-	syntax.NewParser(syntax.Variant(syntax.LangBash)).Stmts(bytes.NewReader(data), func(st *syntax.Stmt) bool {
+	for st, err := range syntax.NewParser(syntax.Variant(syntax.LangBash)).StmtsSeq(bytes.NewReader(data)) {
+		if err != nil {
+			break
+		}
 		stmts = append(stmts, st)
-		return true
-	})
+	}
 	if len(stmts) == 0 {
 		return nil, 0
 	}
@@ -749,7 +751,7 @@ func (g *Runner) statusOf(err error) int {
 	if err == nil {
 		return 0
 	}
-	if st, ok := interp.IsExitStatus(err); ok {
+	if st, ok := isExit(err); ok {
 		return int(st)
 	}
 	if errors.Is(err, context.Canceled) || errors.Is(err, errInterrupted) {
@@ -860,12 +862,47 @@ func (g *Runner) call(ctx context.Context, args []string) ([]string, error) {
 	// handler, so a builtin's name is always decided as itself.
 	maybeFunc := !interp.IsBuiltin(args[0]) && g.sh.mayBeFunction(args[0])
 	c.Function = maybeFunc
+	var input io.Reader
+	if !maybeFunc && !interp.IsBuiltin(args[0]) && guardsh.InputMatters(args) {
+		// the verdict depends on stdin: read it first, and judge what
+		// follows chunk by chunk as the command reads it (input.go)
+		data, all, read := readInput(hc.Stdin)
+		rest := hc.Stdin
+		switch {
+		case all:
+			text := string(data)
+			c.Input = &text
+			input = bytes.NewReader(data)
+		case read:
+			// judged in full lines: the first chunk up to its last newline
+			first, carry := data, []byte(nil)
+			if i := bytes.LastIndexByte(data, '\n'); i >= 0 {
+				first, carry = data[:i+1], append([]byte(nil), data[i+1:]...)
+			}
+			text := string(first)
+			c.Input = &text
+			tmpl := c
+			input = io.MultiReader(bytes.NewReader(first), &checkedInput{src: rest, carry: carry, judge: func(chunk string) bool {
+				cc := tmpl
+				cc.Input = &chunk
+				v := g.decide(ctx, cc)
+				if v.Decision != guardsh.Allow {
+					fmt.Fprintln(hc.Stderr, v.Message()+" (in the input of "+args[0]+"; the input stops there)")
+					return false
+				}
+				return true
+			}})
+		}
+	}
 	v := g.decide(ctx, c)
 	if v.Decision != guardsh.Allow {
 		return []string{deniedCmd, v.Message()}, nil
 	}
 	if maybeFunc {
 		g.sh.markRecheck(args)
+	}
+	if input != nil {
+		return withInput(g.compatCall(ctx, hc, args), input), nil
 	}
 	return g.compatCall(ctx, hc, args), nil
 }
@@ -881,6 +918,9 @@ func (g *Runner) exec(ctx context.Context, args []string) error {
 		}
 		fmt.Fprintln(hc.Stderr, strings.TrimRight(msg, "\n"))
 		return interp.ExitStatus(126)
+	}
+	if args[0] == inputCmd {
+		hc, args = takeInput(hc, args)
 	}
 	if strings.HasPrefix(args[0], internalPrefix) {
 		return g.builtin(ctx, hc, args)

@@ -12,11 +12,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"syscall"
 
+	"github.com/guardsh/guardsh/gitsafe"
 	"golang.org/x/sys/unix"
 )
 
@@ -210,7 +212,31 @@ func (b *Broker) handle(req Request, files []*os.File) Response {
 		return Response{Status: 127, Err: fmt.Sprintf("guardsh: %s: command not found", req.Args[0])}
 	}
 	argv := append([]string{path}, req.Args[1:]...)
-	cmd, err := ExecCommand(b.Backend, b.Config.With(rights), argv, EscalationEnv(req.Env), req.Dir)
+	env := EscalationEnv(req.Env)
+	switch filepath.Base(path) {
+	case "git-receive-pack", "git-upload-pack", "git-upload-archive", "git-shell", "git-http-backend", "git-daemon":
+		// the server side of git runs the hooks of the repository it serves
+		return Response{Status: 126, Err: fmt.Sprintf("guardsh: broker: not run outside the sandbox: %s serves a repository and runs its hooks. Run git push/fetch/archive instead", filepath.Base(path))}
+	}
+	if isGit(path) {
+		// An approved git runs with hooks, fsmonitor and the repository's
+		// programs off, and carries no option that runs a program: what the
+		// human approved, with the network, and no more. Its global config
+		// is the user's (the privileged side's HOME), not one the session
+		// points HOME at.
+		env = slices.DeleteFunc(env, func(e string) bool {
+			return strings.HasPrefix(e, "HOME=") || strings.HasPrefix(e, "XDG_CONFIG_HOME=")
+		})
+		for _, k := range []string{"HOME", "XDG_CONFIG_HOME"} {
+			if v, ok := os.LookupEnv(k); ok {
+				env = append(env, k+"="+v)
+			}
+		}
+		if argv, env, err = gitsafe.Prepare(path, req.Dir, env, req.Args[1:]); err != nil {
+			return Response{Status: 126, Err: "guardsh: broker: " + err.Error()}
+		}
+	}
+	cmd, err := ExecCommand(b.Backend, b.Config.With(rights), argv, env, req.Dir)
 	if err != nil {
 		return Response{Status: 126, Err: "guardsh: broker: " + err.Error()}
 	}
@@ -227,6 +253,16 @@ func (b *Broker) handle(req Request, files []*os.File) Response {
 		return Response{Status: ee.ExitCode()}
 	}
 	return Response{Status: 126, Err: "guardsh: broker: " + err.Error()}
+}
+
+// isGit reports whether the program at path is git (by its name, or the
+// name of the file a symbolic link leads to).
+func isGit(path string) bool {
+	if filepath.Base(path) == "git" {
+		return true
+	}
+	real, err := filepath.EvalSymlinks(path)
+	return err == nil && filepath.Base(real) == "git"
 }
 
 // EscalationEnv is the environment an escalated command gets: the

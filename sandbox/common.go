@@ -84,6 +84,41 @@ func NewTmpDirName() (string, error) {
 	return filepath.Join(canon(os.TempDir()), "guardsh-"+hex.EncodeToString(b[:])), nil
 }
 
+// UsableTempDir makes sure the process's temporary directory can be
+// written, for the session's private temp dir and the probe: inside
+// another sandbox (bubblewrap with a read-only /tmp, Codex's sandbox) the
+// default one often cannot. It tries $TMPDIR (or /tmp), /var/tmp,
+// /dev/shm, $XDG_RUNTIME_DIR and ~/.cache/guardsh/tmp, sets TMPDIR to the
+// first where a directory can be made, and returns it ("" and an error
+// naming every one tried when none can).
+func UsableTempDir() (string, error) {
+	var cands []string
+	cands = append(cands, os.TempDir(), "/var/tmp", "/dev/shm")
+	if x := os.Getenv("XDG_RUNTIME_DIR"); filepath.IsAbs(x) {
+		cands = append(cands, x)
+	}
+	if h, err := os.UserHomeDir(); err == nil {
+		cands = append(cands, filepath.Join(h, ".cache", "guardsh", "tmp"))
+	}
+	var tried []string
+	for i, d := range cands {
+		if i == len(cands)-1 {
+			os.MkdirAll(d, 0o700)
+		}
+		p, err := os.MkdirTemp(d, "guardsh-check-")
+		if err != nil {
+			tried = append(tried, d+": "+err.Error())
+			continue
+		}
+		os.Remove(p)
+		if i > 0 {
+			os.Setenv("TMPDIR", d)
+		}
+		return d, nil
+	}
+	return "", fmt.Errorf("no temporary directory can be written here (%s): set TMPDIR to one", strings.Join(tried, "; "))
+}
+
 // Executable is the guardsh binary re-executed for the confined stages.
 // Tests may point it elsewhere; "" means os.Executable().
 var Executable = ""
@@ -120,6 +155,8 @@ func (r ProbeResult) Describe() string {
 		return fmt.Sprintf("landlock+seccomp (abi %d)", r.ABI)
 	case BackendBwrap:
 		return "bwrap+seccomp"
+	case BackendContainer:
+		return fmt.Sprintf("container: landlock+seccomp (abi %d), no namespaces", r.ABI)
 	}
 	return r.Backend
 }

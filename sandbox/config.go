@@ -12,8 +12,16 @@ import (
 const (
 	BackendLandlock = "landlock" // Landlock + seccomp, no namespaces required (Linux)
 	BackendBwrap    = "bwrap"    // bubblewrap + seccomp (Linux fallback)
-	BackendSeatbelt = "seatbelt" // sandbox-exec with a generated profile (macOS)
-	BackendOff      = "off"      // no sandbox: only by the named switch
+	// BackendContainer is Landlock + seccomp without any namespace, where
+	// none can be made (a container: no CAP_SYS_ADMIN, user namespaces
+	// off). Writes outside the writable roots and the network are refused
+	// by the kernel as at the full level; the protected paths inside the
+	// project cannot be made read-only, so the privileged side guards them
+	// instead (Integrity: checked and restored before an escalated command
+	// runs and when the session ends).
+	BackendContainer = "container"
+	BackendSeatbelt  = "seatbelt" // sandbox-exec with a generated profile (macOS)
+	BackendOff       = "off"      // no sandbox: only by the named switch
 )
 
 // Config is the session sandbox: what confined processes may write and

@@ -335,7 +335,14 @@ type Status struct {
 
 // SelfStatus reads the confinement fields of /proc/self/status.
 func SelfStatus() (Status, error) {
-	b, err := os.ReadFile("/proc/self/status")
+	// The calling thread's: credentials and the seccomp filter are per
+	// thread, and a confined thread need not be the thread group's leader
+	// (a test binary's stage runs on whichever thread TestMain has), whose
+	// state /proc/self/status shows.
+	b, err := os.ReadFile("/proc/thread-self/status")
+	if err != nil {
+		b, err = os.ReadFile("/proc/self/status")
+	}
 	if err != nil {
 		return Status{}, err
 	}

@@ -1,6 +1,6 @@
 // Package sandbox confines guardsh's interpreter and everything it starts:
 // Landlock+seccomp on Linux, bubblewrap as the Linux fallback, Seatbelt on
-// macOS, each proven by a start-up probe before it is trusted (issue 4).
+// macOS, each proven by a start-up probe before it is trusted (docs/sandbox.md).
 //
 // The process the user started stays unconfined as the privileged side
 // (the broker). It re-executes its own binary with a stage request in the

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -49,12 +50,14 @@ func runProbeChecks(spec stageSpec) []Check {
 		add("a child process cannot write outside either", err != nil && errors.Is(statErr, os.ErrNotExist), errString(err))
 	}
 
-	f, err := os.OpenFile(p.GitConfig, os.O_WRONLY|os.O_APPEND, 0)
-	if err == nil {
-		f.Close()
+	if p.GitConfig != "" { // the container level guards it from the privileged side instead
+		f, err := os.OpenFile(p.GitConfig, os.O_WRONLY|os.O_APPEND, 0)
+		if err == nil {
+			f.Close()
+		}
+		err2 := os.Rename(p.GitConfig, p.GitConfig+".moved")
+		add("write .git/config fails", err != nil && err2 != nil, errString(err)+"; rename: "+errString(err2))
 	}
-	err2 := os.Rename(p.GitConfig, p.GitConfig+".moved")
-	add("write .git/config fails", err != nil && err2 != nil, errString(err)+"; rename: "+errString(err2))
 
 	err = probeDial(p.TCP)
 	add("TCP connect to the host's 127.0.0.1 fails", err != nil, errString(err))
@@ -92,7 +95,7 @@ func errString(err error) string {
 func Probe(backend string, c Config) ProbeResult {
 	start := time.Now()
 	res := ProbeResult{Backend: backend}
-	if backend == BackendLandlock {
+	if backend == BackendLandlock || backend == BackendContainer {
 		res.ABI = LandlockABI()
 	}
 	fail := func(err error) ProbeResult {
@@ -132,6 +135,10 @@ func Probe(backend string, c Config) ProbeResult {
 	pc.Protected = []string{filepath.Join(proj, ".git", "hooks"), gitConfig, filepath.Join(proj, ".gitmodules")}
 	pc.Writable = nil
 	spec := stageSpec{Config: pc, Action: "probe", Probe: &probeSpec{Inside: proj, Outside: out, GitConfig: gitConfig, TCP: lnAddr}}
+	kernelProtects := backend != BackendContainer
+	if !kernelProtects {
+		spec.Probe.GitConfig = ""
+	}
 	cmd, err := command(backend, spec, withoutStage(os.Environ()), nil)
 	if err != nil {
 		return fail(err)
@@ -140,6 +147,9 @@ func Probe(backend string, c Config) ProbeResult {
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	cmd.Dir = proj
 	if err := cmd.Run(); err != nil {
+		if why := namespaceCause(backend, err); why != "" {
+			return fail(errors.New(why))
+		}
 		return fail(fmt.Errorf("%v: %s", err, bytes.TrimSpace(stderr.Bytes())))
 	}
 	if err := json.Unmarshal(stdout.Bytes(), &res.Checks); err != nil {
@@ -151,6 +161,9 @@ func Probe(backend string, c Config) ProbeResult {
 		statErr = nil
 	}
 	b, _ := os.ReadFile(gitConfig)
+	if !kernelProtects {
+		b = []byte("[core]\n") // not the kernel's to keep at this level
+	}
 	_, inErr := os.Lstat(filepath.Join(proj, "probe-inside"))
 	wasReached := probeReached(ln)
 	res.Checks = append(res.Checks, Check{Name: "verified from the privileged side",
@@ -245,4 +258,19 @@ func probeDial(addr string) error {
 	tv := unix.NsecToTimeval(time.Second.Nanoseconds())
 	unix.SetsockoptTimeval(fd, unix.SOL_SOCKET, unix.SO_SNDTIMEO, &tv)
 	return unix.Connect(fd, &unix.SockaddrInet4{Port: port, Addr: ip})
+}
+
+// namespaceCause says in words a user can act on why a backend that needs
+// namespaces could not start its process, "" when err is not that.
+func namespaceCause(backend string, err error) string {
+	if backend != BackendLandlock {
+		return ""
+	}
+	switch {
+	case errors.Is(err, syscall.ENOSPC):
+		return "no user namespace can be made here (user.max_user_namespaces is 0 or used up, as in most containers) and guardsh has no CAP_SYS_ADMIN for a mount namespace: the full level is not available; the container level is used instead (docs/containers.md says how to reach the full level)"
+	case errors.Is(err, syscall.EPERM) || errors.Is(err, syscall.EACCES):
+		return "namespaces are refused here (a seccomp profile or an AppArmor/SELinux policy forbids unshare and user namespaces, and guardsh has no CAP_SYS_ADMIN): the full level is not available; the container level is used instead (docs/containers.md)"
+	}
+	return ""
 }

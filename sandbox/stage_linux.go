@@ -113,7 +113,7 @@ func Inherited() (desc string, ok bool, err error) {
 	// merely runs under some other seccomp filter (a container's) does not
 	// pass for a sandboxed one. (System calls, not /proc/self/status and
 	// mountinfo: this runs at every start of a confined interpreter.)
-	if selfConfined() && rootReadOnly() {
+	if selfConfined() && (rootReadOnly() || strings.HasPrefix(desc, BackendContainer+":")) {
 		return desc, true, nil
 	}
 	st, err := SelfStatus()
@@ -180,6 +180,10 @@ func command(backend string, spec stageSpec, env []string, extra []*os.File) (*e
 				GidMappingsEnableSetgroups: false,
 			}
 		}
+	case BackendContainer:
+		spec.Landlock = true
+		spec.MountNS = false
+		cmd = exec.Command(exe)
 	case BackendBwrap:
 		spec.Landlock = false
 		spec.MountNS = false
@@ -319,7 +323,8 @@ func osProbeChecks(spec stageSpec) []Check {
 	out = append(out, Check{Name: "unshare fails", OK: err != nil, Detail: errString(err)})
 	// What a confined interpreter checks at its start (Inherited) must
 	// see this sandbox.
-	out = append(out, Check{Name: "confinement seen by the interpreter's start-up check", OK: selfConfined() && rootReadOnly(),
+	seen := selfConfined() && (rootReadOnly() || !spec.MountNS && spec.Landlock)
+	out = append(out, Check{Name: "confinement seen by the interpreter's start-up check", OK: seen,
 		Detail: fmt.Sprintf("selfConfined=%v rootReadOnly=%v", selfConfined(), rootReadOnly())})
 	return out
 }

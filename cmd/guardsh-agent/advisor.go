@@ -1,6 +1,6 @@
 package main
 
-// The advisor's second opinion for the agent's commands (issue 9, part 1):
+// The advisor's second opinion for the agent's commands (docs/advisor.md):
 // the agent process (outside the sandbox) owns the advisor and its cache;
 // the sandboxed session asks it over the broker's channel; with the
 // sandbox off the local runner asks it directly.

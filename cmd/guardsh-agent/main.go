@@ -1,5 +1,6 @@
 // Command guardsh-agent is guardsh's bundled local coding agent: it runs a
-// task against an Ollama model whose only shell is guardsh (issue 6).
+// task against an Ollama model whose only shell is guardsh
+// (docs/guardsh-agent.md).
 //
 //	guardsh-agent [--model NAME] [--host URL] [--mode MODE] [--workdir DIR]
 //	              [--test-cmd CMD] [--max-steps N] [--allow-dirty] "TASK"
@@ -27,9 +28,15 @@ import (
 
 	"github.com/guardsh/guardsh/agentloop"
 	"github.com/guardsh/guardsh/guardsh"
+	"github.com/guardsh/guardsh/internal/version"
 	"github.com/guardsh/guardsh/interp"
 	"github.com/ollama/ollama/api"
 )
+
+// Version is guardsh-agent's version as the build sets it (go build
+// -ldflags "-X main.Version=v1.2.3"); when it is empty, --version prints
+// what the Go toolchain recorded (internal/version).
+var Version string
 
 // defaultModel is used when neither --model, GUARDSH_MODEL nor agent.toml
 // names one.
@@ -55,6 +62,7 @@ func usage(w io.Writer) {
 	fmt.Fprint(w, `usage: guardsh-agent [--model NAME] [--host URL] [--mode MODE] [--workdir DIR]
                      [--test-cmd CMD] [--max-steps N] [--allow-dirty] "TASK"
        guardsh-agent undo [--workdir DIR]
+       guardsh-agent --version
 
 Runs TASK with a local Ollama model whose only shell is guardsh. The model
 comes from --model, GUARDSH_MODEL, or agent.toml (default `+defaultModel+`);
@@ -87,6 +95,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 	adminOn := fs.Bool("admin", false, "the admin context: only the irreversible-delete rules still deny, every other deny asks (a human's flag; refused inside a session)")
 	var adminDevices deviceList
 	fs.Var(&adminDevices, "admin-device", "in the admin context, a device (or disk image) whose formatting and writing may be approved (repeatable; implies --admin)")
+	showVersion := fs.Bool("version", false, "print the version and exit")
 	scrubEnv := fs.Bool("scrub-env", true, "remove secret-looking variables from the commands' environment (default: [env] scrub_secrets in config.toml, else on)")
 	fs.Usage = func() { usage(stderr); fs.PrintDefaults() }
 	if err := fs.Parse(args); err != nil {
@@ -94,6 +103,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 			return 0
 		}
 		return 2
+	}
+	if *showVersion {
+		fmt.Fprintf(stdout, "guardsh-agent %s\n", version.Of(Version))
+		return 0
 	}
 	if fs.NArg() == 0 || strings.TrimSpace(strings.Join(fs.Args(), " ")) == "" {
 		fmt.Fprintln(stderr, "guardsh-agent: no task given")

@@ -15,6 +15,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/guardsh/guardsh/internal/version"
 )
 
 // fakeChat is a minimal Ollama /api/chat: it streams each scripted reply
@@ -113,6 +115,15 @@ func TestModelNotFound(t *testing.T) {
 	code := run(context.Background(), []string{"--host", srv.URL, "--workdir", dir, "--model", "nosuch:7b", "task"}, &out, &errb, env)
 	if code != 1 || !strings.Contains(errb.String(), "model not found: run `ollama pull nosuch:7b`") {
 		t.Fatalf("exit %d, stderr %q", code, errb.String())
+	}
+}
+
+// TestVersion: --version prints the version and runs nothing.
+func TestVersion(t *testing.T) {
+	var out, errb bytes.Buffer
+	code := run(context.Background(), []string{"--version"}, &out, &errb, func(string) string { return "" })
+	if want := "guardsh-agent " + version.Of(Version) + "\n"; code != 0 || out.String() != want || errb.Len() != 0 {
+		t.Errorf("exit %d, stdout %q, stderr %q; want 0, %q", code, out.String(), errb.String(), want)
 	}
 }
 

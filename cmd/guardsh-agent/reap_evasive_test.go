@@ -8,7 +8,7 @@ import (
 	"time"
 )
 
-// TestAgentReapEvasive (attacks-L): programs that try to outlive the
+// TestAgentReapEvasive: programs that try to outlive the
 // call's timeout and the run: one that ignores SIGTERM after setsid and a
 // double fork, one that answers SIGTERM by starting a replacement, one
 // that moves to a new process group, and a "pid hopper" (each generation

@@ -209,7 +209,7 @@ func procsWith(s string) []int {
 // in /proc/<agent>/environ. From the sandboxed session no command can
 // read any other process's environ anyway; without the sandbox the
 // commands run in the agent's own process (/proc/$$/environ is the
-// agent's), and still find nothing (attacks-D E1).
+// agent's), and still find nothing.
 func TestAgentProcEnviron(t *testing.T) {
 	const probe = `for f in /proc/[0-9]*/environ; do if grep -aq gh_PROCV4LU[E] "$f" 2>/dev/null; then echo "LEAK $f"; fi; done; echo "[$GH_TOKEN] scanned"`
 	for _, noSandbox := range []bool{false, true} {
@@ -238,7 +238,7 @@ func TestAgentProcEnviron(t *testing.T) {
 	}
 }
 
-// TestAgentSetsidSurvivor (attacks-D E3): a program that leaves run_shell's
+// TestAgentSetsidSurvivor: a program that leaves run_shell's
 // process groups (setsid) and whose parent exits is stopped, sandboxed or
 // not: when the call that started it times out (at once, before the result
 // comes back), and when the run ends (before the final checkpoint, diff and

@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"strings"
 
+	"github.com/guardsh/guardsh/internal/version"
 	"github.com/guardsh/guardsh/sandbox"
 )
 
@@ -21,7 +22,7 @@ func runDoctor(args []string) int {
 }
 
 func doctor(w io.Writer) int {
-	fmt.Fprintf(w, "guardsh %s (%s/%s)\n", Version, runtime.GOOS, runtime.GOARCH)
+	fmt.Fprintf(w, "guardsh %s (%s/%s)\n", version.Of(Version), runtime.GOOS, runtime.GOARCH)
 	ok := doctorSandbox(w)
 	doctorEnv(w) // scrubenv.go
 	fmt.Fprintln(w)
@@ -95,7 +96,9 @@ func doctorSandbox(w io.Writer) bool {
 		fmt.Fprintln(w, "  project: none (started in /, your home directory or an ancestor of it, which are never writable; cd into a project or set GUARDSH_PROJECT)")
 	}
 	fmt.Fprintf(w, "  writable: %s\n", strings.Join(c.WritableRoots(), ", "))
-	if prot := c.ProtectedInside(); len(prot) > 0 {
+	if prot := c.ProtectedInside(); len(prot) > 0 && chosen.Backend == sandbox.BackendContainer {
+		fmt.Fprintf(w, "  guarded inside them (container level: not read-only; guardsh checks and restores them before an approved command runs and when the session ends): %s\n", strings.Join(prot, ", "))
+	} else if len(prot) > 0 {
 		fmt.Fprintf(w, "  read-only inside them: %s\n", strings.Join(prot, ", "))
 	}
 	fmt.Fprintln(w, "  everything else: read-only; no capabilities; no_new_privs")

@@ -11,7 +11,7 @@ import (
 // word expansion, about 1 KiB per simple command) and keeps a small live
 // heap (a few MiB). With Go's default GOGC=100 a loop of builtins collects
 // every 4 MiB, and the collector's marking and write barriers cost ~10% of
-// its time (issue 8's builtin loop: GOGC=400 took 10-15% of its CPU time off,
+// its time (a loop of builtins: GOGC=400 took 10-15% of its CPU time off,
 // bench/profile_test.go and valgrind instruction counts agree). gcTune lets
 // the heap grow to gcMinHeap before a collection while the live heap is
 // small, and falls back to GOGC=100 as it grows, so a script holding a lot

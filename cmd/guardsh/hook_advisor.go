@@ -1,6 +1,6 @@
 package main
 
-// The advisor's second opinion in guardsh --hook (issue 9, part 1): a
+// The advisor's second opinion in guardsh --hook (docs/advisor.md): a
 // command the rules allow is also rated by the configured model before
 // the agent runs it itself (outside guardsh, unsandboxed). A rating at or
 // above the threshold turns the answer into a deny (advisor.destructive);

@@ -13,12 +13,15 @@ import (
 	"syscall"
 
 	"github.com/guardsh/guardsh/guardsh"
+	"github.com/guardsh/guardsh/internal/version"
 	"github.com/guardsh/guardsh/interp"
 	"golang.org/x/term"
 )
 
-// Version is guardsh's version, printed by --version.
-var Version = "0.1.0-dev"
+// Version is guardsh's version as the build sets it (go build -ldflags
+// "-X main.Version=v1.2.3"); when it is empty, --version prints what the Go
+// toolchain recorded (internal/version).
+var Version string
 
 // longModes are guardsh's own long options that replace running a shell
 // (--check, --doctor, --hook, ...). Files of this package register them in
@@ -141,12 +144,12 @@ Tools (each runs instead of a shell; see README.md):
 
 func shell(inv *invocation) int {
 	if inv.Help {
-		fmt.Printf("guardsh %s, a guarded bash-compatible shell for AI coding agents\n", Version)
+		fmt.Printf("guardsh %s, a guarded bash-compatible shell for AI coding agents\n", version.Of(Version))
 		fmt.Print(usage)
 		return 0
 	}
 	if inv.Version {
-		fmt.Printf("guardsh %s (bash-compatible: GNU bash 5.2 behaviour)\n", Version)
+		fmt.Printf("guardsh %s (bash-compatible: GNU bash 5.2 behaviour)\n", version.Of(Version))
 		return 0
 	}
 	interactive := inv.Interactive ||

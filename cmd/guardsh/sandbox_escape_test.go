@@ -2,7 +2,7 @@
 
 package main
 
-// The sandbox escape suite (issue 4): guardsh runs as root in bypass mode,
+// The sandbox escape suite: guardsh runs as root in bypass mode,
 // so the rules let everything through and only the kernel layer stands in
 // the way. Every attack must fail AND leave nothing changed outside the
 // project; the positive cases must work.

@@ -13,7 +13,7 @@ import (
 	"github.com/guardsh/guardsh/sandbox"
 )
 
-// Secret-free environments (issue 9, part 3): with [env] scrub_secrets =
+// Secret-free environments (docs/sandbox.md): with [env] scrub_secrets =
 // true or --scrub-env, the session's environment loses its secret-looking
 // variables before the interpreter starts: the confined interpreter
 // (session.go) and the interpreter in this process without the sandbox

@@ -63,7 +63,7 @@ func TestScrubEnvProcEnviron(t *testing.T) {
 	}
 	// Without the sandbox the interpreter is guardsh's own process: its
 	// /proc/<pid>/environ (the environment the kernel keeps as the process
-	// started) must not show the secrets either (attacks-D E1).
+	// started) must not show the secrets either (interp.ClearInitialEnviron).
 	t.Run("without the sandbox", func(t *testing.T) {
 		f := newFixture(t)
 		writeScrubConfig(t, f, "")

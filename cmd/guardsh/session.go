@@ -147,8 +147,8 @@ func sessionConfig() (sandbox.Config, error) {
 	return sandbox.NewConfig(project, tmp, home, os.Getenv), nil
 }
 
-// sandboxSession confines the session before the interpreter starts (issue
-// 4). When it returns done, the process's work is over (the privileged side
+// sandboxSession confines the session before the interpreter starts
+// (docs/sandbox.md). When it returns done, the process's work is over (the privileged side
 // ran the confined interpreter as a child) and code is the exit status.
 // Otherwise this process is the interpreter: already confined (describe
 // says how), or unconfined because the user turned the sandbox off.
@@ -183,7 +183,12 @@ func sandboxSession(inv *invocation) (code int, done bool, describe string) {
 		project = sandbox.ProjectRoot(wd)
 	}
 	// The session's private temporary directory is named now and made
-	// below, while the stage is already starting.
+	// below, while the stage is already starting; inside another sandbox
+	// the default temp dir may be read-only.
+	if _, err := sandbox.UsableTempDir(); err != nil {
+		fmt.Fprintf(os.Stderr, "guardsh: sandbox: %v\n", err)
+		return 126, true, ""
+	}
 	tmp, err := sandbox.NewTmpDirName()
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "guardsh: sandbox: %v\n", err)
@@ -223,7 +228,27 @@ func sandboxSession(inv *invocation) (code int, done bool, describe string) {
 		files["tty"] = tty
 		defer tty.Close()
 	}
-	check := brokerCheck(policy, c.Project, home)
+	// At the container level the protected paths inside the project are
+	// guarded by the privileged side (integrity.go): restored before an
+	// approved command runs outside the sandbox, and at the end.
+	var guard *sandbox.Integrity
+	restore := func(when string) {
+		if guard == nil {
+			return
+		}
+		changes, err := guard.Restore()
+		if len(changes) > 0 {
+			fmt.Fprintf(os.Stderr, "guardsh: container level: protected paths changed during the session were restored %s: %s\n", when, strings.Join(changes, "; "))
+		}
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "guardsh: %v\n", err)
+		}
+	}
+	baseCheck := brokerCheck(policy, c.Project, home)
+	check := func(r sandbox.Request) (sandbox.Rights, error) {
+		restore("before an approved command ran")
+		return baseCheck(r)
+	}
 	env := append(sessionEnviron(), "TMPDIR="+c.TmpDir) // without secrets when scrubbing (scrubenv.go)
 	// One session id for the interpreter's records and the proxy's.
 	sid := interp.NewSessionID()
@@ -233,7 +258,7 @@ func sandboxSession(inv *invocation) (code int, done bool, describe string) {
 	// below, once the stage is starting: it costs ~0.2 ms, a thread).
 	signal.Ignore(os.Interrupt, syscall.SIGQUIT)
 
-	// Start-up (issue 8): the stage of the first backend wanted starts at
+	// Start-up (docs/performance.md): the stage of the first backend wanted starts at
 	// once, held back before it confines itself, so that its Go start-up
 	// overlaps the work below; it is released only when the temporary
 	// directory exists and the backend is proven (the probe cache, or a
@@ -286,6 +311,17 @@ func sandboxSession(inv *invocation) (code int, done bool, describe string) {
 		abort() // another backend passed: start that one instead
 	}
 	missing := c.ProtectedMissing() // before anything confined can run
+	if res.Backend == sandbox.BackendContainer {
+		g, err := sandbox.Snapshot(append(c.ProtectedInside(), missing...))
+		if err != nil {
+			abort()
+			fmt.Fprintf(os.Stderr, "guardsh: sandbox: %v\n", err)
+			return 126, true, ""
+		}
+		guard = g
+		defer restore("when the session ended")
+		fmt.Fprintln(os.Stderr, "guardsh: note: sandbox level \"container\" (Landlock + seccomp; this environment allows no namespaces): writes outside the project and the network are refused by the kernel; .git's hooks and config and the other protected paths inside the project are restored by guardsh, not kept read-only (guardsh --doctor)")
+	}
 	if s != nil {
 		if err := s.Release(); err != nil {
 			abort()

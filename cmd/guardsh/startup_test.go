@@ -37,7 +37,7 @@ func initTrace(t *testing.T, args ...string) (order []string, bytes map[string]i
 }
 
 // TestStartupInitIsLazy: guardsh's own packages build nothing big at init
-// (issue 8: every start pays it, three times for a sandboxed -c): the
+// (every start pays it, three times for a sandboxed -c): the
 // regexps for error messages and the command handler table are made on
 // first use. A package-level regexp.MustCompile or table costs tens of KB
 // here.

@@ -1,6 +1,6 @@
 // Package advisor asks a local model, through Ollama, for a second opinion
 // on a command the rules allowed: the likelihood, 0-100%, that it
-// irreversibly destroys data (issue 9, part 1). The runner refuses a
+// irreversibly destroys data (docs/advisor.md). The runner refuses a
 // command rated at or above the configured threshold; a rating never turns
 // a refusal into an allow.
 //

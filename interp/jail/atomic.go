@@ -141,16 +141,6 @@ func (t *target) replace(res Resolved, data []byte, perm os.FileMode) error {
 	return nil
 }
 
-// remove unlinks the checked regular file. A name swapped for a symlink in
-// the meantime loses only the symlink; a directory is not removed.
-func (t *target) remove(res Resolved) error {
-	if err := unix.Unlinkat(int(t.dir.Fd()), t.name, 0); err != nil {
-		return &Error{Op: "delete", Path: res.Path, Err: err}
-	}
-	unix.Fsync(int(t.dir.Fd()))
-	return nil
-}
-
 // MkdirParents creates the missing directories above res.Real (as mkdir -p
 // would), walking from / with no symlink followed: each component is
 // opened with O_NOFOLLOW|O_DIRECTORY and made with mkdirat where missing,

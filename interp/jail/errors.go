@@ -1,7 +1,6 @@
 package jail
 
 import (
-	"errors"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -78,10 +77,3 @@ func Capitalize(s string) string {
 
 // Unwrap returns the underlying error.
 func (e *Error) Unwrap() error { return e.Err }
-
-// IsRefusal reports whether err is (or wraps) a refusal with a rule ID, as
-// opposed to an ordinary failure such as a missing file.
-func IsRefusal(err error) bool {
-	var e *Error
-	return errors.As(err, &e) && e.Rule != ""
-}

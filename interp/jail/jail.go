@@ -1,6 +1,7 @@
 // Package jail is guardsh's one way to touch files in its own process: the
 // shell's redirections, source, cd and globbing (through interp's FS) and the
-// bundled agent's file tools (Session) all resolve and open paths here.
+// bundled agent's file tools (agentloop's Files) all resolve and open paths
+// here, and the agent writes with [Jail.WriteAtomic] and [Jail.MkdirParents].
 //
 // The jail answers two questions and enforces one rule:
 //

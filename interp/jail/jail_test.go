@@ -1,8 +1,8 @@
 package jail
 
 import (
-	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -36,6 +36,13 @@ func must(t *testing.T, err error) {
 	if err != nil {
 		t.Fatal(err)
 	}
+}
+
+// isRefusal reports whether err is (or wraps) a refusal with a rule ID, as
+// opposed to an ordinary failure such as a missing file.
+func isRefusal(err error) bool {
+	var e *Error
+	return errors.As(err, &e) && e.Rule != ""
 }
 
 // secretIntact fails the test if the outside file changed.
@@ -153,7 +160,7 @@ func TestPrivateDir(t *testing.T) {
 	must(t, os.Mkdir(w.app+"/priv", 0o700))
 	must(t, w.j.AddPrivate(w.app+"/priv"))
 	for _, p := range []string{"priv", "priv/sh-interp-1", "sub/../priv/x"} {
-		if _, err := w.j.Resolve(w.app, p); !IsRefusal(err) {
+		if _, err := w.j.Resolve(w.app, p); !isRefusal(err) {
 			t.Errorf("%s: %v", p, err)
 		}
 	}
@@ -195,7 +202,7 @@ func TestOpen(t *testing.T) {
 			if !res.Inside {
 				t.Fatal("hard link resolves outside?")
 			}
-			if _, err := w.j.Open(res, os.O_WRONLY|os.O_TRUNC, 0o644, Options{}); !IsRefusal(err) {
+			if _, err := w.j.Open(res, os.O_WRONLY|os.O_TRUNC, 0o644, Options{}); !isRefusal(err) {
 				t.Errorf("write through hardlink: %v", err)
 			}
 			w.secretIntact(t)
@@ -204,7 +211,7 @@ func TestOpen(t *testing.T) {
 			must(t, err)
 			must(t, os.Remove(w.app+"/sub/created"))
 			must(t, os.Symlink(w.secret, w.app+"/sub/created"))
-			if _, err := w.j.Open(res, os.O_WRONLY|os.O_TRUNC, 0o644, Options{}); !IsRefusal(err) {
+			if _, err := w.j.Open(res, os.O_WRONLY|os.O_TRUNC, 0o644, Options{}); !isRefusal(err) {
 				t.Errorf("swapped final symlink: %v", err)
 			}
 			// a directory swapped for a symlink after the check
@@ -213,25 +220,28 @@ func TestOpen(t *testing.T) {
 			must(t, err)
 			must(t, os.Remove(w.app+"/d"))
 			must(t, os.Symlink(w.outside, w.app+"/d"))
-			if _, err := w.j.Open(res, os.O_WRONLY|os.O_TRUNC, 0o644, Options{}); !IsRefusal(err) {
+			if _, err := w.j.Open(res, os.O_WRONLY|os.O_TRUNC, 0o644, Options{}); !isRefusal(err) {
 				t.Errorf("swapped dir symlink: %v", err)
 			}
 			w.secretIntact(t)
 			// regular only
 			res, err = w.j.Resolve(w.app, "sub")
 			must(t, err)
-			if _, err := w.j.Open(res, os.O_RDONLY, 0, Options{RegularOnly: true}); !IsRefusal(err) {
+			if _, err := w.j.Open(res, os.O_RDONLY, 0, Options{RegularOnly: true}); !isRefusal(err) {
 				t.Errorf("directory opened as regular file: %v", err)
 			}
 		})
 	}
 }
 
+// TestUnifiedDiff: the diffs are GNU diff -u's (diffutils 3.8, the
+// output below the two header lines), context, hunk headers and missing
+// final newlines included.
 func TestUnifiedDiff(t *testing.T) {
 	tests := []struct{ old, new, want string }{
 		{"a\nb\nc\n", "a\nB\nc\n", "--- a\n+++ b\n@@ -1,3 +1,3 @@\n a\n-b\n+B\n c\n"},
-		{"", "x\n", "--- a\n+++ b\n@@ -0,0 +1,1 @@\n+x\n"},
-		{"x", "y", "--- a\n+++ b\n@@ -1,1 +1,1 @@\n-x\n\\ No newline at end of file\n+y\n\\ No newline at end of file\n"},
+		{"", "x\n", "--- a\n+++ b\n@@ -0,0 +1 @@\n+x\n"},
+		{"x", "y", "--- a\n+++ b\n@@ -1 +1 @@\n-x\n\\ No newline at end of file\n+y\n\\ No newline at end of file\n"},
 		{"1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n", "1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n", ""},
 		{"1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n11\n12\n", "0\n1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n11\n12\n13\n",
 			"--- a\n+++ b\n@@ -1,3 +1,4 @@\n+0\n 1\n 2\n 3\n@@ -10,3 +11,4 @@\n 10\n 11\n 12\n+13\n"},
@@ -241,7 +251,28 @@ func TestUnifiedDiff(t *testing.T) {
 			t.Errorf("diff %q -> %q:\n%s\nwant\n%s", tc.old, tc.new, got, tc.want)
 		}
 	}
-	_ = context.Background
+}
+
+// TestUnifiedDiffLarge: a file of 3,000 lines changed in its first and
+// last line gives the two hunks diff -u gives (a diff bounded by the
+// product of the lengths showed it as 6,000 replaced lines).
+func TestUnifiedDiffLarge(t *testing.T) {
+	var a, b strings.Builder
+	for i := 1; i <= 3000; i++ {
+		fmt.Fprintf(&a, "line %d\n", i)
+		switch i {
+		case 1, 3000:
+			fmt.Fprintf(&b, "changed %d\n", i)
+		default:
+			fmt.Fprintf(&b, "line %d\n", i)
+		}
+	}
+	got := UnifiedDiff("a", "b", a.String(), b.String())
+	want := "--- a\n+++ b\n@@ -1,4 +1,4 @@\n-line 1\n+changed 1\n line 2\n line 3\n line 4\n" +
+		"@@ -2997,4 +2997,4 @@\n line 2997\n line 2998\n line 2999\n-line 3000\n+changed 3000\n"
+	if got != want {
+		t.Errorf("diff:\n%s\nwant\n%s", got, want)
+	}
 }
 
 // TestMkdirParentsSwap: a symlink to the outside swapped in after the
@@ -254,7 +285,7 @@ func TestMkdirParentsSwap(t *testing.T) {
 		t.Fatalf("%+v", res)
 	}
 	must(t, os.Symlink(w.outside, w.app+"/mk"))
-	if _, err := w.j.MkdirParents(res); !IsRefusal(err) {
+	if _, err := w.j.MkdirParents(res); !isRefusal(err) {
 		t.Errorf("walk through swapped symlink: %v", err)
 	}
 	if _, err := os.Stat(w.outside + "/a"); err == nil {

@@ -1,0 +1,143 @@
+//go:build linux
+
+package sandbox
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestBrokerGitRunsWhatWasApproved: an escalated git push that the
+// privileged side grants the network for (a human approved `git push
+// origin main`, or a rule with network = true) runs the push and nothing
+// else: not a --receive-pack/--exec program, not -c core.sshCommand, not a
+// pre-push hook, not a config the session's HOME points to, not a
+// repository redirected through commondir. Real git, a real broker under
+// Landlock, a bare repository as the remote; the marker file is what the
+// smuggled program would write.
+func TestBrokerGitRunsWhatWasApproved(t *testing.T) {
+	needRoot(t)
+	if LandlockABI() < minLandlockABI {
+		t.Skip("no Landlock")
+	}
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git")
+	}
+	git := func(dir string, args ...string) {
+		t.Helper()
+		cmd := exec.Command("git", append([]string{"-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false", "-c", "core.hooksPath=/dev/null"}, args...)...)
+		cmd.Dir = dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	smuggled := `sh -c 'echo ran >> "$0"; exec git-receive-pack "$@"' MARKER`
+	cases := []struct {
+		name   string
+		plant  func(t *testing.T, project, marker string)
+		args   []string
+		env    []string
+		refuse string // "" the push must succeed
+	}{
+		{"plain push (control)", nil, []string{"git", "push", "-q", "origin", "main"}, nil, ""},
+		{"--receive-pack", nil, []string{"git", "push", "origin", "main", "--receive-pack=" + smuggled}, nil, "--receive-pack"},
+		{"--exec", nil, []string{"git", "push", "--exec=" + smuggled, "origin", "main"}, nil, "--exec"},
+		{"-c remote.origin.receivepack", nil, []string{"git", "-c", "remote.origin.receivepack=" + smuggled, "push", "origin", "main"}, nil, "receivepack"},
+		{"-c core.sshCommand", nil, []string{"git", "-c", "core.sshCommand=" + smuggled, "push", "origin", "main"}, nil, "core.sshCommand"},
+		{"GIT_SSH_COMMAND and GIT_CONFIG_PARAMETERS", nil, []string{"git", "push", "-q", "origin", "main"},
+			[]string{"GIT_SSH_COMMAND=" + smuggled, "GIT_CONFIG_PARAMETERS='remote.origin.receivepack=" + smuggled + "'"}, ""},
+		{"pre-push hook", func(t *testing.T, project, marker string) {
+			os.WriteFile(filepath.Join(project, ".git", "hooks", "pre-push"), []byte("#!/bin/sh\necho ran >> "+marker+"\n"), 0o755)
+			os.WriteFile(filepath.Join(project, ".git", "hooks", "reference-transaction"), []byte("#!/bin/sh\necho ran >> "+marker+"\n"), 0o755)
+		}, []string{"git", "push", "-q", "origin", "main"}, nil, ""},
+		// the remote's own hooks (planted below): a local transport runs
+		// its receive-pack here, without the command line's config
+		{"hooks of a local remote", nil, []string{"git", "push", "-q", "origin", "main"}, nil, ""},
+		{"hooks of a local remote named by path", nil, []string{"git", "push", "-q", "REMOTE", "main"}, nil, ""},
+		{"--git-dir to a planted repository", func(t *testing.T, project, marker string) {
+			other := filepath.Join(project, "other")
+			git(project, "init", "-q", "-b", "main", other)
+			git(other, "commit", "-q", "--allow-empty", "-m", "x")
+			git(other, "config", "core.sshCommand", "sh x.sh")
+		}, []string{"git", "--git-dir=other/.git", "push", "-q", "origin", "main"}, nil, "core.sshcommand"},
+		{"receivepack in the repository's config", func(t *testing.T, project, marker string) {
+			git(project, "config", "remote.origin.receivepack", strings.ReplaceAll(smuggled, "MARKER", marker))
+		}, []string{"git", "push", "-q", "origin", "main"}, nil, "remote.origin.receivepack"},
+		{"HOME pointed at a planted .gitconfig", func(t *testing.T, project, marker string) {
+			os.MkdirAll(filepath.Join(project, "h"), 0o755)
+			x := filepath.Join(project, "x.sh")
+			os.WriteFile(x, []byte("#!/bin/sh\necho ran >> "+marker+"\nexec git-receive-pack \"$@\"\n"), 0o755)
+			os.WriteFile(filepath.Join(project, "h", ".gitconfig"), []byte("[remote \"origin\"]\n\treceivepack = "+x+"\n"), 0o644)
+		}, []string{"git", "push", "-q", "origin", "main"}, []string{"HOME=PROJECT/h"}, ""},
+		{"git-receive-pack itself", nil, []string{"git-receive-pack", "REMOTE"}, nil, "serves a repository"},
+		{"commondir", func(t *testing.T, project, marker string) {
+			c := filepath.Join(project, "c")
+			if err := os.CopyFS(c, os.DirFS(filepath.Join(project, ".git"))); err != nil {
+				t.Fatal(err)
+			}
+			os.WriteFile(filepath.Join(c, "hooks", "pre-push"), []byte("#!/bin/sh\necho ran >> "+marker+"\n"), 0o755)
+			os.WriteFile(filepath.Join(project, ".git", "commondir"), []byte("../c\n"), 0o644)
+		}, []string{"git", "push", "-q", "origin", "main"}, nil, "commondir"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			project, remote := t.TempDir(), filepath.Join(t.TempDir(), "remote.git")
+			marker := filepath.Join(project, "ran")
+			git(project, "init", "-q", "-b", "main")
+			git(project, "commit", "-q", "--allow-empty", "-m", "one")
+			git(filepath.Dir(remote), "init", "-q", "--bare", remote)
+			git(project, "remote", "add", "origin", remote)
+			if c.plant != nil {
+				c.plant(t, project, marker)
+			}
+			if strings.HasPrefix(c.name, "hooks of a local remote") {
+				for _, h := range []string{"pre-receive", "post-receive", "update", "post-update"} {
+					os.WriteFile(filepath.Join(remote, "hooks", h), []byte("#!/bin/sh\necho ran >> "+marker+"\n"), 0o755)
+				}
+			}
+			args := make([]string, len(c.args))
+			for i, a := range c.args {
+				args[i] = strings.ReplaceAll(strings.ReplaceAll(a, "MARKER", marker), "REMOTE", remote)
+			}
+			env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir()}
+			for _, e := range c.env {
+				env = append(env, strings.ReplaceAll(strings.ReplaceAll(e, "MARKER", marker), "PROJECT", project))
+			}
+			// the remote is outside the project: the approval grants the
+			// network and a write to it, as a rule could
+			cfg := NewConfig(project, t.TempDir(), "", nil)
+			b, end, err := NewBroker(BackendLandlock, cfg, func(Request) (Rights, error) {
+				return Rights{Network: true, Writes: []string{filepath.Dir(remote)}}, nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			go b.Serve()
+			cl := NewClient(end)
+			defer cl.Close()
+			out, _ := os.CreateTemp(t.TempDir(), "out")
+			devnull, _ := os.Open(os.DevNull)
+			defer devnull.Close()
+			resp, err := cl.Run(Request{Args: args, Dir: project, Env: env, Network: true}, devnull, out, out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, _ := os.ReadFile(out.Name())
+			if _, err := os.Stat(marker); err == nil {
+				t.Fatalf("the smuggled program ran (status %d): %s %s", resp.Status, resp.Err, got)
+			}
+			if c.refuse == "" {
+				if resp.Status != 0 {
+					t.Fatalf("push refused or failed: status %d: %s\n%s", resp.Status, resp.Err, got)
+				}
+				return
+			}
+			if resp.Status != 126 || !strings.Contains(resp.Err, c.refuse) {
+				t.Fatalf("want a refusal naming %q, got status %d: %s\n%s", c.refuse, resp.Status, resp.Err, got)
+			}
+		})
+	}
+}

@@ -1,0 +1,244 @@
+package sandbox
+
+import (
+	"bytes"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+)
+
+// Integrity guards protected paths that the kernel cannot keep read-only
+// (the container level: no mount namespace for read-only bind mounts, and
+// Landlock cannot carve a read-only hole in a writable tree). The
+// privileged side records them before the interpreter starts (Snapshot),
+// and checks and restores them (Restore) before it runs an escalated
+// command and when the session ends: a hook, a git config key or a
+// .guardsh.toml planted during the session is undone before anything
+// outside the sandbox (the user's git, an approved command) can read it.
+//
+// What it does not stop: a planted file is there while the session runs,
+// for the session's own commands (which run inside the sandbox, with no
+// more rights than they already have); a privileged side killed by
+// SIGKILL restores nothing.
+type Integrity struct {
+	paths   []string
+	entries map[string]entry // by path; absent paths are recorded too
+	// parents are the directories above the paths that were directories
+	// (not symbolic links) when recorded: one replaced by a link is put
+	// back as a directory before anything is restored below it, so that
+	// a restore never writes through a link planted on the way.
+	parents []string
+}
+
+type entry struct {
+	exists bool
+	mode   fs.FileMode
+	link   string
+	data   []byte
+}
+
+// integrity limits: what one snapshot holds at most.
+const (
+	integrityMaxFiles = 4096
+	integrityMaxBytes = 32 << 20
+)
+
+// Snapshot records paths (files or directory trees; missing ones as
+// missing).
+func Snapshot(paths []string) (*Integrity, error) {
+	s := &Integrity{paths: append([]string(nil), paths...), entries: map[string]entry{}}
+	seen := map[string]bool{}
+	for _, p := range paths {
+		for d := filepath.Dir(p); d != "/" && d != "." && !seen[d]; d = filepath.Dir(d) {
+			seen[d] = true
+			if fi, err := os.Lstat(d); err == nil && fi.IsDir() {
+				s.parents = append(s.parents, d)
+			}
+		}
+	}
+	sort.Slice(s.parents, func(i, j int) bool { return len(s.parents[i]) < len(s.parents[j]) })
+	total := 0
+	for _, root := range paths {
+		err := walk(root, func(p string, e entry) error {
+			if len(s.entries) >= integrityMaxFiles {
+				return fmt.Errorf("integrity: more than %d files under %v", integrityMaxFiles, paths)
+			}
+			total += len(e.data)
+			if total > integrityMaxBytes {
+				return fmt.Errorf("integrity: more than %d MiB under %v", integrityMaxBytes>>20, paths)
+			}
+			s.entries[p] = e
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+// walk calls fn for root and, for a directory, everything below it
+// (symbolic links are recorded, not followed).
+func walk(root string, fn func(string, entry) error) error {
+	if _, err := os.Lstat(root); err != nil {
+		return fn(root, entry{})
+	}
+	return filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return fn(p, entry{})
+		}
+		info, err := d.Info()
+		if err != nil {
+			return fn(p, entry{})
+		}
+		e := entry{exists: true, mode: info.Mode()}
+		switch {
+		case info.Mode()&fs.ModeSymlink != 0:
+			e.link, _ = os.Readlink(p)
+		case info.Mode().IsRegular():
+			if e.data, err = os.ReadFile(p); err != nil {
+				return err
+			}
+		}
+		return fn(p, e)
+	})
+}
+
+// Changes lists what differs from the snapshot now: "path: what", sorted.
+func (s *Integrity) Changes() []string {
+	if s == nil {
+		return nil
+	}
+	now := map[string]entry{}
+	for _, root := range s.paths {
+		walk(root, func(p string, e entry) error {
+			if len(now) < 4*integrityMaxFiles {
+				now[p] = e
+			}
+			return nil
+		})
+	}
+	var out []string
+	for _, d := range s.parents {
+		if fi, err := os.Lstat(d); err != nil || !fi.IsDir() {
+			out = append(out, d+": no longer a directory")
+		}
+	}
+	for p, was := range s.entries {
+		is := now[p]
+		switch {
+		case was.exists && !is.exists:
+			out = append(out, p+": removed")
+		case !was.exists && is.exists:
+			out = append(out, p+": created")
+		case was.exists && (was.mode != is.mode || was.link != is.link || !bytes.Equal(was.data, is.data)):
+			out = append(out, p+": changed")
+		}
+	}
+	for p, is := range now {
+		if _, known := s.entries[p]; !known && is.exists {
+			out = append(out, p+": created")
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Restore puts every recorded path back as it was (files created since
+// removed, changed ones rewritten, removed ones recreated) and returns
+// what it changed, as Changes says it; an error says what it could not.
+func (s *Integrity) Restore() ([]string, error) {
+	changes := s.Changes()
+	if len(changes) == 0 {
+		return nil, nil
+	}
+	var firstErr error
+	keep := func(err error) {
+		if err != nil && firstErr == nil {
+			firstErr = err
+		}
+	}
+	for _, d := range s.parents {
+		if fi, err := os.Lstat(d); err == nil && !fi.IsDir() {
+			changes = append(changes, d+": replaced by a "+fi.Mode().Type().String())
+			keep(os.Remove(d))
+		}
+		if _, err := os.Lstat(d); err != nil {
+			keep(os.Mkdir(d, 0o755))
+		}
+	}
+	// What was created: removed (deepest first), unless it was recorded.
+	var created []string
+	for _, root := range s.paths {
+		walk(root, func(p string, e entry) error {
+			if _, known := s.entries[p]; !known && e.exists {
+				created = append(created, p)
+			}
+			return nil
+		})
+	}
+	for _, p := range created {
+		if s.entries[p].exists {
+			continue
+		}
+		keep(os.RemoveAll(p))
+	}
+	for _, p := range s.paths {
+		if e := s.entries[p]; !e.exists {
+			keep(removeIfExists(p))
+		}
+	}
+	// Directories first (shallow to deep), then files and links.
+	var ps []string
+	for p, e := range s.entries {
+		if e.exists {
+			ps = append(ps, p)
+		}
+	}
+	sort.Slice(ps, func(i, j int) bool { return len(ps[i]) < len(ps[j]) || len(ps[i]) == len(ps[j]) && ps[i] < ps[j] })
+	for _, p := range ps {
+		e := s.entries[p]
+		fi, err := os.Lstat(p)
+		switch {
+		case e.mode.IsDir():
+			if err == nil && !fi.IsDir() {
+				keep(os.RemoveAll(p))
+				err = os.ErrNotExist
+			}
+			if err != nil {
+				keep(os.MkdirAll(p, e.mode.Perm()))
+			}
+			keep(os.Chmod(p, e.mode.Perm()))
+		case e.mode&fs.ModeSymlink != 0:
+			if l, lerr := os.Readlink(p); lerr != nil || l != e.link {
+				keep(os.RemoveAll(p))
+				keep(os.Symlink(e.link, p))
+			}
+		case e.mode.IsRegular():
+			if err == nil && !fi.Mode().IsRegular() {
+				keep(os.RemoveAll(p))
+			}
+			cur, rerr := os.ReadFile(p)
+			if rerr != nil || !bytes.Equal(cur, e.data) || err == nil && fi.Mode() != e.mode {
+				// a new file: a hard link planted in its place is not written through
+				tmp := p + ".guardsh-restore"
+				keep(os.WriteFile(tmp, e.data, e.mode.Perm()))
+				keep(os.Chmod(tmp, e.mode.Perm()))
+				keep(os.Rename(tmp, p))
+			}
+		}
+	}
+	if firstErr != nil {
+		return changes, fmt.Errorf("integrity: restoring the protected paths: %w", firstErr)
+	}
+	return changes, nil
+}
+
+func removeIfExists(p string) error {
+	if _, err := os.Lstat(p); err != nil {
+		return nil
+	}
+	return os.RemoveAll(p)
+}
