@@ -626,17 +626,17 @@ func TestSandboxDoctorAndSwitch(t *testing.T) {
 			t.Errorf("doctor with landlock off: exit %d\n%s", code, out)
 		}
 	}
-	out, code := doctor("GUARDSH_SANDBOX_DISABLE=landlock,bwrap")
+	out, code := doctor("GUARDSH_SANDBOX_DISABLE=landlock,bwrap,container")
 	if code == 0 || !strings.Contains(out, "no backend") {
 		t.Errorf("doctor with every backend off: exit %d\n%s", code, out)
 	}
-	stdout, stderr, code := f.run(t, "", `echo ran`, "GUARDSH_SANDBOX_DISABLE=landlock,bwrap")
+	stdout, stderr, code := f.run(t, "", `echo ran`, "GUARDSH_SANDBOX_DISABLE=landlock,bwrap,container")
 	if code == 0 || strings.Contains(stdout, "ran") || !strings.Contains(stderr, "--no-sandbox") || !strings.Contains(stderr, "GUARDSH_SANDBOX=off") {
 		t.Errorf("no backend: exit %d stdout %q stderr %q", code, stdout, stderr)
 	}
 	for _, sw := range [][]string{{"GUARDSH_SANDBOX=off"}, {"--no-sandbox"}} {
 		cmd := exec.Command(f.bin, "-c", `echo ran`)
-		env := f.env("", "GUARDSH_SANDBOX_DISABLE=landlock,bwrap")
+		env := f.env("", "GUARDSH_SANDBOX_DISABLE=landlock,bwrap,container")
 		if sw[0] == "--no-sandbox" {
 			cmd = exec.Command(f.bin, "--no-sandbox", "-c", `echo ran`)
 		} else {
