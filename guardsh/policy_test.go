@@ -172,6 +172,9 @@ var catalogueTests = []struct {
 	{id: idShellBuiltin, match: []string{"echo hi", "cd src", "export X=1", "true"}, notMatch: []string{"ls"}},
 	{id: idModeBypass, mode: ModeBypass, match: []string{"git reset --hard", "pip install x", "sudo apt update"}, notMatch: []string{"rm -rf /", "ls"}},
 	{id: idNesting, match: []string{deepNest(15)}, notMatch: []string{"sh -c 'sh -c ls'"}},
+	{id: idTooLarge, match: []string{strings.Repeat("$(", 200) + strings.Repeat(")", 200), strings.Repeat(":\n", maxSteps+1) + "ls"}, notMatch: []string{"echo $(echo $(echo hi))"}},
+	{id: idCodeInData, match: []string{"read n; echo $((n+1))", "echo ${!ref}", "x=$(cat f); [[ $x -eq 1 ]]", "echo ${p@P}"}, notMatch: []string{"n=$(wc -l < f); echo $((n+1))", "for ((i=0; i<3; i++)); do echo $i; done", "x=3; echo $((x*2))"}},
+	{id: idShellHook, match: []string{"BASH_ENV=./x.sh bash -c true", "enable -f ./x.so x", "export SHELLOPTS", "BASH_ALIASES[ls]=x"}, notMatch: []string{"export PS4='+ ${LINENO}: '", "enable"}},
 }
 
 func deepNest(n int) string { return strings.Repeat("eval ", n) + "ls" }

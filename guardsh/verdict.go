@@ -109,6 +109,9 @@ type Command struct {
 	// this shell started and still runs (its own job, $!): kill of those is
 	// job control, not signalling others'.
 	OwnProcess func(pid int) bool
+	// budget is the static check's budget this command is judged within
+	// (the code it runs shares it); nil starts a new one.
+	budget *checkBudget
 }
 
 // Verdict is the policy's answer for one command.

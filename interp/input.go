@@ -80,12 +80,11 @@ func readInput(stdin io.Reader) (data []byte, all, read bool) {
 // ((seq 20000; echo ~/.ssh/id_rsa) | xargs cat) or sending the name late
 // gains nothing.
 type checkedInput struct {
-	src    io.Reader
-	judge  func(chunk string) (ok bool)
-	out    []byte // judged, not yet read
-	carry  []byte // a line not complete yet
-	done   bool
-	srcErr error
+	src   io.Reader
+	judge func(chunk string) (ok bool)
+	out   []byte // judged, not yet read
+	carry []byte // a line not complete yet
+	done  bool
 }
 
 func (c *checkedInput) Read(p []byte) (int, error) {
