@@ -1,6 +1,7 @@
 package guardsh
 
 import (
+	"os"
 	"path"
 	"strconv"
 	"strings"
@@ -144,6 +145,9 @@ func (p *Policy) scriptVerdictArgs(src string, c *Command, depth int, params []s
 		ck.b = c.budget
 	}
 	ck.envFn = c.Env
+	if c.links != nil {
+		ck.links = c.links
+	}
 	if params != nil {
 		ck.hasPar = true
 		if len(params) > 0 {
@@ -223,6 +227,9 @@ type checker struct {
 	unseen    Verdict
 	hasUnseen bool
 	seen      map[[2]uint]int // recorded commands by line and column
+	// links are the symlinks the script has made so far (ln -s), by
+	// absolute path: later commands' paths resolve through them.
+	links map[string]string
 }
 
 func (ck *checker) markUnseen(v Verdict) Verdict {
@@ -234,7 +241,7 @@ func (ck *checker) markUnseen(v Verdict) Verdict {
 }
 
 func newChecker(p *Policy, env CheckEnv, depth int, src string) *checker {
-	ck := &checker{p: p, env: env, depth: depth, src: src, b: newBudget()}
+	ck := &checker{p: p, env: env, depth: depth, src: src, b: newBudget(), links: map[string]string{}}
 	ck.dir = env.Dir
 	if ck.dir == "" {
 		ck.dir = env.Project
@@ -807,6 +814,82 @@ type redirWrite struct {
 	node  syntax.Node
 }
 
+// symlink records the links ln -s makes (ln's arguments): TARGET LINK,
+// TARGET... DIR, or TARGET alone (a link in the working directory). A
+// target not known statically makes everything below the link unknown.
+func (ck *checker) symlink(args []string) {
+	sym, noDeref := false, false
+	dir := "" // -t DIR, --target-directory=DIR
+	var ops []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--":
+			ops = append(ops, args[i+1:]...)
+			i = len(args)
+		case a == "--symbolic":
+			sym = true
+		case a == "--no-dereference":
+			noDeref = true
+		case strings.HasPrefix(a, "--target-directory="):
+			dir = a[len("--target-directory="):]
+		case strings.HasPrefix(a, "--"):
+		case len(a) > 1 && a[0] == '-' && !isDynamic(a):
+			sym = sym || strings.ContainsRune(a, 's')
+			noDeref = noDeref || strings.ContainsRune(a, 'n')
+			if strings.HasSuffix(a, "t") && i+1 < len(args) {
+				i++
+				dir = args[i]
+			}
+		default:
+			ops = append(ops, a)
+		}
+	}
+	if !sym || len(ops) == 0 {
+		return
+	}
+	e := pathEnv{dir: ck.dir, home: cleanAbs(ck.env.Home)}
+	add := func(target, link string) {
+		l, ok := e.abs(link)
+		if !ok {
+			return
+		}
+		if isDynamic(target) {
+			target = unknownLink
+		}
+		if ck.links == nil {
+			ck.links = map[string]string{}
+		}
+		ck.links[l] = target
+	}
+	inDir := func(d string) {
+		for _, t := range ops {
+			add(t, strings.TrimSuffix(d, "/")+"/"+path.Base(t))
+		}
+	}
+	switch {
+	case dir != "":
+		inDir(dir)
+	case len(ops) == 1:
+		add(ops[0], path.Base(ops[0]))
+	case len(ops) > 2:
+		last := ops[len(ops)-1]
+		ops = ops[:len(ops)-1]
+		inDir(last)
+	default:
+		// ln -s T L; L an existing directory (not with -n when it is a
+		// link) gets the link inside
+		if l, ok := e.abs(ops[1]); ok && !noDeref {
+			if fi, err := os.Stat(l); err == nil && fi.IsDir() {
+				ops = ops[:1]
+				inDir(l)
+				return
+			}
+		}
+		add(ops[0], ops[1])
+	}
+}
+
 // access judges a redirection's file.
 func (ck *checker) access(w redirWrite) {
 	var v Verdict
@@ -817,13 +900,18 @@ func (ck *checker) access(w redirWrite) {
 			v = ck.p.settle(judged(kRead, idReadOutside, "redirection source not known before it runs: "+displayArg(w.path)))
 		}
 	} else {
-		e := pathEnv{dir: ck.dir, project: cleanAbs(ck.env.Project), home: cleanAbs(ck.env.Home)}
-		abs, ok := e.abs(w.path)
+		e := pathEnv{dir: ck.dir, project: cleanAbs(ck.env.Project), home: cleanAbs(ck.env.Home), links: ck.links}
+		j, ok := e.joined(w.path)
+		re := e.realEnv()
+		var real string
+		if ok {
+			real, ok = realPath(j, re.dir, ck.links)
+		}
 		if !ok {
 			v = ck.p.settle(judged(kOther, idWriteOutside, "path not known: "+w.path))
 		} else {
-			l := e.locate(abs)
-			v = ck.p.ClassifyAccess(Access{Path: w.path, Resolved: abs, Inside: l == locProject || l == locProjectRoot, Write: w.write, Dir: ck.dir, Project: ck.env.Project, Home: ck.env.Home, Via: "redirect"})
+			env := func(n string) string { v, _ := ck.lookup(n); return v }
+			v = ck.p.ClassifyAccess(Access{Path: w.path, Resolved: real, Inside: re.project == "" || within(real, re.project), Write: w.write, Dir: ck.dir, Project: ck.env.Project, Home: ck.env.Home, Via: "redirect", Env: env})
 		}
 	}
 	op := "<"
@@ -1084,7 +1172,7 @@ func (ck *checker) guardshAssigns(s *syntax.Stmt, n syntax.Node, list []*syntax.
 		if !ok {
 			v = "?"
 		}
-		cmd := Command{Args: []string{"export", a.Name.Value + "=" + v}, Dir: ck.dir, Project: ck.env.Project, Home: ck.env.Home, Via: "check"}
+		cmd := Command{Args: []string{"export", a.Name.Value + "=" + v}, Dir: ck.dir, Project: ck.env.Project, Home: ck.env.Home, Via: "check", links: ck.links}
 		pos := s.Pos()
 		ck.record(CommandVerdict{Source: ck.text(n), Args: cmd.Args, Line: pos.Line(), Col: pos.Col(), Verdict: ck.p.classifyArgs(&cmd, cmd.Args, ck.depth, false)})
 	}
@@ -1179,7 +1267,7 @@ func (ck *checker) call(s *syntax.Stmt, x *syntax.CallExpr, in source) {
 	if baseName(cmdName(name)) == "env" {
 		ck.envAssigns(x, args)
 	}
-	cmd := Command{Args: args, Dir: ck.dir, Project: ck.env.Project, Home: ck.env.Home, Via: ck.env.Via, budget: ck.b}
+	cmd := Command{Args: args, Dir: ck.dir, Project: ck.env.Project, Home: ck.env.Home, Via: ck.env.Via, budget: ck.b, links: ck.links}
 	if cmd.Via == "" {
 		cmd.Via = "check"
 	}
@@ -1230,6 +1318,11 @@ func (ck *checker) call(s *syntax.Stmt, x *syntax.CallExpr, in source) {
 		case "cd", "pushd":
 			if name == "pushd" {
 				ck.dirs = append(ck.dirs, ck.dir)
+			}
+			if ck.dir != "" {
+				ck.setVar("OLDPWD", ck.dir)
+			} else {
+				ck.setVar("OLDPWD", unknownVal)
 			}
 			ops := operands(args[1:], optSpec{})
 			switch {
@@ -1309,6 +1402,9 @@ func (ck *checker) call(s *syntax.Stmt, x *syntax.CallExpr, in source) {
 		cargs = append(append([]string(nil), guardshVars...), args...)
 	}
 	v := ck.p.classifyArgsIn(&cmd, cargs, ck.depth, false, stdin)
+	if name == "ln" {
+		ck.symlink(args[1:]) // later commands' paths resolve through the link
+	}
 	if alt, ok := ck.followLinks(baseName(cmdName(name)), cargs); ok {
 		// a path through a link the script made: judged as what it
 		// points to too, and the more dangerous reading wins

@@ -168,13 +168,20 @@ func (b *checkBudget) parse(src string) ([]*syntax.Stmt, error) {
 	p := parserPool.Get().(*syntax.Parser)
 	defer parserPool.Put(p)
 	var stmts []*syntax.Stmt
-	err := p.Stmts(strings.NewReader(src), func(s *syntax.Stmt) bool {
+	var err error
+	for s, serr := range p.StmtsSeq(strings.NewReader(src)) {
+		if serr != nil {
+			err = serr
+			break
+		}
 		stmts = append(stmts, s)
 		if b.steps+len(stmts) > maxSteps && b.over == "" {
 			b.over = fmt.Sprintf("more than %d statements", maxSteps)
 		}
-		return b.spend(1)
-	})
+		if !b.spend(1) {
+			break
+		}
+	}
 	if b.over != "" {
 		return nil, nil
 	}

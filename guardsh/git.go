@@ -320,6 +320,31 @@ func gitSub(cx *cmdCtx, sub string, rest, lrest []string, cfg map[string]string)
 		"merge-file", "checkout-index", "maintenance-run", "stage", "restore-staged":
 		j.atLeast(kEdit)
 		switch sub {
+		case "mv":
+			// a rename: both names are written (git mv cfg .guardsh.toml)
+			for _, o := range operands(rest, optSpec{}) {
+				cx.writeName(o, false)
+			}
+		case "apply", "am":
+			// the files the patches name (patch file read here; -p1 default)
+			strip := 1
+			if p, ok := optValue(rest, 'p', ""); ok {
+				if n, ok := stripCount(p); ok {
+					strip = n
+				}
+			}
+			dir, _ := optValue(rest, 0, "directory")
+			for _, o := range operands(rest, optSpec{short: "pC", long: []string{"directory", "exclude", "include", "whitespace", "build-fake-ancestor"}}) {
+				if a, ok := cx.pe.abs(o); ok {
+					names, _ := patchTargets(a, strip)
+					for _, n := range names {
+						if dir != "" {
+							n = strings.TrimSuffix(dir, "/") + "/" + n
+						}
+						cx.writeName(n, false)
+					}
+				}
+			}
 		case "read-tree":
 			if longHas(lrest, "--reset", 4) && shortHas(rest, 'u') {
 				j.match(idGitResetHard, "git read-tree -u --reset (what git reset --hard does)")

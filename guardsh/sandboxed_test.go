@@ -43,7 +43,7 @@ func TestSandboxedVerdicts(t *testing.T) {
 		{"mytool delete everything", Ask, Ask},
 		{"kafka-topics --bootstrap-server kafka.prod:9092 --list", Ask, Ask},
 		{"rm -r src", Ask, Ask},
-		{"rm -rf /tmp/*", Ask, Ask},
+		{"rm -rf /tmp/*", Deny, Deny},
 		{"rm -rf /tmp/x/../../home/user", Deny, Deny},
 		{"bash ~/.ssh/id_rsa", Ask, Ask},
 		{"cat ~/.ssh/id_rsa", Ask, Ask},

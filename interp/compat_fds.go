@@ -183,6 +183,10 @@ func (g *Runner) fdBuiltin(ctx context.Context, hc interp.HandlerContext, args [
 	if !filepath.IsAbs(path) {
 		path = filepath.Join(hc.Dir, path)
 	}
+	if err := g.dryRunWrite(ctx, path, flag); err != nil {
+		fmt.Fprintln(hc.Stderr, err)
+		return 1
+	}
 	if flag&os.O_TRUNC != 0 && g.cfg.Advisor != nil {
 		// truncating an existing file: the advisor rates it (advisor_source.go)
 		if err := g.adviseTruncate(ctx, word); err != nil {

@@ -50,6 +50,9 @@ func (g *Runner) startExternal(ctx context.Context, hc interp.HandlerContext, ar
 		return interp.ExitStatus(status)
 	}
 	if isSelf(path) {
+		if err := g.judgeAsGuardsh(ctx, hc, path, args); err != nil {
+			return err
+		}
 		if inv, pol, env, ok := g.nestedGuardsh(hc, args); ok {
 			return g.runTracked(ctx, hc, func(ctx context.Context, grp *procGroup) error {
 				return g.runInvocation(ctx, hc, "guardsh", inv, env, grp, pol)

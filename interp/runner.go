@@ -224,6 +224,9 @@ func (g *Runner) openHandler(open interp.OpenHandlerFunc) interp.OpenHandlerFunc
 			}
 			return nil, &os.PathError{Op: fmt.Sprintf("%s: line %s:", g.name, line), Path: n, Err: errors.New("Bad file descriptor")}
 		}
+		if err := g.dryRunWrite(ctx, path, flag); err != nil {
+			return nil, err
+		}
 		if flag&os.O_TRUNC != 0 && g.cfg.Advisor != nil {
 			// a redirection that may truncate an existing file: the
 			// advisor rates it (advisor_source.go)

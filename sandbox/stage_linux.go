@@ -42,6 +42,14 @@ func Stage() {
 	if spec.GateFD > 0 {
 		waitGate(spec.GateFD)
 	}
+	if spec.NProc > 0 {
+		// no pids cgroup here: the next best limit, inherited by every
+		// process the session starts
+		if err := setNProc(spec.NProc); err != nil {
+			fmt.Fprintf(os.Stderr, "guardsh: sandbox: process limit: %v\n", err)
+			os.Exit(126)
+		}
+	}
 	if err := confine(spec); err != nil {
 		if spec.Action == "probe" {
 			json.NewEncoder(os.Stdout).Encode([]Check{{Name: "confine", Detail: err.Error()}})
@@ -238,8 +246,14 @@ func BwrapArgs(c Config) []string {
 // becomes its escalation channel.
 func Start(backend string, c Config, desc string, env []string, broker *os.File, files map[string]*os.File) (*Session, error) {
 	extra, env := passFiles(env, broker, files)
-	cmd, err := command(backend, stageSpec{Config: c, Action: "run", Desc: desc, Argv0: os.Args[0], KeepFDs: len(extra)}, env, extra)
+	lim := newProcLimit(sessionMaxProcs())
+	spec := stageSpec{Config: c, Action: "run", Desc: desc, Argv0: os.Args[0], KeepFDs: len(extra)}
+	if lim.kind == "rlimit" {
+		spec.NProc = lim.max
+	}
+	cmd, err := command(backend, spec, env, extra)
 	if err != nil {
+		lim.close()
 		return nil, err
 	}
 	if backend != BackendBwrap {
@@ -249,10 +263,11 @@ func Start(backend string, c Config, desc string, env []string, broker *os.File,
 		cmd.Args = append(cmd.Args, os.Args[1:]...)
 	}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
-	if err := cmd.Start(); err != nil {
+	if err := lim.startCmd(cmd); err != nil {
+		lim.close()
 		return nil, err
 	}
-	return &Session{Backend: backend, Desc: desc, Cmd: cmd}, nil
+	return &Session{Backend: backend, Desc: desc, Cmd: cmd, ProcLimit: lim.Describe(), cleanup: lim.close}, nil
 }
 
 // StartGated is Start for the Landlock backend with the stage held back:
@@ -274,18 +289,24 @@ func StartGated(backend string, c Config, desc string, env []string, broker *os.
 	extra, env := passFiles(env, broker, files)
 	extra = append(extra, r)
 	spec := stageSpec{Config: c, Action: "run", Desc: desc, Argv0: os.Args[0], KeepFDs: len(extra), GateFD: 2 + len(extra)}
+	lim := newProcLimit(sessionMaxProcs())
+	if lim.kind == "rlimit" {
+		spec.NProc = lim.max
+	}
 	cmd, err := command(backend, spec, env, extra)
 	if err != nil {
 		w.Close()
+		lim.close()
 		return nil, err
 	}
 	cmd.Args = os.Args
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
-	if err := cmd.Start(); err != nil {
+	if err := lim.startCmd(cmd); err != nil {
 		w.Close()
+		lim.close()
 		return nil, err
 	}
-	return &Session{Backend: backend, Desc: desc, Cmd: cmd, gate: w}, nil
+	return &Session{Backend: backend, Desc: desc, Cmd: cmd, gate: w, ProcLimit: lim.Describe(), cleanup: lim.close}, nil
 }
 
 // ExecCommand builds the process that runs argv confined by c on backend
