@@ -408,6 +408,34 @@ func optValue(args []string, c byte, long string) (string, bool) {
 	return val, found
 }
 
+// optValues is optValue's every occurrence, in order.
+func optValues(args []string, c byte, long string) []string {
+	var out []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			break
+		}
+		switch {
+		case long != "" && a == "--"+long:
+			if i+1 < len(args) {
+				out = append(out, args[i+1])
+				i++
+			}
+		case long != "" && strings.HasPrefix(a, "--"+long+"="):
+			out = append(out, a[len(long)+3:])
+		case c != 0 && len(a) >= 2 && a[0] == '-' && a[1] == c:
+			if len(a) > 2 {
+				out = append(out, a[2:])
+			} else if i+1 < len(args) {
+				out = append(out, args[i+1])
+				i++
+			}
+		}
+	}
+	return out
+}
+
 // read judges reading a path.
 func (cx *cmdCtx) read(arg string) {
 	t := cx.pe.resolve(arg)
@@ -2076,31 +2104,14 @@ func hNet(cx *cmdCtx, name string, args []string) {
 	cx.j.other(idNetwork, name)
 	switch name {
 	case "curl":
-		if o, ok := optValue(args[1:], 'o', "output"); ok {
-			cx.write(o, false)
+		for _, o := range curlOpts(args[1:]) {
+			cx.curlOpt(o.name, o.val)
 		}
 		if hasOpt(args[1:], 'O', "remote-name", "remote-name-all") {
-			cx.write(".", false)
-		}
-		for _, opt := range [...]string{"data", "data-binary", "data-raw", "data-urlencode", "upload-file", "form", "config"} {
-			var c byte
-			switch opt {
-			case "data":
-				c = 'd'
-			case "upload-file":
-				c = 'T'
-			case "form":
-				c = 'F'
-			case "config":
-				c = 'K'
-			}
-			if v, ok := optValue(args[1:], c, opt); ok {
-				if _, f, ok := strings.Cut(v, "@"); ok {
-					f, _, _ = strings.Cut(f, ";")
-					cx.read(f)
-				} else if c == 'T' || c == 'K' {
-					cx.read(v)
-				}
+			if d, ok := optValue(args[1:], 0, "output-dir"); ok {
+				cx.write(d, false)
+			} else {
+				cx.write(".", false)
 			}
 		}
 	case "wget":
@@ -2111,8 +2122,19 @@ func hNet(cx *cmdCtx, name string, args []string) {
 		} else {
 			cx.write(".", false)
 		}
-		if v, ok := optValue(args[1:], 0, "post-file"); ok {
-			cx.read(v)
+		for _, o := range []struct {
+			c     byte
+			long  string
+			write bool
+		}{{'o', "output-file", true}, {'a', "append-output", true}, {0, "save-cookies", true}, {0, "warc-file", true},
+			{0, "post-file", false}, {0, "body-file", false}, {0, "load-cookies", false}, {'i', "input-file", false}} {
+			for _, v := range optValues(args[1:], o.c, o.long) {
+				if o.write {
+					cx.write(v, false)
+				} else {
+					cx.read(v)
+				}
+			}
 		}
 	case "nc", "ncat", "netcat":
 		if hasOpt(args[1:], 'e', "exec", "sh-exec", "lua-exec") || hasOpt(args[1:], 'c') {

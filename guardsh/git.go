@@ -524,7 +524,14 @@ func gitSub(cx *cmdCtx, sub string, rest, lrest []string, cfg map[string]string)
 			if longHas(lrest, "--upload-pack", 4) || shortHas(rest, 'u') || longHas(lrest, "--config", 5) || longHas(lrest, "--template", 5) {
 				j.other(idGitConfigExec, "git clone option that runs a program")
 			}
+		case sub == "fetch" || sub == "ls-remote" || sub == "fetch-pack" || sub == "archive-remote":
+			if longHas(lrest, "--upload-pack", 4) || longHas(lrest, "--exec", 4) {
+				j.other(idGitConfigExec, "git "+sub+" --upload-pack runs a program")
+			}
 		case sub == "pull":
+			if longHas(lrest, "--upload-pack", 4) {
+				j.other(idGitConfigExec, "git pull --upload-pack runs a program")
+			}
 			if longHas(lrest, "--force", 4) || shortHas(rest, 'f') {
 				j.other(idGitNetwork, "git pull --force")
 			}

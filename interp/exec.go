@@ -498,6 +498,12 @@ func execEnv(hc interp.HandlerContext) []string {
 	var list []string
 	hc.Env.Each(func(name string, vr expand.Variable) bool {
 		if vr.Exported && vr.IsSet() && vr.Kind != expand.Indexed && vr.Kind != expand.Associative {
+			if strings.HasPrefix(name, "BASH_FUNC_") {
+				return true // exported functions come from their hidden variables
+			}
+			if fn, ok := funcEnvName(name); ok {
+				name = fn
+			}
 			list = append(list, name+"="+vr.String())
 		}
 		return true

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -129,6 +130,26 @@ func NewConfig(project, tmpDir, home string, getenv func(string) string) Config 
 		w.Shim = canon(x)
 	}
 	c.Protected = protect.Paths(w)
+	if c.Project != "" {
+		// the git directories of existing submodules (three levels): the
+		// user's git status in the project reads their config and hooks
+		mods := filepath.Join(c.Project, ".git", "modules")
+		for depth := 0; depth < 3; depth++ {
+			dirs, _ := filepath.Glob(filepath.Join(mods, "*"))
+			for _, d := range dirs {
+				if fi, err := os.Lstat(d); err != nil || !fi.IsDir() {
+					continue
+				}
+				for _, p := range []string{"hooks", "config", "commondir", "config.worktree"} {
+					q := filepath.Join(d, p)
+					if _, err := os.Lstat(q); err == nil && !slices.Contains(c.Protected, q) {
+						c.Protected = append(c.Protected, q)
+					}
+				}
+			}
+			mods = filepath.Join(mods, "*", "modules")
+		}
+	}
 	return c
 }
 

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	_ "github.com/guardsh/guardsh/cmd/guardsh/internal/stagefirst" // the confining stage, before other packages' init
 	"github.com/guardsh/guardsh/guardsh"
@@ -327,7 +328,22 @@ func sandboxSession(inv *invocation) (code int, done bool, describe string) {
 			return 126, true, ""
 		}
 		guard = g
-		defer restore("when the session ended")
+		if res.Backend == sandbox.BackendContainer {
+			// No PID namespace at this level: a process a command detached
+			// (setsid, a double fork) would outlive the session and could
+			// plant what the final restore just undid. As a subreaper the
+			// privileged side adopts such orphans, and stops every one of
+			// them before that restore.
+			subreaper := interp.BecomeSubreaper() == nil
+			defer func() {
+				if subreaper {
+					interp.StopSurvivors(time.Second)
+				}
+				restore("when the session ended")
+			}()
+		} else {
+			defer restore("when the session ended")
+		}
 	}
 	if res.Backend == sandbox.BackendContainer {
 		fmt.Fprintln(os.Stderr, "guardsh: note: sandbox level \"container\" (Landlock + seccomp; this environment allows no namespaces): writes outside the project and the network are refused by the kernel; .git's hooks and config and the other protected paths inside the project are restored by guardsh, not kept read-only (guardsh --doctor)")
