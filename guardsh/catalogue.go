@@ -140,6 +140,8 @@ const (
 	idInstall
 	idInstallVenv
 	idUnknown
+	idCmdOpen
+	idSandboxContained
 	idModeDefault
 	idModePlan
 	idParse
@@ -264,14 +266,16 @@ var builtinRules = [numRules]BuiltinRule{
 	idInstall:           {ID: "install.package", Decision: Ask, Reason: "installs packages outside a project virtual environment (network and writes outside the project)", Hint: "create a project venv (python -m venv .venv) and use .venv/bin/pip, or ask the human to install it"},
 	idInstallVenv:       {ID: "install.venv", Decision: Allow, Reason: "installs into the project's virtual environment", Hint: ""},
 	// Modes and the rest.
-	idUnknown:     {ID: "cmd.unknown", Decision: Ask, Reason: "command guardsh does not know as routine development work", Hint: "a human must approve it once or for this session; a rule in ~/.config/guardsh/config.toml can allow it"},
-	idModeDefault: {ID: "mode.default", Decision: Ask, Reason: "default mode asks before running shell commands", Hint: "approve it, or run guardsh --mode auto to allow routine development commands"},
-	idModePlan:    {ID: "mode.plan", Decision: Deny, Reason: "plan mode allows only reading", Hint: "switch to default or auto mode to make changes"},
-	idParse:       {ID: "parse.error", Decision: Ask, Reason: "the script does not parse, so guardsh cannot see what it runs", Hint: "fix the quoting or syntax"},
-	idNesting:     {ID: "nesting.too-deep", Decision: Ask, Reason: "commands nested too deeply to check", Hint: "run the inner command directly"},
-	idTooLarge:    {ID: "check.too-large", Decision: Deny, Catastrophic: true, Reason: "the command is too large or too deeply nested to check, so guardsh cannot say what it does", Hint: "split it into smaller commands, or write the script to a file in the project and run it (bash ./script.sh)"},
-	idCodeInData:  {ID: "bash.code-in-data", Decision: Ask, Reason: "bash runs text as code here (arithmetic, an array subscript, ${!x}, ${x@P}, a nameref) and guardsh cannot read that text before it runs", Hint: "use literal numbers and variable names; do not evaluate text read from files or command output"},
-	idShellHook:   {ID: "bash.shell-hook", Decision: Ask, Reason: "sets a bash hook that runs code guardsh does not see (BASH_ENV, ENV, SHELLOPTS, PS4, PROMPT_COMMAND, hash -p, BASH_CMDS, enable -f)", Hint: "run the commands directly instead of through bash's start-up and lookup hooks"},
+	idCmdOpen:          {ID: "cmd.open", Decision: Ask, Reason: "hands files or URLs to the desktop's programs, which run outside the sandbox", Hint: "a human must approve opening it; read the file with cat or less instead"},
+	idSandboxContained: {ID: "sandbox.contained", Decision: Allow, Reason: "runs inside the verified session sandbox (no network, writes only in the project and temp dirs)", Hint: "if it needs more, a human approves the escalation"},
+	idUnknown:          {ID: "cmd.unknown", Decision: Ask, Reason: "command guardsh does not know as routine development work", Hint: "a human must approve it once or for this session; a rule in ~/.config/guardsh/config.toml can allow it"},
+	idModeDefault:      {ID: "mode.default", Decision: Ask, Reason: "default mode asks before running shell commands", Hint: "approve it, or run guardsh --mode auto to allow routine development commands"},
+	idModePlan:         {ID: "mode.plan", Decision: Deny, Reason: "plan mode allows only reading", Hint: "switch to default or auto mode to make changes"},
+	idParse:            {ID: "parse.error", Decision: Ask, Reason: "the script does not parse, so guardsh cannot see what it runs", Hint: "fix the quoting or syntax"},
+	idNesting:          {ID: "nesting.too-deep", Decision: Ask, Reason: "commands nested too deeply to check", Hint: "run the inner command directly"},
+	idTooLarge:         {ID: "check.too-large", Decision: Deny, Catastrophic: true, Reason: "the command is too large or too deeply nested to check, so guardsh cannot say what it does", Hint: "split it into smaller commands, or write the script to a file in the project and run it (bash ./script.sh)"},
+	idCodeInData:       {ID: "bash.code-in-data", Decision: Ask, Reason: "bash runs text as code here (arithmetic, an array subscript, ${!x}, ${x@P}, a nameref) and guardsh cannot read that text before it runs", Hint: "use literal numbers and variable names; do not evaluate text read from files or command output"},
+	idShellHook:        {ID: "bash.shell-hook", Decision: Ask, Reason: "sets a bash hook that runs code guardsh does not see (BASH_ENV, ENV, SHELLOPTS, PS4, PROMPT_COMMAND, hash -p, BASH_CMDS, enable -f)", Hint: "run the commands directly instead of through bash's start-up and lookup hooks"},
 	// The strict profile (--mode strict, strict.go): verdicts carry a
 	// precise reason and the allowed form; these are the generic texts.
 	idStrictUnlisted:       {ID: "strict.unlisted", Decision: Deny, Reason: "strict mode: the command is not on the allowlist", Hint: "use a listed command, or ask the human to add a [[strict.command]] entry to the user config"},

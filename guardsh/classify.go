@@ -251,6 +251,8 @@ func (p *Policy) settleIn(j *judgement, mode Mode) Verdict {
 			detail, _ = reasonOf(j.f.id, j.f.detail)
 		}
 		return verdictOf(idModePlan, detail, j.eff)
+	case j.f.dec == Ask && mode == ModeAuto && p.Sandboxed && sandboxContains(j.f.id):
+		return verdictOf(idSandboxContained, j.f.detail, j.eff)
 	case j.f.dec == Ask:
 		if mode == ModeBypass {
 			reason, _ := reasonOf(j.f.id, j.f.detail)
@@ -275,6 +277,9 @@ func (p *Policy) settleIn(j *judgement, mode Mode) Verdict {
 		if mode == ModeBypass {
 			return verdictOf(idModeBypass, "", j.eff)
 		}
+		if mode == ModeAuto && p.Sandboxed {
+			return verdictOf(idSandboxContained, "", j.eff)
+		}
 		return verdictOf(idUnknown, "", j.eff)
 	}
 	if j.allowID != idNone {
@@ -285,6 +290,167 @@ func (p *Policy) settleIn(j *judgement, mode Mode) Verdict {
 		return verdictOf(idModeDefault, reason, j.eff)
 	}
 	return verdictOf(id, "", j.eff)
+}
+
+// sandboxContains reports whether an ask with rule id is only about what
+// a verified session sandbox already contains: a program guardsh does not
+// know runs there without network and writes only in the project and temp
+// dirs. Asks for what the sandbox cannot contain stay: escalations
+// (network, writes outside), irreversible loss of project data, credential
+// reads, agent configuration, privileges.
+func sandboxContains(id ruleID) bool {
+	// Reading outside the project is what any program in the sandbox may
+	// do (credentials have a rule of their own, which stays).
+	return id == idUnknown || id == idReadOutside
+}
+
+// sandboxContainsArgs reports whether an unknown program's argv looks
+// like work the sandbox contains. It does not when the argv names
+// something remote (a URL, host:port, user@host, a server or token
+// option): the sandbox has no network today, but what a destination is
+// stays for a rule or a human to judge; nor when a word says the
+// program destroys something (delete, drop, purge, ...), which may be
+// project data the sandbox lets it write; nor for names that are not a
+// program's usual spelling (an option, upper case: SQL typed as a
+// command, GIT on a case-insensitive file system).
+func sandboxContainsArgs(args []string) bool {
+	if len(args) == 0 {
+		return true
+	}
+	name := baseName(args[0])
+	if !programName(name) || notContained[name] {
+		return false
+	}
+	for _, a := range args {
+		if isDynamic(a) {
+			return false // known only at run time, when the runner judges it
+		}
+		if strings.ContainsAny(a, "\\\n\t") {
+			return false // escapes or line breaks in a word: not what it looks like
+		}
+		if remoteArg(a) {
+			return false
+		}
+		for _, w := range strings.FieldsFunc(strings.ToLower(a), func(r rune) bool { return r < 'a' || r > 'z' }) {
+			if destroyWords[w] || remoteWords[w] && strings.HasPrefix(a, "-") {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// helpOnly reports whether argv only asks a program for its help or
+// version: NAME --help|--version|-version|--usage, or NAME -V alone, after
+// plain subcommand words (git push --help, kubectl get --help). Asks only
+// (a denied argv stays denied); the program is one the agent named.
+func helpOnly(args []string) bool {
+	if len(args) < 2 || !programName(baseName(args[0])) {
+		return false
+	}
+	last := args[len(args)-1]
+	switch last {
+	case "--help", "--version", "-version", "--usage":
+	case "-V":
+		if len(args) != 2 {
+			return false
+		}
+	default:
+		return false
+	}
+	for _, w := range args[1 : len(args)-1] {
+		if !programName(w) {
+			return false
+		}
+	}
+	return true
+}
+
+// programName reports whether name is spelled like an installed program:
+// lower-case letters, digits and ._+- , starting with a letter or digit,
+// at least two characters.
+func programName(name string) bool {
+	if len(name) < 2 {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		switch {
+		case c >= 'a' && c <= 'z', c >= '0' && c <= '9':
+		case i > 0 && (c == '.' || c == '_' || c == '+' || c == '-'):
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// notContained are programs guardsh does not judge whose work the session
+// sandbox does not contain: they act on credentials held by an agent
+// process or on services running outside it.
+var notContained = map[string]bool{
+	"ssh-add": true, "ssh-keygen": true, "ssh-agent": true, "gpg": true, "gpg2": true, "gpg-agent": true,
+	"pass": true, "secret-tool": true, "keyctl": true, "security": true,
+	"cmd": true, "cmd.exe": true, "powershell.exe": true,
+	// an unknown git subcommand may be an alias or a git-* program
+	// that git's own rules cannot see
+	"git": true,
+}
+
+// destroyWords are words of an argv that say it destroys something.
+var destroyWords = map[string]bool{
+	"delete": true, "del": true, "remove": true, "rm": true, "destroy": true, "drop": true, "purge": true,
+	"truncate": true, "unregister": true, "uninstall": true, "wipe": true, "erase": true, "prune": true,
+	"revoke": true, "archive": true, "restore": true, "terminate": true, "flush": true, "overwrite": true,
+	"reset": true, "kill": true, "shred": true, "format": true, "rollback": true, "deregister": true,
+	"rd": true, "clear": true, "destroyall": true, "clean": true, "sync": true, "activate": true, "deploy": true,
+	"publish": true, "release": true, "push": true, "upload": true, "apply": true, "dangerous": true, "stop": true, "quit": true,
+}
+
+// remoteWords are words of options that name a remote end
+// (--url=..., --bootstrap-server HOST, --token).
+var remoteWords = map[string]bool{
+	"url": true, "host": true, "endpoint": true, "token": true, "remote": true,
+}
+
+// remoteArg reports whether a word names something on another machine: a
+// URL, HOST:PORT or user@host whose host is not the loopback (which,
+// inside the sandbox, is the sandbox's own).
+func remoteArg(a string) bool {
+	if _, rest, ok := strings.Cut(a, "://"); ok {
+		host, _, _ := strings.Cut(rest, "/")
+		return !loopbackHost(host)
+	}
+	if h, ok := argHostPort(a); ok {
+		return !loopbackHost(h)
+	}
+	return strings.Contains(a, "@") && !strings.HasPrefix(a, "@")
+}
+
+// loopbackHost reports whether host[:port] is the loopback.
+func loopbackHost(host string) bool {
+	if i := strings.LastIndexByte(host, ':'); i >= 0 && !strings.HasSuffix(host, "]") {
+		host = host[:i]
+	}
+	switch host {
+	case "localhost", "127.0.0.1", "[::1]", "::1":
+		return true
+	}
+	return false
+}
+
+// argHostPort reports whether s looks like HOST:PORT, and the host.
+func argHostPort(s string) (string, bool) {
+	h, port, ok := strings.Cut(s, ":")
+	if !ok || h == "" || port == "" || len(port) > 5 || strings.ContainsAny(h, "/= ") {
+		return "", false
+	}
+	for _, r := range port {
+		if r < '0' || r > '9' {
+			return "", false
+		}
+	}
+	return h, true
 }
 
 // maxDepth bounds nesting (sh -c inside sudo inside xargs ...).
@@ -449,6 +615,14 @@ func (p *Policy) classifyArgsIn(c *Command, args []string, depth int, fromInput 
 func (p *Policy) classified(cx *cmdCtx, c *Command, args []string, depth int, fromInput bool) Verdict {
 	j := cx.j
 	v := p.settle(j)
+	if v.Decision == Ask && helpOnly(args) {
+		// NAME [SUBCOMMAND...] --help / --version: prints and exits
+		v = verdictOf(idReadOnly, "prints its help or version", j.eff)
+	}
+	if v.Rule == idSandboxContained.String() && (fromInput || !sandboxContainsArgs(args)) {
+		// what the program acts on is not known to stay in the sandbox
+		v = verdictOf(idUnknown, j.f.detail, j.eff)
+	}
 	v = p.applyRules(v, args, j.f.id.String())
 	if j.hasNested {
 		n := j.nested

@@ -18,6 +18,7 @@ type cmdCtx struct {
 	j         *judgement
 	fromInput bool    // argv is completed from standard input (xargs)
 	stdin     *source // what the checker knows about standard input
+	prog      string  // the program whose handler runs (its base name)
 	code      string  // the inline code being judged (inlineCode), for its calls
 }
 
@@ -74,6 +75,27 @@ func (cx *cmdCtx) nestEnv(pre, inner []string) {
 // nestInput classifies a command whose argv is completed from input.
 func (cx *cmdCtx) nestInput(args []string) {
 	cx.j.addNested(cx.p.classifyArgs(cx.c, args, cx.depth+1, true))
+}
+
+// nestItem classifies a command built from input items the checker
+// knows (xargs, parallel): the input is data, not a command the agent
+// named, so an unknown program in it is not left to the sandbox.
+func (cx *cmdCtx) nestItem(args []string) {
+	cx.j.addNested(uncontained(cx.p.classifyArgsIn(cx.c, args, cx.depth+1, cx.fromInput, cx.stdin)))
+}
+
+// nestItemScript is nestItem for an input line run as shell code.
+func (cx *cmdCtx) nestItemScript(src string) {
+	cx.j.addNested(uncontained(cx.p.scriptVerdict(src, cx.c, cx.depth+1)))
+}
+
+// uncontained turns an allow by the session sandbox back into the ask it
+// replaced.
+func uncontained(v Verdict) Verdict {
+	if v.Rule == idSandboxContained.String() {
+		return verdictOf(idUnknown, "a command built from input", v.Effects)
+	}
+	return v
 }
 
 // nestScript checks shell code this command runs.
@@ -166,6 +188,7 @@ func (cx *cmdCtx) run(args []string) {
 		}
 	}
 	if h := handlerTable()[name]; h != nil {
+		cx.prog = name
 		h(cx, name, args)
 		return
 	}
@@ -500,6 +523,18 @@ func (cx *cmdCtx) writeAt(t target, arg string, del bool) {
 	}
 }
 
+// sandboxedTmpDelete reports whether a recursive delete below the shared
+// /tmp or /var/tmp is one the session sandbox contains: those are writable
+// roots of the sandbox (anything that runs there may delete in them), and
+// the target is named literally to rm, without "..", a glob, or input
+// from elsewhere (find -delete may follow links; inline code's paths are
+// read from its text). (A symlink in the path is resolved by the runner, which judges
+// the resolved target too.)
+func (cx *cmdCtx) sandboxedTmpDelete(arg string) bool {
+	return cx.p.Sandboxed && cx.prog == "rm" && !cx.fromInput && !isDynamic(arg) && !strings.Contains(arg, "..") &&
+		!strings.ContainsAny(arg, "*?[")
+}
+
 // artifactDirs are generated directories a build can recreate.
 var artifactDirs = map[string]bool{
 	"build": true, "dist": true, "out": true, "target": true, "node_modules": true, "__pycache__": true,
@@ -537,6 +572,9 @@ func (cx *cmdCtx) remove(arg string, rec bool) {
 	what := t.abs
 	if t.whole {
 		what += "/*"
+	}
+	if r, ok := strings.CutSuffix(what, "/\x01found"); ok {
+		what = "the files find matches below " + r // findMatch's stand-in
 	}
 	switch {
 	case t.loc == locUnknown:
@@ -578,7 +616,7 @@ func (cx *cmdCtx) remove(arg string, rec bool) {
 		} else {
 			j.atLeast(kEdit)
 		}
-	case t.loc == locTemp || t.loc == locSharedTmp && !rec:
+	case t.loc == locTemp || t.loc == locSharedTmp && (!rec || cx.sandboxedTmpDelete(arg)):
 		j.atLeast(kEdit)
 	case t.loc == locSharedTmp:
 		j.other(idWriteOutside, what)
@@ -742,7 +780,7 @@ func (cx *cmdCtx) xargs(name string, args []string) {
 					if n == 8 {
 						break
 					}
-					cx.nestScript(it)
+					cx.nestItemScript(it)
 				}
 				cx.j.other(idShellStdin, "parallel runs its input lines as commands")
 			default:
@@ -755,7 +793,7 @@ func (cx *cmdCtx) xargs(name string, args []string) {
 				if n == 8 {
 					break
 				}
-				cx.nest(append(append([]string(nil), inner...), it))
+				cx.nestItem(append(append([]string(nil), inner...), it))
 			}
 			return
 		}
@@ -790,7 +828,7 @@ func (cx *cmdCtx) xargs(name string, args []string) {
 				if !found {
 					sub = append(sub, line)
 				}
-				cx.nest(sub)
+				cx.nestItem(sub)
 			}
 			return
 		}
@@ -800,16 +838,16 @@ func (cx *cmdCtx) xargs(name string, args []string) {
 		}
 		// in groups the handlers judge whole (they look at 64 operands)
 		for len(words) > xargsGroup {
-			cx.nest(append(append([]string(nil), inner...), words[:xargsGroup]...))
+			cx.nestItem(append(append([]string(nil), inner...), words[:xargsGroup]...))
 			words = words[xargsGroup:]
 		}
-		cx.nest(append(append([]string(nil), inner...), words...))
+		cx.nestItem(append(append([]string(nil), inner...), words...))
 		// xargs honours quotes: a line may also arrive as one argument
 		for n, l := range known {
 			if n == 4 {
 				break
 			}
-			cx.nest(append(append([]string(nil), inner...), l))
+			cx.nestItem(append(append([]string(nil), inner...), l))
 		}
 		return
 	}
@@ -1244,7 +1282,7 @@ func hKill(cx *cmdCtx, name string, args []string) {
 		if o == "-1" || o == "1" {
 			pidsAll = true
 		}
-		if !strings.HasPrefix(o, "%") {
+		if !strings.HasPrefix(o, "%") && !cx.ownProcess(o) {
 			jobsOnly = false
 		}
 	}
@@ -1256,6 +1294,25 @@ func hKill(cx *cmdCtx, name string, args []string) {
 	default:
 		cx.j.other(idProcKill, strings.Join(displayArgs(args, 4), " "))
 	}
+}
+
+// ownProcess reports whether a kill operand is the PID of a process the
+// runner started itself and still runs.
+func (cx *cmdCtx) ownProcess(o string) bool {
+	if cx.c.OwnProcess == nil || o == "" || o[0] < '1' || o[0] > '9' {
+		return false
+	}
+	pid, err := strconv.Atoi(o)
+	return err == nil && cx.c.OwnProcess(pid)
+}
+
+// opensslLocal are openssl subcommands that use no network (s_client,
+// s_server, ocsp and the like do).
+var opensslLocal = map[string]bool{
+	"version": true, "help": true, "dgst": true, "x509": true, "req": true, "rand": true, "genrsa": true,
+	"genpkey": true, "rsa": true, "pkey": true, "ec": true, "ecparam": true, "enc": true, "base64": true,
+	"verify": true, "crl": true, "pkcs12": true, "pkcs7": true, "asn1parse": true, "list": true,
+	"sha256": true, "sha1": true, "md5": true, "speed": true, "errstr": true, "passwd": true, "prime": true,
 }
 
 func hShutdown(cx *cmdCtx, name string, args []string) {
@@ -1400,6 +1457,12 @@ func hShell(cx *cmdCtx, name string, args []string) {
 	case t.loc == locProject || t.loc == locTemp || t.loc == locDevSafe:
 		j.atLeast(kDev)
 		cx.read(args[i])
+	case cx.p.Sandboxed && t.loc != locUnknown:
+		// a verified sandbox contains it: the runner runs an installed
+		// script as the program it is, and interprets any other, judging
+		// every command
+		j.atLeast(kDev)
+		cx.read(args[i])
 	default:
 		j.other(idShellStdin, "script "+displayArg(args[i]))
 		cx.read(args[i])
@@ -1487,6 +1550,32 @@ func hFind(cx *cmdCtx, name string, args []string) {
 	}
 	filtered := false
 	expr := args[i:]
+	// artifacts: every filter is a -name/-iname naming build artifacts
+	// (find . -name '*.pyc' -delete)
+	artifacts, names, dirName := true, 0, ""
+	for k := 0; k < len(expr); k++ {
+		switch a := expr[k]; {
+		case (a == "-name" || a == "-iname") && k+1 < len(expr):
+			names++
+			artifacts = artifacts && artifactName(expr[k+1])
+			if artifactDirs[expr[k+1]] && names == 1 {
+				dirName = expr[k+1]
+			}
+			k++
+		case a == "-type" || a == "-maxdepth" || a == "-mindepth":
+			k++
+		case a == "-exec" || a == "-execdir":
+			// the action: judged below, with {} standing for what is found
+			for k+1 < len(expr) && expr[k+1] != ";" && expr[k+1] != "+" {
+				k++
+			}
+			k++
+		case a == "-delete" || a == "-print" || a == "-o" || a == "-or" || a == "(" || a == ")" || a == "\\(" || a == "\\)" || a == "-depth":
+		default:
+			artifacts = false
+		}
+	}
+	artifacts = artifacts && names > 0
 	for k := 0; k < len(expr); k++ {
 		a := expr[k]
 		switch a {
@@ -1510,6 +1599,12 @@ func hFind(cx *cmdCtx, name string, args []string) {
 			}
 		case "-delete":
 			for _, r := range roots {
+				if artifacts && !isDynamic(r) {
+					if t := cx.pe.resolve(r); t.loc == locProject || t.loc == locProjectRoot || t.loc == locTemp {
+						j.atLeast(kEdit) // generated files only; find -delete removes no non-empty directory
+						continue
+					}
+				}
 				cx.findDelete(r, filtered, true)
 			}
 		case "-exec", "-execdir", "-ok", "-okdir":
@@ -1540,10 +1635,18 @@ func hFind(cx *cmdCtx, name string, args []string) {
 				if n == 4 {
 					break
 				}
+				match := findMatch(r, filtered)
+				if artifacts && names == 1 && dirName != "" && !isDynamic(r) {
+					// find . -name __pycache__ -exec rm -r {} +: what is
+					// found is a generated directory of that name
+					if t := cx.pe.resolve(r); t.loc == locProject || t.loc == locProjectRoot {
+						match = strings.TrimSuffix(r, "/") + "/" + dirName
+					}
+				}
 				sub := make([]string, len(inner))
 				for x, w := range inner {
 					if strings.Contains(w, "{}") {
-						w = strings.ReplaceAll(w, "{}", findMatch(r, filtered))
+						w = strings.ReplaceAll(w, "{}", match)
 					}
 					sub[x] = w
 				}
@@ -1551,6 +1654,20 @@ func hFind(cx *cmdCtx, name string, args []string) {
 			}
 		}
 	}
+}
+
+// artifactPatterns are -name patterns of generated files.
+var artifactPatterns = map[string]bool{
+	"*.pyc": true, "*.pyo": true, "*.o": true, "*.obj": true, "*.class": true, "*.log": true, "*.tmp": true,
+	"*~": true, ".DS_Store": true, "*.orig": true, "*.rej": true, "*.swp": true, "*.bak": true, "*.d": true,
+	"*.gcda": true, "*.gcno": true, "*.egg-info": true, "*.py[co]": true, "*.so": true, "*.a": true,
+	"Thumbs.db": true, "*.coverage": true, ".coverage": true,
+}
+
+// artifactName reports whether a find -name pattern names only generated
+// files or directories (which find -delete removes only once empty).
+func artifactName(p string) bool {
+	return artifactPatterns[p] || artifactDirs[p]
 }
 
 // findMatch stands for "{}", a file find found below root.
@@ -1592,6 +1709,26 @@ func (cx *cmdCtx) findDelete(root string, filtered, rec bool) {
 	cx.remove(root, true)
 }
 
+// awkOctal decodes the octal escapes (\040) awk decodes in its strings,
+// so that a command hidden in them reads as awk will run it.
+func awkOctal(prog string) string {
+	if !strings.Contains(prog, `\`) {
+		return prog
+	}
+	var b strings.Builder
+	for i := 0; i < len(prog); i++ {
+		if prog[i] == '\\' && i+3 < len(prog) && isOctal(prog[i+1]) && isOctal(prog[i+2]) && isOctal(prog[i+3]) {
+			b.WriteByte((prog[i+1]-'0')<<6 | (prog[i+2]-'0')<<3 | (prog[i+3] - '0'))
+			i += 3
+			continue
+		}
+		b.WriteByte(prog[i])
+	}
+	return b.String()
+}
+
+func isOctal(c byte) bool { return c >= '0' && c <= '7' }
+
 func hAwk(cx *cmdCtx, name string, args []string) {
 	cx.j.atLeast(kRead)
 	spec := optSpec{short: "Fvfe", long: []string{"field-separator", "assign", "file", "source", "include", "load"}}
@@ -1619,7 +1756,7 @@ func hAwk(cx *cmdCtx, name string, args []string) {
 		cx.j.other(idInlineCode, "awk program not known before it runs")
 		return
 	}
-	cx.inlineCode("awk", prog)
+	cx.inlineCode("awk", awkOctal(prog))
 	for _, o := range ops {
 		if !strings.Contains(o, "=") {
 			cx.read(o)
@@ -1952,6 +2089,16 @@ func hPatch(cx *cmdCtx, name string, args []string) {
 
 // network commands.
 func hNet(cx *cmdCtx, name string, args []string) {
+	if name == "openssl" && len(args) > 1 && opensslLocal[args[1]] {
+		// a local subcommand (openssl version, dgst, x509 -in cert.pem)
+		cx.j.atLeast(kRead)
+		for k := 2; k+1 < len(args); k++ {
+			if a := strings.TrimPrefix(args[k], "-"); a == "-out" || a == "out" || a == "keyout" || a == "-keyout" {
+				cx.write(args[k+1], false)
+			}
+		}
+		return
+	}
 	pre := cx.j.f // what the command's assignments found, before the network
 	cx.j.eff.Network = true
 	cx.j.other(idNetwork, name)
@@ -2257,6 +2404,11 @@ func (cx *cmdCtx) inVenv(program string) bool {
 		if t.loc == locProject {
 			return true
 		}
+	} else if cx.c.Which != nil {
+		// the runner knows what the name runs: that decides, whatever
+		// VIRTUAL_ENV says
+		f := cx.c.Which(program)
+		return f != "" && cx.pe.resolve(f).loc == locProject
 	}
 	if cx.c.Env != nil {
 		if v := cx.c.Env("VIRTUAL_ENV"); v != "" {
@@ -2304,6 +2456,14 @@ func hNpm(cx *cmdCtx, name string, args []string) {
 		cx.j.other(idNetCloud, name+" "+ops[0])
 	case "global":
 		cx.install(args, name)
+	case "pkg":
+		// npm pkg get|set|delete|fix: reads or edits the project's package.json
+		if len(ops) > 1 && ops[1] == "get" {
+			cx.j.atLeast(kRead)
+			return
+		}
+		cx.j.atLeast(kEdit)
+		cx.write("package.json", false)
 	default:
 		if name == "yarn" || name == "pnpm" || name == "bun" {
 			// yarn SCRIPT runs a package.json script
@@ -2562,6 +2722,13 @@ func hPythonLike(cx *cmdCtx, name string, args []string) {
 			cx.j.atLeast(kDev)
 			return
 		}
+		if cx.p.Sandboxed {
+			// an installed program's file (python3 /usr/lib/x/tool.py):
+			// contained by the session sandbox
+			cx.j.atLeast(kDev)
+			cx.read(args[i])
+			return
+		}
 		cx.j.other(idShellStdin, "program "+t.abs+" outside the project")
 	}
 }
@@ -2746,6 +2913,30 @@ func hCommandBuiltin(cx *cmdCtx, name string, args []string) {
 	// command -v / -V only look the name up; judge what follows anyway,
 	// so a mistyped option cannot smuggle a command through.
 	cx.j.kind = kPure
+	lookup := false
+	i := 1
+	for ; i < len(args) && len(args[i]) > 1 && args[i][0] == '-'; i++ {
+		if args[i] == "--" {
+			i++
+			break
+		}
+		if strings.Trim(args[i][1:], "pvV") != "" {
+			lookup = false
+			break
+		}
+		lookup = lookup || strings.ContainsAny(args[i], "vV")
+	}
+	if lookup {
+		// command -v NAME...: prints how each name resolves and runs
+		// nothing; what would be denied as a command still is (a
+		// mistyped option must not smuggle one through)
+		if i < len(args) {
+			if v := cx.p.classifyArgsIn(cx.c, args[i:], cx.depth+1, cx.fromInput, cx.stdin); v.Decision == Deny {
+				cx.j.addNested(v)
+			}
+		}
+		return
+	}
 	if i := (optSpec{}).skip(args, 1); i < len(args) {
 		cx.nest(args[i:])
 	}
@@ -2852,7 +3043,7 @@ func (cx *cmdCtx) sshOptionCommands(args []string) {
 }
 
 func hOpen(cx *cmdCtx, name string, args []string) {
-	cx.j.other(idUnknown, name+" opens files or URLs with other programs")
+	cx.j.other(idCmdOpen, name+" opens files or URLs with other programs")
 }
 
 func hGitDispatch(cx *cmdCtx, name string, args []string) { hGit(cx, args) }
@@ -2943,7 +3134,7 @@ func buildHandlers() {
 		"nc", "ncat", "netcat", "socat", "telnet", "ftp", "sftp", "tftp", "ssh", "scp", "rsync", "mosh", "ping",
 		"ping6", "traceroute", "tracepath", "mtr", "dig", "nslookup", "host", "whois", "nmap", "curlie", "grpcurl",
 		"websocat", "wscat", "ssh-copy-id", "sshpass", "autossh", "rclone", "s3cmd", "mc", "lftp", "smbclient",
-		"ngrok", "cloudflared", "tailscale", "wg", "openvpn", "yt-dlp", "youtube-dl", "git-lfs", "openssl")
+		"ngrok", "cloudflared", "tailscale", "wg", "openvpn", "yt-dlp", "youtube-dl", "git-lfs", "openssl", "nsupdate")
 	reg(hCloud, "aws", "gcloud", "gsutil", "bq", "az", "azcopy", "doctl", "flyctl", "fly", "heroku", "vercel", "netlify",
 		"wrangler", "firebase", "pulumi", "cdk", "sam", "serverless", "sls", "helm", "k9s", "oc", "eksctl", "minikube",
 		"kind", "gh", "glab", "hub", "vault", "consul", "nomad", "op", "doppler", "stripe", "psql", "mysql", "mariadb",

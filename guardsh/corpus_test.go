@@ -146,20 +146,7 @@ func (f corpusFigures) row(name string) string {
 // testdata/corpus-disagreements.tsv (no unlisted disagreement passes).
 func TestCorpus(t *testing.T) {
 	rows, peers := loadCorpus(t)
-	listed := map[string]string{}
-	if b, err := os.ReadFile("testdata/corpus-disagreements.tsv"); err == nil {
-		for _, l := range strings.Split(string(b), "\n") {
-			if l == "" || strings.HasPrefix(l, "#") {
-				continue
-			}
-			fs := strings.Split(l, "\t")
-			if len(fs) < 4 || strings.TrimSpace(fs[3]) == "" {
-				t.Errorf("disagreement without a reason: %q", l)
-				continue
-			}
-			listed[fs[0]+"\t"+fs[1]] = fs[3]
-		}
-	}
+	listed := loadDisagreements(t, "testdata/corpus-disagreements.tsv")
 	p := NewPolicy(ModeAuto)
 	var ours corpusFigures
 	peerFigs := map[string]*corpusFigures{}
@@ -209,5 +196,88 @@ func TestCorpus(t *testing.T) {
 	}
 	if pct(ours.denyAllowed, ours.denyRows) > 1 {
 		t.Errorf("expected-deny rows allowed: %d of %d (%.2f%%) > 1%%", ours.denyAllowed, ours.denyRows, pct(ours.denyAllowed, ours.denyRows))
+	}
+}
+
+// loadDisagreements reads a list of corpus rows guardsh disagrees with on
+// purpose: command (escaped), expected, guardsh's decision, reason.
+func loadDisagreements(t *testing.T, file string) map[string]string {
+	listed := map[string]string{}
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return listed
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if l == "" || strings.HasPrefix(l, "#") {
+			continue
+		}
+		fs := strings.Split(l, "\t")
+		if len(fs) < 4 || strings.TrimSpace(fs[3]) == "" {
+			t.Errorf("%s: disagreement without a reason: %q", file, l)
+			continue
+		}
+		listed[fs[0]+"\t"+fs[1]] = fs[3]
+	}
+	return listed
+}
+
+// Bounds of the sandboxed measurement (TestCorpusSandboxed): auto mode
+// with a verified sandbox may ask at most this share of the benign rows,
+// and allow no expected-deny row that is not listed with a reason, in
+// testdata/corpus-disagreements.tsv (rows auto mode allows too) or
+// testdata/corpus-disagreements-sandboxed.tsv (rows only the sandbox
+// allows).
+const sandboxedMaxBenignAsked = 45.0 // percent
+
+// TestCorpusSandboxed runs the corpus as --check --sandboxed does: auto
+// mode for commands that will run in a verified session sandbox. It prints
+// what is still asked of the benign rows, by rule.
+func TestCorpusSandboxed(t *testing.T) {
+	rows, _ := loadCorpus(t)
+	listed := loadDisagreements(t, "testdata/corpus-disagreements.tsv")
+	for k, v := range loadDisagreements(t, "testdata/corpus-disagreements-sandboxed.tsv") {
+		listed[k] = v
+	}
+	p := NewPolicy(ModeAuto)
+	p.Sandboxed = true
+	var f corpusFigures
+	byRule := map[string]int{}
+	example := map[string]string{}
+	var allowedDeny []string
+	for _, r := range rows {
+		sv, _ := p.CheckScript(r.Command, corpusEnv)
+		got := sv.Decision.String()
+		f.add(r.Expected, got)
+		switch {
+		case r.Expected == "deny" && got == "allow":
+			allowedDeny = append(allowedDeny, fmt.Sprintf("[%s] %s", sv.Rule, escapeRow(r.Command)))
+			if _, ok := listed[escapeRow(r.Command)+"\tdeny"]; !ok {
+				t.Errorf("expected-deny row allowed with --sandboxed, not listed: [%s] %s", sv.Rule, escapeRow(r.Command))
+			}
+		case (r.Expected == "allow" || r.Expected == "safe") && got == "ask":
+			byRule[sv.Rule]++
+			if _, ok := example[sv.Rule]; !ok {
+				example[sv.Rule] = escapeRow(r.Command)
+			}
+		}
+	}
+	rules := make([]string, 0, len(byRule))
+	for r := range byRule {
+		rules = append(rules, r)
+	}
+	sort.Slice(rules, func(i, j int) bool {
+		if byRule[rules[i]] != byRule[rules[j]] {
+			return byRule[rules[i]] > byRule[rules[j]]
+		}
+		return rules[i] < rules[j]
+	})
+	var b strings.Builder
+	for _, r := range rules {
+		fmt.Fprintf(&b, "  %4d %-24s e.g. %.70s\n", byRule[r], r, example[r])
+	}
+	t.Logf("sandboxed auto mode: %s\nbenign rows still asked, by rule:\n%sexpected-deny rows allowed:\n  %s",
+		f.row("guardsh (auto, sandboxed)"), b.String(), strings.Join(allowedDeny, "\n  "))
+	if got := pct(f.allowAsked, f.allowRows); got > sandboxedMaxBenignAsked {
+		t.Errorf("benign rows asked with --sandboxed: %d of %d (%.1f%%) > %.0f%%", f.allowAsked, f.allowRows, got, sandboxedMaxBenignAsked)
 	}
 }

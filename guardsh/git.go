@@ -243,6 +243,11 @@ func gitSub(cx *cmdCtx, sub string, rest, lrest []string, cfg map[string]string)
 	if cx.c.Env != nil {
 		for _, k := range [...]string{"GIT_SSH_COMMAND", "GIT_SSH", "GIT_EXTERNAL_DIFF", "GIT_PROXY_COMMAND", "GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT", "GIT_ASKPASS", "GIT_EXEC_PATH", "GIT_TEMPLATE_DIR"} {
 			if v := cx.c.Env(k); v != "" {
+				if k == "GIT_EXEC_PATH" && cx.pe.resolve(v).loc == locSystem {
+					// what git itself exports to its hooks and helpers
+					// (/usr/lib/git-core): git's own programs
+					continue
+				}
 				j.other(idGitConfigExec, k+"="+v)
 				cx.nestDenyOnly(v)
 			}

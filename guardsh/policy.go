@@ -13,6 +13,13 @@ type Policy struct {
 	// Strict is the strict profile's configured allowlist (strict mode
 	// only); nil means the built-in profile alone.
 	Strict *StrictConfig
+	// Sandboxed says the commands judged run inside a verified session
+	// sandbox (no network, writes only in the project and temp dirs): auto
+	// mode then allows what that sandbox contains (see sandboxContains)
+	// instead of asking. The checker sets it for --check --sandboxed and
+	// for hooks that rewrite commands to run under guardsh; the broker,
+	// which runs things outside the sandbox, never does.
+	Sandboxed bool
 	// Admin is the admin context a human granted (admin.go); nil: none.
 	Admin *AdminGrant
 	// NetProxy says the session's commands reach the network only through

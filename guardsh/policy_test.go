@@ -13,6 +13,15 @@ func check(t *testing.T, mode Mode, src string) ScriptVerdict {
 	return sv
 }
 
+// checkSandboxed is check for commands that run in a verified sandbox.
+func checkSandboxed(t *testing.T, mode Mode, src string) ScriptVerdict {
+	t.Helper()
+	p := NewPolicy(mode)
+	p.Sandboxed = true
+	sv, _ := p.CheckScript(src, testEnv)
+	return sv
+}
+
 // mentions reports whether a script verdict names rule id anywhere.
 func mentions(sv ScriptVerdict, id string) bool {
 	if sv.Rule == id || strings.Contains(sv.Reason, "["+id+"]") {
@@ -74,10 +83,12 @@ func TestContract(t *testing.T) {
 // catalogueTests: for every rule, commands that must and must not be
 // judged by it (auto mode unless mode is set).
 var catalogueTests = []struct {
-	id       ruleID
-	mode     Mode
-	match    []string
-	notMatch []string
+	id   ruleID
+	mode Mode
+	// sandboxed judges as for a verified sandbox (Policy.Sandboxed)
+	sandboxed bool
+	match     []string
+	notMatch  []string
 }{
 	{id: idRmRoot, match: []string{"rm -rf /", "rm -rf /*", "rm -rf /[a-z]*", "rm -rf /?*", "rm -fr /", "rm -r -f /", "rm -R --force /", "rm --recursive --force /", "/usr/bin/rm -rf /", `\rm -rf /`, "rm -rf -- /", "X=/; rm -rf $X", "rm -rf /$X", "rm -rf {/,}", `rm$IFS-rf$IFS/`}, notMatch: []string{"rm -rf ./build", "rm -- -rf", "echo rm -rf /", "rm -rf /tmp/x"}},
 	{id: idRmHome, match: []string{"rm -rf ~", "rm -rf ~/", "rm -rf ~/*", "rm -rf $HOME", "rm -rf /home/user", "X=~; rm -rf $X", "rm -rf ~/projekte", "rm -rf ~/$X", `f(){ rm -rf "$1"; }; f ~`}, notMatch: []string{"rm -rf ./node_modules", "rm ~/notes.txt", "ls ~"}},
@@ -149,7 +160,9 @@ var catalogueTests = []struct {
 	{id: idNetCloud, match: []string{"aws s3 rm s3://b --recursive", "kubectl delete pod x", "gcloud compute instances delete x", "terraform apply", "docker run ubuntu", "psql -c 'drop table x'", "gh pr create"}, notMatch: []string{"terraform fmt", "docker ps"}},
 	{id: idInstall, match: []string{"pip install requests", "npm install -g x", "apt-get install -y jq", "brew install jq", "cargo install ripgrep", "go install x@latest", "gem install rails", "python3 -m pip install x"}, notMatch: []string{".venv/bin/pip install requests", "pip list", "npm test", "uv sync"}},
 	{id: idContainerDestructive, match: []string{"docker rm -f x", "docker system prune -a", "docker rmi img"}, notMatch: []string{"docker ps", "docker images"}},
-	{id: idUnknown, match: []string{"frobnicate --all", "GIT status", "open README.md"}, notMatch: []string{"ls", "go test ./..."}},
+	{id: idUnknown, match: []string{"frobnicate --all", "GIT status", "make install"}, notMatch: []string{"ls", "go test ./...", "open README.md"}},
+	{id: idCmdOpen, match: []string{"open README.md", "xdg-open https://x"}, notMatch: []string{"cat README.md"}},
+	{id: idSandboxContained, sandboxed: true, match: []string{"frobnicate --all", "make install", "./configure && frobnicate"}, notMatch: []string{"ls", "go test ./...", "open README.md", "curl https://x", "cat ~/.ssh/id_rsa", "rm -r src", "pip install requests", "git push", "echo x > .claude/settings.json", "touch /opt/x", "sudo ls"}},
 	{id: idModeDefault, mode: ModeDefault, match: []string{"ls", "go test ./...", "touch a"}, notMatch: []string{"echo hi", "cd src"}},
 	{id: idModePlan, mode: ModePlan, match: []string{"touch a", "go test ./...", "pip install x"}, notMatch: []string{"ls", "cat README.md", "git log"}},
 	{id: idParse, match: []string{"echo 'unterminated", "ls &&", "if then"}, notMatch: []string{"ls && pwd"}},
@@ -177,6 +190,10 @@ func TestCatalogue(t *testing.T) {
 		mode := tt.mode
 		if mode == "" {
 			mode = ModeAuto
+		}
+		check := check
+		if tt.sandboxed {
+			check = checkSandboxed
 		}
 		for _, in := range tt.match {
 			sv := check(t, mode, in)

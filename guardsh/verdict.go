@@ -100,6 +100,15 @@ type Command struct {
 	// written form, so that a glob the shell already expanded is seen as
 	// the glob (rm -rf * in the project root); only its denials count.
 	Source string
+	// Which, when set (the runner), finds the file a bare command name runs
+	// on the command's PATH ("" if none): programs such as pip are judged
+	// by what they resolve to (a project venv's pip first on PATH is the
+	// venv's), not by their name. nil in the checker, which cannot look.
+	Which func(name string) string
+	// OwnProcess, when set (the runner), reports whether pid is a process
+	// this shell started and still runs (its own job, $!): kill of those is
+	// job control, not signalling others'.
+	OwnProcess func(pid int) bool
 	// budget is the static check's budget this command is judged within
 	// (the code it runs shares it); nil starts a new one.
 	budget *checkBudget
@@ -131,7 +140,10 @@ func (v Verdict) Message() string {
 		word = "refused"
 	}
 	msg := fmt.Sprintf("guardsh: %s [%s]: %s", word, v.Rule, strings.TrimRight(v.Reason, "."))
-	if v.Hint != "" {
+	switch {
+	case strings.HasPrefix(v.Hint, "\n"):
+		msg += "." + v.Hint // a hint of lines of its own
+	case v.Hint != "":
 		msg += ". " + v.Hint
 	}
 	return msg

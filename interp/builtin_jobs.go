@@ -21,6 +21,13 @@ import (
 // scripts): the process table, which signals and exit reach, the job list,
 // and options mvdan does not keep.
 type shared struct {
+	// roots are the trees the session may write (installed.go).
+	roots []string
+	// netState is the sandbox's network ($GUARDSH_SANDBOX_NET at the
+	// start: "loopback", "off: WHY", "" unknown); netNoted says the note
+	// about it was given (exec.go netNote).
+	netState string
+	netNoted atomic.Bool
 	// globs holds the as-written source of commands with globs (globsource.go).
 	globs globSources
 	// strictEnvWarned holds the variables strict mode reported as reset
@@ -155,6 +162,23 @@ func (s *shared) track(pid, bgID int, grp *procGroup, cancel func()) *proc {
 		}
 	}
 	return p
+}
+
+// runningPid reports whether pid is a process of the table that has not
+// ended (guardsh.Command.OwnProcess).
+func (s *shared) runningPid(pid int) bool {
+	s.mu.Lock()
+	p := s.procs[pid]
+	s.mu.Unlock()
+	if p == nil {
+		return false
+	}
+	select {
+	case <-p.done:
+		return false
+	default:
+		return true
+	}
 }
 
 // procGroup is the set of processes a nested in-process shell started

@@ -226,7 +226,7 @@ func (g *Runner) gatekeep(ctx context.Context, c guardsh.Command, v guardsh.Verd
 		v.Hint = "A human refused it at the approval prompt. Do not retry it or work around it; ask the user how to proceed"
 	default:
 		answer = GateNoHuman
-		v.Hint = noHumanHint(v, rule)
+		v.Hint = noHumanHint(v, rule, c.Args)
 	}
 	return v, answer
 }

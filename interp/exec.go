@@ -60,7 +60,10 @@ func (g *Runner) startExternal(ctx context.Context, hc interp.HandlerContext, ar
 		}
 	}
 	if shell, opts, ok := scriptShell(path); ok {
-		argv := append([]string{shell}, opts...)
+		if err, ok := g.runInstalledScript(ctx, hc, shell, opts, path, args); ok {
+			return err
+		}
+		argv := append([]string{filepath.Base(shell)}, opts...)
 		argv = append(argv, path)
 		argv = append(argv, args[1:]...)
 		return g.runNestedTracked(ctx, hc, argv, nil)
@@ -170,8 +173,9 @@ func lookCommand(dir string, env expand.Environ, name string) (path string, stat
 }
 
 // scriptShell reads the start of an executable file and reports whether
-// guardsh runs it in-process: a shebang naming sh, bash or dash (directly
-// or through env), or no shebang at all in a file that is not a binary.
+// it is a shell script: a shebang naming sh, bash or dash (directly or
+// through env; shell is the shebang's path, or the name env looks up), or
+// no shebang at all in a file that is not a binary (shell "bash").
 func scriptShell(path string) (shell string, opts []string, ok bool) {
 	// O_NONBLOCK and regular files only: an executable FIFO must not hang
 	// guardsh (the kernel refuses to exec it, as bash reports).
@@ -220,7 +224,7 @@ func scriptShell(path string) (shell string, opts []string, ok bool) {
 			opts = append(opts, o)
 		}
 	}
-	return filepath.Base(fields[0]), opts, true
+	return fields[0], opts, true // "/bin/bash", or "bash" through env
 }
 
 // runNested runs a shell command line (argv[0] is sh, bash, ...) in a new
@@ -236,6 +240,9 @@ func (g *Runner) runNestedIn(ctx context.Context, hc interp.HandlerContext, argv
 	if err != nil {
 		fmt.Fprintf(hc.Stderr, "%s: %v\n", name, err)
 		return interp.ExitStatus(2)
+	}
+	if err, ok := g.runInstalledInvocation(ctx, hc, inv, argv, env); ok {
+		return err
 	}
 	return g.runInvocation(ctx, hc, name, inv, env, grp, nil)
 }
@@ -367,9 +374,14 @@ func removeEnv(list []string, name string) []string {
 // runProcess starts one external program, registers it in the process
 // table (so that signals and exit can reach it) and waits for it.
 func (g *Runner) runProcess(ctx context.Context, hc interp.HandlerContext, path string, args []string) error {
+	return g.runProcessEnv(ctx, hc, path, args, g.pinEnv(execEnv(hc)))
+}
+
+// runProcessEnv is runProcess with the program's environment.
+func (g *Runner) runProcessEnv(ctx context.Context, hc interp.HandlerContext, path string, args, env []string) error {
 	cmd := exec.Command(path)
 	cmd.Args = args
-	cmd.Env = g.pinEnv(execEnv(hc))
+	cmd.Env = env
 	cmd.Dir = hc.Dir
 	cmd.Stdin = hc.Stdin
 	cmd.Stdout = unwrapErr(hc.Stdout)
@@ -424,6 +436,9 @@ func (g *Runner) runProcess(ctx context.Context, hc interp.HandlerContext, path 
 	err = cmd.Wait()
 	close(done)
 	g.sh.finish(p, cmd.ProcessState)
+	if err != nil {
+		g.netNote(hc, args[0])
+	}
 	var ee *exec.ExitError
 	switch {
 	case err == nil:
@@ -442,6 +457,24 @@ func (g *Runner) runProcess(ctx context.Context, hc interp.HandlerContext, path 
 	default:
 		return err
 	}
+}
+
+// netRuntimes are programs whose failure may come from a socket the
+// sandbox refused (a test's local server).
+var netRuntimes = map[string]bool{
+	"go": true, "python": true, "python3": true, "pytest": true, "node": true, "npm": true, "npx": true,
+	"yarn": true, "pnpm": true, "cargo": true, "make": true, "java": true, "ruby": true, "deno": true, "bun": true,
+}
+
+// netNote says once per session, on stderr, why network sockets fail when
+// the sandbox has no private loopback, after a program that may have
+// wanted one failed: its EPERM does not say it.
+func (g *Runner) netNote(hc interp.HandlerContext, name string) {
+	why, off := strings.CutPrefix(g.sh.netState, "off: ")
+	if !off || !netRuntimes[filepath.Base(name)] || !g.sh.netNoted.CompareAndSwap(false, true) {
+		return
+	}
+	fmt.Fprintf(unwrapErr(hc.Stderr), "guardsh: note: network sockets are off in this sandbox (%s): a local test server cannot listen and connections fail with EPERM\n", why)
 }
 
 func cmdCopy(c *exec.Cmd) *exec.Cmd {

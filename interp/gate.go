@@ -261,36 +261,84 @@ func describeEffects(e guardsh.Effects) string {
 }
 
 // noHumanHint is the hint of an ask nobody could approve: the agent reads
-// it, so it says plainly that a human must decide, and how they can.
-func noHumanHint(v guardsh.Verdict, r guardsh.Rule) string {
+// it, so it says plainly that a human must decide, and how. With the
+// verdict's line it makes at most three lines: the rule and why, that
+// nobody could approve it and what to do instead, and the configuration
+// rule a human would add for this class of command (a prefix, not the
+// literal command line).
+func noHumanHint(v guardsh.Verdict, r guardsh.Rule, args []string) string {
 	var b strings.Builder
+	b.WriteString("\nNo human could be asked (no terminal), so it did not run; do not work around it")
+	if v.Hint != "" {
+		b.WriteString(": ")
+		b.WriteString(strings.TrimRight(v.Hint, "."))
+	}
 	if len(r.Prefix) == 0 {
-		b.WriteString("No human could be asked (no terminal), so it did not run. A configured rule asks for it every time: ")
-		b.WriteString("a human must approve it in an interactive guardsh session. Do not try to get around this with another command")
+		b.WriteString(".\nA configured rule asks for it every time: a human must approve it in an interactive guardsh session")
 		return b.String()
 	}
-	b.WriteString("No human could be asked (no terminal), so it did not run. A human must approve it: ")
-	b.WriteString("ask the user to run it in an interactive guardsh session, or to allow it with a rule in ")
-	b.WriteString(UserConfigHint)
-	b.WriteString(", e.g.\n  [[rule]]\n  id = \"user.")
-	id := "approved"
-	if len(r.Prefix) > 0 {
-		id = ruleIDWord(r.Prefix)
+	if fileAccess(args) {
+		b.WriteString(".\nA human can approve it in an interactive guardsh session")
+		return b.String()
 	}
-	b.WriteString(id)
-	b.WriteString("\"\n  decision = \"allow\"\n  prefix = [")
-	for i, w := range r.Prefix {
+	prefix := classPrefix(args)
+	if len(prefix) == 0 {
+		prefix = r.Prefix
+	}
+	b.WriteString(".\nA human can allow it: a [[rule]] in ")
+	b.WriteString(UserConfigHint)
+	b.WriteString(" with id = \"user.")
+	b.WriteString(ruleIDWord(prefix))
+	b.WriteString("\", decision = \"allow\", prefix = [")
+	for i, w := range prefix {
 		if i > 0 {
 			b.WriteString(", ")
 		}
 		b.WriteString(strconv.Quote(w))
 	}
-	b.WriteString("]\nDo not try to get around this with another command")
-	if v.Hint != "" {
-		b.WriteString("; ")
-		b.WriteString(strings.TrimRight(v.Hint, "."))
-	}
+	b.WriteString("], or approve it in an interactive guardsh session")
 	return b.String()
+}
+
+// fileAccess reports whether args stand for a file access of guardsh's
+// own (VIA read|write PATH: a redirection, source, cd), which no
+// configured rule matches.
+func fileAccess(args []string) bool {
+	return len(args) == 3 && (args[1] == "read" || args[1] == "write") &&
+		(args[0] == "redirect" || args[0] == "source" || args[0] == "cd" || args[0] == "glob" || args[0] == "agent")
+}
+
+// classPrefix is the prefix a human would write for the class of args:
+// the program and its subcommand word (git commit, pip install, kubectl
+// get), then "*" for the rest. nil when args has
+// no plain program name (a path, a word known only at run time).
+func classPrefix(args []string) []string {
+	norm := guardsh.NormalizeArgv(args)
+	if len(norm) == 0 || !plainWord(norm[0]) {
+		return nil
+	}
+	prefix := []string{norm[0]}
+	for _, w := range norm[1:] {
+		if len(prefix) == 2 || !plainWord(w) {
+			break
+		}
+		prefix = append(prefix, w)
+	}
+	return append(prefix, "*")
+}
+
+// plainWord reports whether w is a command or subcommand word: lower-case
+// letters, digits, "-" and "_", starting with a letter, not too long.
+func plainWord(w string) bool {
+	if w == "" || len(w) > 24 || w[0] < 'a' || w[0] > 'z' {
+		return false
+	}
+	for _, r := range w {
+		if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-' || r == '_') {
+			return false
+		}
+	}
+	return true
 }
 
 func ruleIDWord(prefix []string) string {
@@ -312,5 +360,9 @@ func ruleIDWord(prefix []string) string {
 	if len(parts) == 0 {
 		return "approved"
 	}
-	return strings.Join(parts, "-")
+	id := strings.Join(parts, "-")
+	if len(id) > 32 {
+		id = strings.TrimRight(id[:32], "-_")
+	}
+	return id
 }

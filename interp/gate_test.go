@@ -83,10 +83,10 @@ func TestGateAnswers(t *testing.T) {
 		{name: "human denies", gate: &fakeGate{answer: GateDeny}, wantStatus: 126,
 			wantErr: []string{"guardsh: denied [test.touch]: touching files needs approval", "A human refused it"}},
 		{name: "gate finds nobody", gate: &fakeGate{answer: GateNoHuman}, wantStatus: 126, builtin: true,
-			wantErr: []string{"needs approval [mode.default]", "A human must approve it", "[[rule]]", `prefix = ["touch", "./marker", "$"]`}},
+			wantErr: []string{"needs approval [mode.default]", "A human can allow it", "[[rule]]", `prefix = ["touch", "*"]`}},
 		{name: "no gate", wantStatus: 126, builtin: true,
 			wantErr: []string{"guardsh: needs approval [mode.default]: default mode asks", "No human could be asked (no terminal)",
-				"config.toml", "[[rule]]", `id = "user.touch-marker"`, `decision = "allow"`, `prefix = ["touch", "./marker", "$"]`}},
+				"config.toml", "[[rule]]", `id = "user.touch"`, `decision = "allow"`, `prefix = ["touch", "*"]`}},
 		{name: "no gate, configured ask", wantStatus: 126,
 			wantErr: []string{"guardsh: needs approval [test.touch]: touching files needs approval", "A configured rule asks for it every time"}},
 	}

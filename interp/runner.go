@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/guardsh/guardsh/guardsh"
+	"github.com/guardsh/guardsh/sandbox"
 	"golang.org/x/term"
 	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/interp"
@@ -190,6 +191,10 @@ func New(cfg Config) (*Runner, error) {
 	}
 	if g.cfg.Project == "" {
 		g.cfg.Project = r.Dir
+	}
+	if cfg.shared == nil && cfg.Policy.Sandboxed {
+		sh.roots = sessionRoots(g.cfg.Project, cfg.Env)
+		sh.netState = expand.ListEnviron(cfg.Env...).Get(sandbox.EnvNet).String()
 	}
 	g.r = r
 	// The prelude is guardsh's, not the script's: "bash -x" does not trace it.
@@ -849,13 +854,41 @@ func (g *Runner) policyHome(envHome string) string {
 func (g *Runner) command(hc interp.HandlerContext, args []string) guardsh.Command {
 	env := hc.Env
 	return guardsh.Command{
-		Args:    args,
-		Dir:     hc.Dir,
-		Project: g.cfg.Project,
-		Home:    g.policyHome(env.Get("HOME").String()),
-		Env:     func(name string) string { return env.Get(name).String() },
-		Via:     "shell",
+		Args:       args,
+		Dir:        hc.Dir,
+		Project:    g.cfg.Project,
+		Home:       g.policyHome(env.Get("HOME").String()),
+		Env:        func(name string) string { return env.Get(name).String() },
+		Via:        "shell",
+		Which:      func(name string) string { return which(hc.Dir, env, name) },
+		OwnProcess: g.sh.runningPid,
 	}
+}
+
+// which is the file a bare command name runs on env's PATH ("" if none),
+// for guardsh.Command.Which: the path as found when what it is lies there
+// too, else what it resolves to. A symlink out of its tree (a project's
+// bin/pip -> /usr/bin/pip) is what it points to; a virtual environment's
+// python, a symlink to the interpreter it was made from, is the venv's
+// (its pyvenv.cfg makes it so; for the interpreter only: a script such as
+// pip is what its own file is).
+func which(dir string, env expand.Environ, name string) string {
+	p, status, _ := lookCommand(dir, env, name)
+	if status != 0 {
+		return ""
+	}
+	r, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		return p
+	}
+	tree := filepath.Dir(filepath.Dir(p))
+	if real, err := filepath.EvalSymlinks(tree); err == nil && strings.HasPrefix(r, real+"/") {
+		return p
+	}
+	if _, err := os.Stat(filepath.Join(tree, "pyvenv.cfg")); err == nil && strings.HasPrefix(name, "python") {
+		return p
+	}
+	return r
 }
 
 // call is the CallHandler: every simple command, expanded, is decided here.
@@ -902,6 +935,9 @@ func (g *Runner) call(ctx context.Context, args []string) ([]string, error) {
 		// a builtin the policy allows whatever its arguments (decide.go)
 		g.decidePure(args)
 		return g.compatCall(ctx, hc, args), nil
+	}
+	if args[0] == "source" || args[0] == "." || args[0] == "eval" {
+		g.noteSourcedFunctions(ctx, hc, args) // funcnames.go
 	}
 	c := g.command(hc, args)
 	c.Source = g.sh.globs.lookup(hc.Pos, args[0])

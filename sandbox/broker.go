@@ -288,13 +288,25 @@ func isGit(path string) bool {
 func EscalationEnv(env []string) []string {
 	var out []string
 	for _, e := range env {
-		name, _, _ := strings.Cut(e, "=")
-		if unsafeEscalationVar(name) || name == "PATH" {
+		name, val, _ := strings.Cut(e, "=")
+		if unsafeEscalationVar(name) || name == "PATH" || sessionProxyVar(name, val) {
 			continue
 		}
 		out = append(out, e)
 	}
 	return append(out, "PATH="+os.Getenv("PATH"))
+}
+
+// sessionProxyVar reports whether name=val points a client at the
+// session's proxy relay, which listens on the loopback of the sandbox's
+// own network namespace (proxy.Env): an escalated command runs with the
+// host's network, where that address is nobody's (or someone else's).
+func sessionProxyVar(name, val string) bool {
+	switch strings.ToLower(name) {
+	case "http_proxy", "https_proxy", "all_proxy", "npm_config_proxy", "npm_config_https_proxy":
+		return strings.HasPrefix(val, "http://") && strings.Contains(val, "@127.0.0.1:")
+	}
+	return false
 }
 
 func unsafeEscalationVar(name string) bool {

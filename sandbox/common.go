@@ -174,6 +174,11 @@ func (r ProbeResult) Describe() string {
 	return r.Backend
 }
 
+// EnvNet names the variable the confining stage sets for the interpreter:
+// "loopback" (a private network namespace with lo up: local servers work,
+// nothing outside is reachable) or "off: WHY" (network sockets refused).
+const EnvNet = "GUARDSH_SANDBOX_NET"
+
 // stageSpec is what the privileged side asks a freshly started guardsh
 // process to do: confine itself, then either become the interpreter
 // ("run"), exec an approved command ("exec"), or prove the sandbox
@@ -190,6 +195,10 @@ type stageSpec struct {
 	GateFD   int        `json:"gate_fd,omitempty"`  // run: wait for the go-ahead on this descriptor before confining (StartGated)
 	NProc    int        `json:"nproc,omitempty"`    // run: set RLIMIT_NPROC to this first (no pids cgroup)
 	Probe    *probeSpec `json:"probe,omitempty"`
+	// HostNetNS is the privileged side's network namespace (inode): the
+	// stage gives confined processes a private one with loopback and
+	// network sockets only when its own is another (netns_linux.go).
+	HostNetNS uint64 `json:"host_netns,omitempty"`
 }
 
 func encodeSpec(s stageSpec) string {

@@ -52,6 +52,10 @@ type Config struct {
 	// Unix allows creating AF_UNIX sockets even where Landlock cannot
 	// restrict connect(2) to them by path (ABI < 9).
 	Unix bool `json:"unix,omitempty"`
+	// NoLoopback keeps network sockets off altogether instead of giving
+	// confined processes a private network namespace with loopback
+	// (GUARDSH_SANDBOX_NETNS=0).
+	NoLoopback bool `json:"no_loopback,omitempty"`
 }
 
 // Rights are what a human approved beyond the session sandbox for one
@@ -92,7 +96,8 @@ func (c Config) With(r Rights) Config {
 // project, tmpDir and /tmp writable; package protect's things protected. The
 // environment can adjust it: GUARDSH_SANDBOX_WRITE (extra writable paths,
 // colon separated), GUARDSH_SANDBOX_TMP=0 (keep /tmp read-only),
-// GUARDSH_SANDBOX_UNIX=1 (allow AF_UNIX sockets on old kernels).
+// GUARDSH_SANDBOX_UNIX=1 (allow AF_UNIX sockets on old kernels),
+// GUARDSH_SANDBOX_NETNS=0 (no private network namespace: sockets off).
 func NewConfig(project, tmpDir, home string, getenv func(string) string) Config {
 	if getenv == nil {
 		getenv = func(string) string { return "" }
@@ -111,6 +116,7 @@ func NewConfig(project, tmpDir, home string, getenv func(string) string) Config 
 		}
 	}
 	c.Unix = getenv("GUARDSH_SANDBOX_UNIX") == "1"
+	c.NoLoopback = getenv("GUARDSH_SANDBOX_NETNS") == "0"
 	// The protected things (package protect) are kept read-only where they
 	// exist inside a writable root; those missing are watched.
 	w := protect.Where{Project: c.Project, Home: canon(home)}

@@ -42,12 +42,26 @@ func confine(spec stageSpec) error {
 			return err
 		}
 	}
+	// A private network namespace with loopback, while the capabilities
+	// that make one are still there (netns_linux.go).
+	loopback := false
+	if !c.Network {
+		why := "turned off by GUARDSH_SANDBOX_NETNS=0"
+		if !c.NoLoopback {
+			loopback, why = privateLoopback(spec.HostNetNS)
+		}
+		if loopback {
+			os.Setenv(EnvNet, "loopback")
+		} else {
+			os.Setenv(EnvNet, "off: "+why)
+		}
+	}
 	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
 		return fmt.Errorf("no_new_privs: %w", err)
 	}
 	abi := LandlockABI()
 	if spec.Landlock {
-		if err := restrictLandlock(c, abi); err != nil {
+		if err := restrictLandlock(c, abi, loopback); err != nil {
 			return err
 		}
 	} else if abi >= 6 {
@@ -64,7 +78,7 @@ func confine(spec stageSpec) error {
 	if !seccompSupported {
 		return fmt.Errorf("seccomp: no filter for %s", runtime.GOARCH)
 	}
-	prog, err := seccompProgram(c, UnixSocketsAllowed(c, spec.Landlock, abi))
+	prog, err := seccompProgram(c, UnixSocketsAllowed(c, spec.Landlock, abi), loopback)
 	if err != nil {
 		return err
 	}
@@ -80,13 +94,14 @@ func UnixSocketsAllowed(c Config, landlockOn bool, abi int) bool {
 }
 
 // restrictLandlock builds and enforces the Landlock ruleset for c on the
-// calling thread.
-func restrictLandlock(c Config, abi int) error {
+// calling thread. loopback says the thread is in a private network
+// namespace whose only interface is lo: TCP there is left to the namespace.
+func restrictLandlock(c Config, abi int, loopback bool) error {
 	if abi < minLandlockABI {
 		return fmt.Errorf("landlock: kernel ABI %d, need %d: %w", abi, minLandlockABI, ErrUnavailable)
 	}
 	cfg := landlock.V11.BestEffort()
-	if c.Network {
+	if c.Network || loopback {
 		cfg.HandledAccessNet = 0
 	}
 	rw := landlock.RWDirs(c.WritableRoots()...).WithRefer().IgnoreIfMissing()

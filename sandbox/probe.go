@@ -60,14 +60,23 @@ func runProbeChecks(spec stageSpec) []Check {
 	}
 
 	err = probeDial(p.TCP)
-	add("TCP connect to 127.0.0.1 fails", err != nil, errString(err))
+	add("TCP connect to the host's 127.0.0.1 fails", err != nil, errString(err))
 
+	// UDP to an address off this machine (TEST-NET-1): refused, or
+	// unreachable from a private network namespace that has only lo.
 	fd, err := unix.Socket(unix.AF_INET, unix.SOCK_DGRAM, 0)
 	if err == nil {
-		err = unix.Sendto(fd, []byte("x"), 0, &unix.SockaddrInet4{Port: 53, Addr: [4]byte{127, 0, 0, 1}})
+		err = unix.Sendto(fd, []byte("x"), 0, &unix.SockaddrInet4{Port: 53, Addr: [4]byte{192, 0, 2, 1}})
 		unix.Close(fd)
 	}
-	add("UDP send fails", err != nil, errString(err))
+	add("UDP send off the machine fails", err != nil, errString(err))
+
+	if net := os.Getenv(EnvNet); net == "loopback" {
+		// a private loopback: a listener and a client inside must talk
+		add("loopback inside the sandbox works (private network namespace)", probeLoopback() == nil, errString(probeLoopback()))
+	} else {
+		add("network sockets off ("+strings.TrimPrefix(net, "off: ")+")", true, "")
+	}
 
 	return append(out, osProbeChecks(spec)...)
 }
@@ -212,6 +221,16 @@ func probeReached(fd int) bool {
 	}
 	unix.Close(nfd)
 	return true
+}
+
+// probeLoopback listens on 127.0.0.1 and connects to itself.
+func probeLoopback() error {
+	fd, addr, err := probeListen()
+	if err != nil {
+		return err
+	}
+	defer unix.Close(fd)
+	return probeDial(addr)
 }
 
 // probeDial connects to addr ("a.b.c.d:port") over TCP, giving up after a

@@ -141,8 +141,9 @@ func (a *asm) assemble() ([]bpf.RawInstruction, error) {
 }
 
 // seccompProgram builds the filter for c. unixOK says whether AF_UNIX
-// sockets may be created.
-func seccompProgram(c Config, unixOK bool) ([]bpf.RawInstruction, error) {
+// sockets may be created; inetOK whether AF_INET/AF_INET6 ones may (only
+// in a private network namespace whose only interface is lo).
+func seccompProgram(c Config, unixOK, inetOK bool) ([]bpf.RawInstruction, error) {
 	a := &asm{fixups: map[int]string{}, labels: map[string]int{}}
 	a.emit(bpf.LoadAbsolute{Off: offArch, Size: 4})
 	a.jeq(auditArch, "native")
@@ -188,6 +189,10 @@ func seccompProgram(c Config, unixOK bool) ([]bpf.RawInstruction, error) {
 		a.emit(bpf.LoadAbsolute{Off: offArgLow(0), Size: 4})
 		if unixOK {
 			a.jeq(unix.AF_UNIX, "allow")
+		}
+		if inetOK {
+			a.jeq(unix.AF_INET, "allow")
+			a.jeq(unix.AF_INET6, "allow")
 		}
 		a.emit(bpf.RetConstant{Val: retErrno | uint32(unix.EPERM)})
 	}

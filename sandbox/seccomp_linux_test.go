@@ -70,7 +70,7 @@ func TestSeccompProgram(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			raw, err := seccompProgram(tt.c, tt.unixOK)
+			raw, err := seccompProgram(tt.c, tt.unixOK, false)
 			if err != nil {
 				t.Fatal(err)
 			}

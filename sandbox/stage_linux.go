@@ -177,6 +177,7 @@ func command(backend string, spec stageSpec, env []string, extra []*os.File) (*e
 	if err != nil {
 		return nil, err
 	}
+	spec.HostNetNS = netNSInode()
 	var cmd *exec.Cmd
 	switch backend {
 	case BackendLandlock:

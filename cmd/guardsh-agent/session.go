@@ -409,6 +409,7 @@ func sessionMain(args []string) int {
 	}
 	defer jfs.Close()
 	policy := gcfg.Policy(md)
+	policy.Sandboxed = true // verified above (sandbox.Inherited)
 	if *adminSource != "" {
 		// The agent checked and resolved the grant; this argv is its word.
 		policy.Admin = &guardsh.AdminGrant{Devices: adminDevices, Source: *adminSource}

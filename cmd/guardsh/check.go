@@ -35,11 +35,12 @@ const (
 	checkError = 3
 )
 
-const checkUsage = `usage: guardsh --check [--mode MODE] [--json] [-c COMMAND]... [FILE | -]
-       guardsh --explain [--mode MODE] COMMAND
+const checkUsage = `usage: guardsh --check [--mode MODE] [--sandboxed] [--json] [-c COMMAND]... [FILE | -]
+       guardsh --explain [--mode MODE] [--sandboxed] COMMAND
 Judges commands without running them. With neither -c nor FILE, every line of
-standard input is one command. Exit status: 0 all allowed, 1 some need approval,
-2 some denied, 3 error.
+standard input is one command. --sandboxed gives the verdicts of a shell whose
+sandbox is verified (auto mode then allows what the sandbox contains).
+Exit status: 0 all allowed, 1 some need approval, 2 some denied, 3 error.
 `
 
 // checkOptions is a parsed --check/--explain command line.
@@ -49,6 +50,9 @@ type checkOptions struct {
 	commands []string // -c
 	file     string   // FILE, "-" for stdin lines
 	stdin    bool
+	// sandboxed: judge as for commands that run in a verified session
+	// sandbox (guardsh.Policy.Sandboxed), the verdicts the shell gives
+	sandboxed bool
 }
 
 func parseCheckArgs(args []string, explain bool) (*checkOptions, error) {
@@ -80,6 +84,8 @@ func parseCheckArgs(args []string, explain bool) (*checkOptions, error) {
 			return nil, errHelp
 		case a == "--no-sandbox":
 			// Nothing runs: no sandbox to turn off.
+		case a == "--sandboxed":
+			o.sandboxed = true
 		case strings.HasPrefix(a, "-") && a != "-":
 			return nil, fmt.Errorf("%s: unknown option", a)
 		default:
@@ -140,8 +146,10 @@ func newCheckSession(o *checkOptions) (*checkSession, error) {
 			env[k] = v
 		}
 	}
+	policy := cfg.Policy(mode)
+	policy.Sandboxed = o.sandboxed
 	return &checkSession{
-		policy: cfg.Policy(mode),
+		policy: policy,
 		env:    guardsh.CheckEnv{Dir: dir, Project: project, Home: home, Env: env, Via: "check"},
 	}, nil
 }

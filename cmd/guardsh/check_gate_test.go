@@ -107,12 +107,18 @@ func TestShellAskWithoutTerminal(t *testing.T) {
 	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 126 {
 		t.Fatalf("exit %v, want 126; output:\n%s", err, out)
 	}
-	for _, w := range []string{"needs approval [mode.default]", "No human could be asked (no terminal)", "~/.config/guardsh/config.toml", `prefix = ["touch", "./made", "$"]`} {
+	for _, w := range []string{"needs approval [mode.default]", "No human could be asked (no terminal)", "~/.config/guardsh/config.toml", `prefix = ["touch", "*"]`} {
 		if !strings.Contains(string(out), w) {
 			t.Errorf("output lacks %q:\n%s", w, out)
 		}
 	}
 	if _, err := os.Stat(filepath.Join(dir, "made")); err == nil {
 		t.Error("the command ran")
+	}
+	// the refusal is at most three lines: the rule and why, what to do,
+	// the rule a human would add
+	_, refusal, _ := strings.Cut(string(out), "guardsh: needs approval")
+	if n := strings.Count(strings.TrimRight(refusal, "\n"), "\n") + 1; n > 3 {
+		t.Errorf("refusal of %d lines, want at most 3:\n%s", n, out)
 	}
 }

@@ -326,7 +326,11 @@ func hookVerdict(opts hookOptions, ev hookEvent, getenv func(string) string) (ho
 			env[k] = v
 		}
 	}
-	sv, _ := cfg.Policy(mode).CheckScript(ev.Command, guardsh.CheckEnv{
+	policy := cfg.Policy(mode)
+	// A rewritten command runs under guardsh, in its verified sandbox:
+	// judge it as that shell will (a shell without one refuses to run).
+	policy.Sandboxed = opts.rewrite && !strings.EqualFold(getenv("GUARDSH_SANDBOX"), "off")
+	sv, _ := policy.CheckScript(ev.Command, guardsh.CheckEnv{
 		Dir: ev.Dir, Project: d.project, Home: d.home, Env: env, Via: "hook",
 		Environ: hookEnviron(getenv),
 	}) // a parse error comes back as the verdict (ask), with its reason

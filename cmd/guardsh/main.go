@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 
 	"github.com/guardsh/guardsh/guardsh"
 	"github.com/guardsh/guardsh/internal/version"
@@ -166,6 +167,7 @@ func shell(inv *invocation) int {
 	if done {
 		return code
 	}
+	policy.Sandboxed = sessionConfined
 	if penv := startProxyRelay(); penv != nil { // netproxy.go
 		if sessionEnv == nil {
 			sessionEnv = os.Environ()
@@ -226,6 +228,14 @@ func shell(inv *invocation) int {
 	case inv.Command != nil:
 		status = r.RunDashC(ctx, *inv.Command, inv.Name)
 	case inv.Script != "":
+		if sh, ok := r.InstalledShell(shellName(), inv.Script); ok && len(inv.Long) == 0 && !interactive {
+			// an installed program, started through guardsh's bash or
+			// sh shim (a shebang's env found it first on PATH): the real
+			// shell runs it, in this sandbox
+			err := syscall.Exec(sh, append([]string{sh}, os.Args[1:]...), interp.ProgramEnv(os.Environ()))
+			fmt.Fprintf(os.Stderr, "%s: %s: %v\n", shellName(), sh, err)
+			return 126
+		}
 		status = r.RunScriptFile(ctx, inv.Script, shellName())
 	default:
 		var in io.Reader = os.Stdin

@@ -397,10 +397,12 @@ func newListeners(t *testing.T, unixPath string) *listeners {
 	go func() {
 		buf := make([]byte, 64)
 		for {
-			if _, _, err := ul.ReadFrom(buf); err != nil {
+			n, from, err := ul.ReadFrom(buf)
+			if err != nil {
 				return
 			}
 			l.hits.Add(1)
+			ul.WriteTo(buf[:n], from) // an echo: a sender that reached it knows
 		}
 	}()
 	xl, err := net.Listen("unix", unixPath)
@@ -445,7 +447,10 @@ func TestSandboxEscapeNetworkAndProcesses(t *testing.T) {
 				{name: "TCP connect to a 127.0.0.1 listener", snippet: py(fmt.Sprintf(`import socket; socket.create_connection(("%s", %s), 2)`, th, tp))},
 				{name: "TCP connect with curl", snippet: fmt.Sprintf(`curl -s -m 2 http://%s/`, l.tcp), needs: "curl"},
 				{name: "TCP through bash /dev/tcp", snippet: fmt.Sprintf(`bash -c 'echo x > /dev/tcp/%s/%s'`, th, tp), needs: "bash"},
-				{name: "UDP send", snippet: py(fmt.Sprintf(`import socket; s=socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.sendto(b"x", ("%s", %s))`, uh, up))},
+				// (in a private network namespace the datagram goes to the
+				// sandbox's own loopback: the send succeeds, the host's
+				// listener never sees it, and no echo comes back)
+				{name: "UDP send", snippet: py(fmt.Sprintf(`import socket; s=socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.settimeout(1); s.sendto(b"x", ("%s", %s)); s.recvfrom(8)`, uh, up))},
 				{name: "AF_UNIX connect outside the project", snippet: py(fmt.Sprintf(`import socket; s=socket.socket(socket.AF_UNIX); s.connect("%s")`, l.unix))},
 				{name: "DNS lookup", snippet: py(`import socket; socket.getaddrinfo("example.com", 80)`)},
 				{name: "netlink socket", snippet: py(`import socket; socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, 0)`)},

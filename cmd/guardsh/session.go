@@ -64,6 +64,11 @@ func stripNoSandbox(argv []string) []string {
 // is nil otherwise (interp.Config.Escalate).
 var sessionEscalate interp.EscalateFunc
 
+// sessionConfined is set by sandboxSession in an interpreter whose
+// sandbox it verified (sandbox.Inherited): the policy then judges as for
+// a verified sandbox, and installed programs run as programs.
+var sessionConfined bool
+
 // sandboxOff reports whether the user turned the sandbox off by its named
 // switch, and how.
 func sandboxOff() (string, bool) {
@@ -158,6 +163,7 @@ func sandboxSession(inv *invocation) (code int, done bool, describe string) {
 			return 126, true, ""
 		}
 		sandbox.AdoptPassedFiles()
+		sessionConfined = true
 		if c := sandbox.ClientFromEnv(); c != nil {
 			sessionEscalate = interp.EscalateThrough(c)
 			sessionAdviseClient = c // the advisor's ratings come from the privileged side too

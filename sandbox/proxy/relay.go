@@ -90,7 +90,9 @@ func (r *Relay) Close() error {
 func Env(addr, user string) []string {
 	u := "http://" + addr
 	if user != "" {
-		u = "http://" + user + "@" + addr
+		// with a password (which the proxy ignores): git asks for the
+		// password of a proxy URL that has a user and none
+		u = "http://" + user + ":guardsh@" + addr
 	}
 	noProxy := "localhost,127.0.0.1,::1"
 	var env []string
