@@ -82,14 +82,17 @@ func TestContract(t *testing.T) {
 
 // catalogueTests: for every rule, commands that must and must not be
 // judged by it (auto mode unless mode is set).
-var catalogueTests = []struct {
+// catTest is one catalogueTests entry.
+type catTest struct {
 	id   ruleID
 	mode Mode
 	// sandboxed judges as for a verified sandbox (Policy.Sandboxed)
 	sandboxed bool
 	match     []string
 	notMatch  []string
-}{
+}
+
+var catalogueTests = []catTest{
 	{id: idRmRoot, match: []string{"rm -rf /", "rm -rf /*", "rm -rf /[a-z]*", "rm -rf /?*", "rm -fr /", "rm -r -f /", "rm -R --force /", "rm --recursive --force /", "/usr/bin/rm -rf /", `\rm -rf /`, "rm -rf -- /", "X=/; rm -rf $X", "rm -rf /$X", "rm -rf {/,}", `rm$IFS-rf$IFS/`}, notMatch: []string{"rm -rf ./build", "rm -- -rf", "echo rm -rf /", "rm -rf /tmp/x"}},
 	{id: idRmHome, match: []string{"rm -rf ~", "rm -rf ~/", "rm -rf ~/*", "rm -rf $HOME", "rm -rf /home/user", "X=~; rm -rf $X", "rm -rf ~/projekte", "rm -rf ~/$X", `f(){ rm -rf "$1"; }; f ~`}, notMatch: []string{"rm -rf ./node_modules", "rm ~/notes.txt", "ls ~"}},
 	{id: idRmSystem, match: []string{"rm -rf /etc", "rm -rf /usr/lib/x", "rm -rf /var/lib", "rm -rf /home", "rm -rf /tmp", "rm -fr /etc"}, notMatch: []string{"rm -rf /tmp/build", "rm -rf build", "ls /etc"}},

@@ -433,15 +433,6 @@ func init() {
 	)
 }
 
-// catTest is the type of policy_test.go's catalogueTests entries.
-type catTest = struct {
-	id        ruleID
-	mode      Mode
-	sandboxed bool
-	match     []string
-	notMatch  []string
-}
-
 // strictProfile returns the built-in strict profile in the order of
 // strictDefs.
 func strictProfile() []StrictEntry {

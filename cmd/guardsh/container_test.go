@@ -209,3 +209,29 @@ func TestMissingProtectedRemoved(t *testing.T) {
 		t.Errorf("the removal is not said:\n%s", stderr)
 	}
 }
+
+// TestNewRepoKept: a repository the session itself makes (git init in a
+// project that had none) keeps its .git/config and hooks when the session
+// ends: only protected paths whose directory existed at the start are
+// undone.
+func TestNewRepoKept(t *testing.T) {
+	backendsUnderTest(t)
+	f := newFixture(t)
+	proj := filepath.Join(f.base, "fresh")
+	os.MkdirAll(proj, 0o755)
+	env := f.env(sandbox.BackendLandlock, "GUARDSH_MODE=auto")
+	for i, e := range env {
+		if strings.HasPrefix(e, "GUARDSH_PROJECT=") {
+			env[i] = "GUARDSH_PROJECT=" + proj
+		}
+	}
+	cmd := exec.Command(f.bin, "-c", "git init -q . && echo made")
+	cmd.Dir, cmd.Env = proj, env
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "made") {
+		t.Fatalf("git init in the session: %v %s", err, out)
+	}
+	if _, err := os.Stat(filepath.Join(proj, ".git", "config")); err != nil {
+		t.Errorf("the new repository lost its config: %v\n%s", err, out)
+	}
+}

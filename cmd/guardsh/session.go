@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -316,9 +317,16 @@ func sandboxSession(inv *invocation) (code int, done bool, describe string) {
 	// by a read-only mount, so one created during the session (a planted
 	// .git/commondir or .guardsh.toml) is removed like the container
 	// level's restores.
-	guardPaths := missing
+	// Only those whose directory existed: a repository the session makes
+	// (git init) has its own .git/config and hooks, which are not undone.
+	var guardPaths []string
+	for _, p := range missing {
+		if fi, err := os.Lstat(filepath.Dir(p)); err == nil && fi.IsDir() {
+			guardPaths = append(guardPaths, p)
+		}
+	}
 	if res.Backend == sandbox.BackendContainer {
-		guardPaths = append(c.ProtectedInside(), missing...)
+		guardPaths = append(c.ProtectedInside(), guardPaths...)
 	}
 	if len(guardPaths) > 0 {
 		g, err := sandbox.Snapshot(guardPaths)

@@ -165,7 +165,7 @@ func TestWorkingDay(t *testing.T) {
 			t.Skipf("%s needed for the working day", tool)
 		}
 	}
-	bin := escapeBinary(t)
+	bin := guardshTestBinary(t)
 	cache, err := os.UserCacheDir()
 	if err != nil {
 		t.Fatal(err)
