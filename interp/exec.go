@@ -49,6 +49,11 @@ func (g *Runner) startExternal(ctx context.Context, hc interp.HandlerContext, ar
 		g.errf(hc, "%s: %s", args[0], msg)
 		return interp.ExitStatus(status)
 	}
+	if sh := guardsh.ShellByIdentity(path); shellNames[sh] && !isShell(args[0]) {
+		// a shell under another name (cp /bin/bash ./b; ./b -c CMD) is
+		// that shell: run in this interpreter, $0 as it was called
+		return g.runNestedTracked(ctx, hc, args, nil)
+	}
 	if isSelf(path) {
 		if err := g.judgeAsGuardsh(ctx, hc, path, args); err != nil {
 			return err
@@ -211,8 +216,15 @@ func scriptShell(path string) (shell string, opts []string, ok bool) {
 			return "", nil, false
 		}
 	}
+	shell = filepath.Base(fields[0])
 	if !isShell(fields[0]) {
-		return "", nil, false
+		// a shebang naming a copy of a shell (#!/tmp/b) is that shell
+		if !filepath.IsAbs(fields[0]) {
+			return "", nil, false
+		}
+		if shell = guardsh.ShellByIdentity(fields[0]); !shellNames[shell] {
+			return "", nil, false
+		}
 	}
 	// A shebang passes at most one argument, possibly "-e" or "-eu".
 	for _, o := range fields[1:] {
@@ -220,7 +232,7 @@ func scriptShell(path string) (shell string, opts []string, ok bool) {
 			opts = append(opts, o)
 		}
 	}
-	return filepath.Base(fields[0]), opts, true
+	return shell, opts, true
 }
 
 // runNested runs a shell command line (argv[0] is sh, bash, ...) in a new
