@@ -276,6 +276,9 @@ func Paths(w Where) []string {
 			// no repository yet: git init would make one
 			dirs = []string{filepath.Join(p, ".git")}
 		}
+		for _, n := range nestedRepos(p) {
+			dirs = append(dirs, gitDirs(n, 0)...)
+		}
 		for _, g := range dirs {
 			for _, e := range Entries {
 				if e.Base == GitDir {
@@ -309,5 +312,46 @@ func gitDirs(g string, depth int) []string {
 			return nil
 		})
 	}
+	return out
+}
+
+// nestedMaxDepth and nestedMaxDirs bound the search for nested
+// repositories (a vendored checkout, a repository cloned into the
+// project): directories at most this deep below the project, at most this
+// many visited; node_modules is not entered.
+const (
+	nestedMaxDepth = 4
+	nestedMaxDirs  = 20000
+)
+
+// nestedRepos returns the .git directories of repositories nested in the
+// project (project/vendor/lib/.git), not the project's own.
+func nestedRepos(project string) []string {
+	var out []string
+	visited := 0
+	filepath.WalkDir(project, func(p string, d os.DirEntry, err error) error {
+		if err != nil || !d.IsDir() {
+			return nil
+		}
+		if visited++; visited > nestedMaxDirs {
+			return filepath.SkipAll
+		}
+		if p == project {
+			return nil
+		}
+		switch d.Name() {
+		case ".git":
+			if filepath.Dir(p) != project {
+				out = append(out, p)
+			}
+			return filepath.SkipDir
+		case "node_modules":
+			return filepath.SkipDir
+		}
+		if strings.Count(strings.TrimPrefix(p, project), "/") >= nestedMaxDepth {
+			return filepath.SkipDir
+		}
+		return nil
+	})
 	return out
 }

@@ -1,6 +1,8 @@
 package protect
 
 import (
+	"os"
+	"path/filepath"
 	"slices"
 	"testing"
 )
@@ -73,6 +75,33 @@ func TestPathsCoverEntries(t *testing.T) {
 	for _, want := range []string{"/nonexistent/p/.git/commondir", "/nonexistent/h/.tcshrc", "/nonexistent/x/guardsh", "/etc/zprofile"} {
 		if !slices.Contains(ps, want) {
 			t.Errorf("Paths lacks %s", want)
+		}
+	}
+}
+
+// TestPathsNestedRepositories: the git directory of a repository nested in
+// the project (a vendored checkout) is kept read-only like the project's;
+// one in node_modules or deeper than the search goes is not looked for.
+func TestPathsNestedRepositories(t *testing.T) {
+	p := t.TempDir()
+	for _, d := range []string{".git", "vendor/lib/.git", "a/b/c/.git", "node_modules/x/.git", "a/b/c/d/e/.git"} {
+		if err := os.MkdirAll(filepath.Join(p, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := map[string]bool{}
+	for _, q := range Paths(Where{Project: p}) {
+		got[q] = true
+	}
+	for _, c := range []struct {
+		path string
+		want bool
+	}{
+		{".git/config", true}, {"vendor/lib/.git/config", true}, {"vendor/lib/.git/hooks", true},
+		{"a/b/c/.git/config", true}, {"node_modules/x/.git/config", false}, {"a/b/c/d/e/.git/config", false},
+	} {
+		if got[filepath.Join(p, c.path)] != c.want {
+			t.Errorf("Paths has %s: %v, want %v", c.path, !c.want, c.want)
 		}
 	}
 }

@@ -18,7 +18,8 @@ import (
 // launcher's shim directory in a HOME below the shared temp dir (a CI
 // runner's) are the victims. The session runs in bypass mode: only the
 // kernel layer stands in the way; the attack is a perl script file (a
-// program the rules let run).
+// program the rules let run), which also tries writing the nested
+// repository's config directly.
 func TestSandboxRenameAncestor(t *testing.T) {
 	if _, err := exec.LookPath("perl"); err != nil {
 		t.Skip("no perl")
@@ -43,6 +44,7 @@ func TestSandboxRenameAncestor(t *testing.T) {
 			}
 			script := `
 sub swap { my ($dir, $away) = @_; rename($dir, $away) ? print("renamed $dir\n") : print("rename $dir: $!\n"); }
+if (open(my $c, ">>", "vendor/lib/.git/config")) { print $c "[core]\n\tfsmonitor = evil\n"; close $c; print "wrote the nested config\n" }
 swap("vendor/lib", "vendor/lib.old");
 swap("vendor", "vendor.old");
 if (!-e "vendor/lib/.git/config") {
