@@ -79,3 +79,44 @@ if (!-e "$ENV{TH}/.local/share/guardsh/guardsh-shim-x/bash") {
 		})
 	}
 }
+
+// TestSandboxRenameProjectParent: a project below the shared temp dir (a
+// CI checkout, a clone in /tmp) is not swapped by renaming its parent and
+// putting a copy with a .git/config of the attack's choosing in its place.
+func TestSandboxRenameProjectParent(t *testing.T) {
+	if _, err := exec.LookPath("perl"); err != nil {
+		t.Skip("no perl")
+	}
+	for _, backend := range backendsUnderTest(t) {
+		t.Run(backend, func(t *testing.T) {
+			f := newFixture(t)
+			parent := filepath.Join(t.TempDir(), "w")
+			proj := filepath.Join(parent, "proj")
+			if out, err := exec.Command("git", "init", "-q", proj).CombinedOutput(); err != nil {
+				t.Fatalf("git init: %v %s", err, out)
+			}
+			cfg := filepath.Join(proj, ".git", "config")
+			before, _ := os.ReadFile(cfg)
+			script := `rename("$ENV{PARENT}", "$ENV{PARENT}.old") or die "rename: $!";
+system("mkdir -p $ENV{PARENT} && cp -a $ENV{PARENT}.old/proj $ENV{PARENT}/proj");
+open F, ">>", "$ENV{PARENT}/proj/.git/config" or die "open: $!"; print F "[core]\n\tfsmonitor = evil\n"; close F;
+`
+			if err := os.WriteFile(filepath.Join(proj, "up.pl"), []byte(script), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			env := f.env(backend, "PARENT="+parent)
+			for i, e := range env {
+				if strings.HasPrefix(e, "GUARDSH_PROJECT=") {
+					env[i] = "GUARDSH_PROJECT=" + proj
+				}
+			}
+			cmd := exec.Command(f.bin, "-c", "perl up.pl")
+			cmd.Dir, cmd.Env = proj, env
+			out, _ := cmd.CombinedOutput()
+			after, _ := os.ReadFile(cfg)
+			if string(after) != string(before) {
+				t.Errorf("the project at %s now has .git/config %q\noutput: %s", proj, after, out)
+			}
+		})
+	}
+}
