@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -173,8 +174,8 @@ func (c Config) ProtectedInside() []string {
 	return out
 }
 
-// ProtectedAncestors lists the directories between a writable root and
-// each protected path inside it (ProtectedInside), parents first: backends
+// ProtectedAncestors lists the directories between the outermost writable
+// root and each protected path inside it (writable roots left out) (ProtectedInside), parents first: backends
 // make each a mount point of its own (bound on itself, writable) before
 // the read-only mounts, so that none of them can be renamed away and
 // replaced by a directory holding a protected path of the process's
@@ -189,17 +190,19 @@ func (c Config) ProtectedAncestors() []string {
 	seen := map[string]bool{}
 	var out []string
 	for _, p := range inside {
+		// up to the outermost writable root: a project in /tmp is itself
+		// below a writable root, and renaming its parent would swap it
 		root := ""
 		for _, r := range roots {
-			if within(p, r) && len(r) > len(root) {
+			if within(p, r) && (root == "" || len(r) < len(root)) {
 				root = r
 			}
 		}
-		if root == "" {
+		if root == "" || root == "/" {
 			continue
 		}
 		for a := filepath.Dir(p); a != root && within(a, root) && a != "/"; a = filepath.Dir(a) {
-			if seen[a] || a == git {
+			if seen[a] || a == git || slices.Contains(roots, a) {
 				continue
 			}
 			seen[a] = true
