@@ -64,6 +64,21 @@ func (g *Runner) startExternal(ctx context.Context, hc interp.HandlerContext, ar
 			})
 		}
 	}
+	if ip, opt, ok := shebangLine(path); ok && isSelf(absIn(hc.Dir, ip)) {
+		// a script whose #! names guardsh (or a copy: #!./gs --mode=bypass)
+		// is a nested guardsh: its commands are judged by this session
+		// (a relative #! is found from the working directory, as the kernel does)
+		argv := append(append([]string{ip}, opt...), path)
+		argv = append(argv, args[1:]...)
+		inv, pol, env, ok := g.nestedGuardsh(hc, argv)
+		if !ok {
+			g.errf(hc, "%s: its #! names guardsh with options a nested guardsh does not take (%s); run it with guardsh -c or bash", args[0], strings.Join(opt, " "))
+			return interp.ExitStatus(126)
+		}
+		return g.runTracked(ctx, hc, func(ctx context.Context, grp *procGroup) error {
+			return g.runInvocation(ctx, hc, "guardsh", inv, env, grp, pol)
+		})
+	}
 	if shell, opts, ok := scriptShell(path); ok {
 		argv := append([]string{shell}, opts...)
 		argv = append(argv, path)
@@ -172,6 +187,41 @@ func lookCommand(dir string, env expand.Environ, name string) (path string, stat
 		return p, 0, ""
 	}
 	return "", 127, "command not found"
+}
+
+// absIn is p made absolute from dir.
+func absIn(dir, p string) string {
+	if filepath.IsAbs(p) {
+		return p
+	}
+	return filepath.Join(dir, p)
+}
+
+// shebangLine returns the interpreter a file's #! line names and its one
+// argument (the kernel passes the rest of the line as a single word).
+func shebangLine(path string) (interp string, opt []string, ok bool) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return "", nil, false
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return "", nil, false
+	}
+	head := make([]byte, 256)
+	n, _ := io.ReadFull(f, head)
+	if !bytes.HasPrefix(head[:n], []byte("#!")) {
+		return "", nil, false
+	}
+	line, _, _ := bytes.Cut(head[2:n], []byte("\n"))
+	ip, rest, _ := strings.Cut(strings.TrimLeft(string(line), " \t"), " ")
+	if ip == "" {
+		return "", nil, false
+	}
+	if rest = strings.Trim(rest, " \t\r"); rest != "" {
+		opt = []string{rest}
+	}
+	return ip, opt, true
 }
 
 // scriptShell reads the start of an executable file and reports whether
