@@ -187,6 +187,15 @@ func (cx *cmdCtx) run(args []string) {
 			return
 		}
 	}
+	if !slices.Contains(identityShells, name) && strings.Contains(args[0], "/") {
+		// a shell under another name (cp /bin/bash ./b) is that shell
+		if t := cx.pe.resolve(args[0]); t.abs != "" {
+			if sh := ShellByIdentity(t.abs); sh != "" {
+				hShell(cx, sh, args)
+				return
+			}
+		}
+	}
 	if h := handlerTable()[name]; h != nil {
 		cx.prog = name
 		h(cx, name, args)

@@ -49,6 +49,11 @@ func (g *Runner) startExternal(ctx context.Context, hc interp.HandlerContext, ar
 		g.errf(hc, "%s: %s", args[0], msg)
 		return interp.ExitStatus(status)
 	}
+	if sh := guardsh.ShellByIdentity(path); shellNames[sh] && !isShell(args[0]) {
+		// a shell under another name (cp /bin/bash ./b; ./b -c CMD) is
+		// that shell: run in this interpreter, $0 as it was called
+		return g.runNestedTracked(ctx, hc, args, nil)
+	}
 	if isSelf(path) {
 		if err := g.judgeAsGuardsh(ctx, hc, path, args); err != nil {
 			return err
@@ -58,6 +63,21 @@ func (g *Runner) startExternal(ctx context.Context, hc interp.HandlerContext, ar
 				return g.runInvocation(ctx, hc, "guardsh", inv, env, grp, pol)
 			})
 		}
+	}
+	if ip, opt, ok := shebangLine(path); ok && isSelf(absIn(hc.Dir, ip)) {
+		// a script whose #! names guardsh (or a copy: #!./gs --mode=bypass)
+		// is a nested guardsh: its commands are judged by this session
+		// (a relative #! is found from the working directory, as the kernel does)
+		argv := append(append([]string{ip}, opt...), path)
+		argv = append(argv, args[1:]...)
+		inv, pol, env, ok := g.nestedGuardsh(hc, argv)
+		if !ok {
+			g.errf(hc, "%s: its #! names guardsh with options a nested guardsh does not take (%s); run it with guardsh -c or bash", args[0], strings.Join(opt, " "))
+			return interp.ExitStatus(126)
+		}
+		return g.runTracked(ctx, hc, func(ctx context.Context, grp *procGroup) error {
+			return g.runInvocation(ctx, hc, "guardsh", inv, env, grp, pol)
+		})
 	}
 	if shell, opts, ok := scriptShell(path); ok {
 		if err, ok := g.runInstalledScript(ctx, hc, shell, opts, path, args); ok {
@@ -172,6 +192,41 @@ func lookCommand(dir string, env expand.Environ, name string) (path string, stat
 	return "", 127, "command not found"
 }
 
+// absIn is p made absolute from dir.
+func absIn(dir, p string) string {
+	if filepath.IsAbs(p) {
+		return p
+	}
+	return filepath.Join(dir, p)
+}
+
+// shebangLine returns the interpreter a file's #! line names and its one
+// argument (the kernel passes the rest of the line as a single word).
+func shebangLine(path string) (interp string, opt []string, ok bool) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return "", nil, false
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return "", nil, false
+	}
+	head := make([]byte, 256)
+	n, _ := io.ReadFull(f, head)
+	if !bytes.HasPrefix(head[:n], []byte("#!")) {
+		return "", nil, false
+	}
+	line, _, _ := bytes.Cut(head[2:n], []byte("\n"))
+	ip, rest, _ := strings.Cut(strings.TrimLeft(string(line), " \t"), " ")
+	if ip == "" {
+		return "", nil, false
+	}
+	if rest = strings.Trim(rest, " \t\r"); rest != "" {
+		opt = []string{rest}
+	}
+	return ip, opt, true
+}
+
 // scriptShell reads the start of an executable file and reports whether
 // it is a shell script: a shebang naming sh, bash or dash (directly or
 // through env; shell is the shebang's path, or the name env looks up), or
@@ -215,8 +270,15 @@ func scriptShell(path string) (shell string, opts []string, ok bool) {
 			return "", nil, false
 		}
 	}
+	shell = filepath.Base(fields[0])
 	if !isShell(fields[0]) {
-		return "", nil, false
+		// a shebang naming a copy of a shell (#!/tmp/b) is that shell
+		if !filepath.IsAbs(fields[0]) {
+			return "", nil, false
+		}
+		if shell = guardsh.ShellByIdentity(fields[0]); !shellNames[shell] {
+			return "", nil, false
+		}
 	}
 	// A shebang passes at most one argument, possibly "-e" or "-eu".
 	for _, o := range fields[1:] {
@@ -224,7 +286,10 @@ func scriptShell(path string) (shell string, opts []string, ok bool) {
 			opts = append(opts, o)
 		}
 	}
-	return fields[0], opts, true // "/bin/bash", or "bash" through env
+	if isShell(fields[0]) {
+		return fields[0], opts, true // "/bin/bash", or "bash" through env
+	}
+	return shell, opts, true // a copy of a shell: the shell it is, interpreted
 }
 
 // runNested runs a shell command line (argv[0] is sh, bash, ...) in a new

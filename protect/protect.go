@@ -15,9 +15,12 @@ package protect
 
 import (
 	"os"
+	"os/exec"
 	"path"
 	"path/filepath"
 	"strings"
+	"sync"
+	"time"
 )
 
 // Base is what an entry's path is relative to.
@@ -158,6 +161,9 @@ func Match(abs string, w Where) (Entry, bool) {
 	if e, ok := gitMatch(abs); ok {
 		return e, true
 	}
+	if hp := HooksDir(w.Project); hp != "" && (abs == hp || strings.HasPrefix(abs, hp+"/")) {
+		return Entry{Base: System, Path: hp, Tree: true, Why: whyHooksPath}, true
+	}
 	for _, e := range Entries {
 		var base string
 		switch e.Base {
@@ -270,11 +276,17 @@ func Paths(w Where) []string {
 	if c := abs(w.Shim); c != "" {
 		add(c)
 	}
+	if hp := HooksDir(w.Project); hp != "" {
+		add(filepath.FromSlash(hp))
+	}
 	if p := abs(w.Project); p != "" {
 		dirs := gitDirs(filepath.Join(p, ".git"), 0)
 		if len(dirs) == 0 {
 			// no repository yet: git init would make one
 			dirs = []string{filepath.Join(p, ".git")}
+		}
+		for _, n := range nestedRepos(p) {
+			dirs = append(dirs, gitDirs(n, 0)...)
 		}
 		for _, g := range dirs {
 			for _, e := range Entries {
@@ -310,4 +322,92 @@ func gitDirs(g string, depth int) []string {
 		})
 	}
 	return out
+}
+
+// nestedMaxDepth and nestedMaxDirs bound the search for nested
+// repositories (a vendored checkout, a repository cloned into the
+// project): directories at most this deep below the project, at most this
+// many visited; node_modules is not entered.
+const (
+	nestedMaxDepth = 4
+	nestedMaxDirs  = 20000
+)
+
+// nestedRepos returns the .git directories of repositories nested in the
+// project (project/vendor/lib/.git), not the project's own.
+func nestedRepos(project string) []string {
+	var out []string
+	visited := 0
+	filepath.WalkDir(project, func(p string, d os.DirEntry, err error) error {
+		if err != nil || !d.IsDir() {
+			return nil
+		}
+		if visited++; visited > nestedMaxDirs {
+			return filepath.SkipAll
+		}
+		if p == project {
+			return nil
+		}
+		switch d.Name() {
+		case ".git":
+			if filepath.Dir(p) != project {
+				out = append(out, p)
+			}
+			return filepath.SkipDir
+		case "node_modules":
+			return filepath.SkipDir
+		}
+		if strings.Count(strings.TrimPrefix(p, project), "/") >= nestedMaxDepth {
+			return filepath.SkipDir
+		}
+		return nil
+	})
+	return out
+}
+
+const whyHooksPath = "git runs the programs in it as hooks (the repository's core.hooksPath names it, as husky's .husky does)"
+
+type hooksKey struct {
+	cfg  string
+	mod  time.Time
+	size int64
+}
+
+var hooksCache sync.Map // hooksKey -> string
+
+// HooksDir returns the directory the project repository's own
+// configuration (.git/config) names in core.hooksPath, absolute and clean,
+// when it lies where a session may write (inside the project, below its
+// root, such as husky's .husky/_): git runs the programs there as hooks,
+// as it does those in .git/hooks. "" when there is none. The answer is
+// cached per state of the config file.
+func HooksDir(project string) string {
+	if project == "" || !path.IsAbs(project) || path.Clean(project) == "/" {
+		return ""
+	}
+	project = path.Clean(project)
+	cfg := path.Join(project, ".git", "config")
+	fi, err := os.Stat(cfg)
+	if err != nil || !fi.Mode().IsRegular() {
+		return ""
+	}
+	k := hooksKey{cfg, fi.ModTime(), fi.Size()}
+	if v, ok := hooksCache.Load(k); ok {
+		return v.(string)
+	}
+	// --file: this one file, no includes, nothing of the repository run
+	out, _ := exec.Command("git", "config", "--file", cfg, "--get", "core.hooksPath").Output()
+	hp := strings.TrimSpace(string(out))
+	switch {
+	case hp == "":
+	case strings.HasPrefix(hp, "/"):
+		hp = path.Clean(hp)
+	default:
+		hp = path.Join(project, hp)
+	}
+	if hp != "" && !strings.HasPrefix(hp, project+"/") {
+		hp = "" // outside the project (~/.githooks, /dev/null): not the session's to write
+	}
+	hooksCache.Store(k, hp)
+	return hp
 }

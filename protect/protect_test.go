@@ -1,7 +1,11 @@
 package protect
 
 import (
+	"os"
+	"os/exec"
+	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -74,5 +78,81 @@ func TestPathsCoverEntries(t *testing.T) {
 		if !slices.Contains(ps, want) {
 			t.Errorf("Paths lacks %s", want)
 		}
+	}
+}
+
+// TestPathsNestedRepositories: the git directory of a repository nested in
+// the project (a vendored checkout) is kept read-only like the project's;
+// one in node_modules or deeper than the search goes is not looked for.
+func TestPathsNestedRepositories(t *testing.T) {
+	p := t.TempDir()
+	for _, d := range []string{".git", "vendor/lib/.git", "a/b/c/.git", "node_modules/x/.git", "a/b/c/d/e/.git"} {
+		if err := os.MkdirAll(filepath.Join(p, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := map[string]bool{}
+	for _, q := range Paths(Where{Project: p}) {
+		got[q] = true
+	}
+	for _, c := range []struct {
+		path string
+		want bool
+	}{
+		{".git/config", true}, {"vendor/lib/.git/config", true}, {"vendor/lib/.git/hooks", true},
+		{"a/b/c/.git/config", true}, {"node_modules/x/.git/config", false}, {"a/b/c/d/e/.git/config", false},
+	} {
+		if got[filepath.Join(p, c.path)] != c.want {
+			t.Errorf("Paths has %s: %v, want %v", c.path, !c.want, c.want)
+		}
+	}
+}
+
+// TestHooksPathProtected: the directory a repository's core.hooksPath
+// names inside the project (husky's .husky/_) is protected like .git/hooks,
+// for the rules (Match) and the kernel (Paths); one outside the project is
+// not the session's to write and is left out.
+func TestHooksPathProtected(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git")
+	}
+	for _, c := range []struct{ hooksPath, probe string }{
+		{".husky/_", ".husky/_/pre-commit"},
+		{"tools/hooks", "tools/hooks/post-checkout"},
+		{"ABS/githooks", "githooks/pre-push"},
+		{"/dev/null", ""},
+		{".", ""},
+		{"../outside", ""},
+	} {
+		t.Run(c.hooksPath, func(t *testing.T) {
+			p := t.TempDir()
+			if out, err := exec.Command("git", "init", "-q", p).CombinedOutput(); err != nil {
+				t.Fatalf("git init: %v %s", err, out)
+			}
+			hp := strings.Replace(c.hooksPath, "ABS", p, 1)
+			if out, err := exec.Command("git", "-C", p, "config", "core.hooksPath", hp).CombinedOutput(); err != nil {
+				t.Fatalf("git config: %v %s", err, out)
+			}
+			w := Where{Project: p}
+			if c.probe == "" {
+				if d := HooksDir(p); d != "" {
+					t.Errorf("HooksDir = %q, want none", d)
+				}
+				if _, ok := Match(filepath.Join(p, "src.go"), w); ok {
+					t.Errorf("an ordinary project file is protected")
+				}
+				return
+			}
+			probe := filepath.Join(p, c.probe)
+			if _, ok := Match(probe, w); !ok {
+				t.Errorf("Match(%s) = false with core.hooksPath = %s", c.probe, hp)
+			}
+			if !slices.Contains(Paths(w), filepath.Dir(probe)) {
+				t.Errorf("Paths lacks %s", filepath.Dir(probe))
+			}
+			if _, ok := Match(filepath.Join(p, "src.go"), w); ok {
+				t.Errorf("an ordinary project file is protected")
+			}
+		})
 	}
 }

@@ -200,6 +200,54 @@ func (c Config) ProtectedInside() []string {
 	return out
 }
 
+// ProtectedAncestors lists the directories between the outermost writable
+// root and each protected path inside it (writable roots left out) (ProtectedInside), parents first: backends
+// make each a mount point of its own (bound on itself, writable) before
+// the read-only mounts, so that none of them can be renamed away and
+// replaced by a directory holding a protected path of the process's
+// choosing (rename(2) of a mount point fails with EBUSY). A directory
+// inside a protected path is left out (a writable bind there would lift
+// the read-only mount), and so are the writable roots and GitDir, which
+// are mount points already.
+func (c Config) ProtectedAncestors() []string {
+	inside := c.ProtectedInside()
+	roots := c.WritableRoots()
+	git := c.GitDir()
+	seen := map[string]bool{}
+	var out []string
+	for _, p := range inside {
+		// up to the outermost writable root: a project in /tmp is itself
+		// below a writable root, and renaming its parent would swap it
+		root := ""
+		for _, r := range roots {
+			if within(p, r) && (root == "" || len(r) < len(root)) {
+				root = r
+			}
+		}
+		if root == "" || root == "/" {
+			continue
+		}
+		for a := filepath.Dir(p); a != root && within(a, root) && a != "/"; a = filepath.Dir(a) {
+			if seen[a] || a == git || slices.Contains(roots, a) {
+				continue
+			}
+			seen[a] = true
+			covered := false
+			for _, q := range inside {
+				if within(a, q) {
+					covered = true
+					break
+				}
+			}
+			if !covered {
+				out = append(out, a)
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
 // ProtectedMissing lists the protected paths inside a writable root that
 // do not exist: no read-only mount can cover them, so a confined process
 // could create them. The privileged side reports any that appear.

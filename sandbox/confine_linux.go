@@ -233,6 +233,11 @@ func protectMounts(c Config) error {
 			return err
 		}
 	}
+	for _, a := range c.ProtectedAncestors() {
+		if err := bindSelf(a, false); err != nil {
+			return err
+		}
+	}
 	for _, p := range c.ProtectedInside() {
 		if err := bindSelf(p, true); err != nil {
 			return err

@@ -241,6 +241,9 @@ func BwrapArgs(c Config) []string {
 	if g := c.GitDir(); g != "" {
 		a = append(a, "--bind", g, g)
 	}
+	for _, d := range c.ProtectedAncestors() {
+		a = append(a, "--bind", d, d)
+	}
 	for _, p := range c.ProtectedInside() {
 		a = append(a, "--ro-bind", p, p)
 	}
