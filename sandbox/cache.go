@@ -14,9 +14,8 @@ import (
 // boot, guardsh binary (path, size, mtime, inode), backend, Landlock ABI,
 // user and sandbox settings, and reused while all of those stay the same.
 // The cache is only read and written where confined processes cannot
-// write: the first of the user's cache directory, $XDG_RUNTIME_DIR, and
-// (for root) /run and /var/cache that lies outside every writable root
-// (ProbeCacheDir). Failures are never cached. GUARDSH_SANDBOX_NOCACHE=1
+// write: the first of the user's cache directory and $XDG_RUNTIME_DIR
+// that lies outside every writable root (ProbeCacheDir). Failures are never cached. GUARDSH_SANDBOX_NOCACHE=1
 // turns it off.
 func CachedProbe(backend string, c Config) ProbeResult {
 	path := probeCachePath(backend, c)
@@ -83,9 +82,8 @@ func ProbeCacheDir(c Config) string {
 	if d := os.Getenv("XDG_RUNTIME_DIR"); filepath.IsAbs(d) {
 		cands = append(cands, d)
 	}
-	if os.Geteuid() == 0 {
-		cands = append(cands, "/run", "/var/cache")
-	}
+	// Not /run or /var/cache for root: those are the machine's, shared by
+	// every HOME (a test's throwaway HOME under /tmp would fill them).
 	return pickCacheDir(cands, c.WritableRoots())
 }
 
