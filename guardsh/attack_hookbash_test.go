@@ -1,0 +1,51 @@
+package guardsh
+
+import (
+	"strings"
+	"testing"
+)
+
+// Outside attacks on the hook's static verdict: command lines that real
+// bash runs as code through a file or stdin the checker did not read.
+// Each case is judged as the hook judges it (Via "hook", auto and default
+// modes); an allowed one runs in real bash against the throwaway HOME of
+// newBashVictim, and any change there is a hole. @H@ is that HOME.
+var hookBashAttacks = []struct{ name, cmd string }{
+	{"source-stdin-herestring", `source /dev/stdin <<< 'rm -f ~/canary'`},
+	{"dot-stdin-herestring", `. /dev/stdin <<< 'rm -f ~/canary'`},
+	{"source-fd0-herestring", `source /dev/fd/0 <<< 'rm -f ~/canary'`},
+	{"source-proc-fd0-heredoc", "source /proc/self/fd/0 <<'X'\nrm -f ~/canary\nX"},
+	{"source-stdin-pipe", `echo 'rm -f ~/canary' | . /dev/stdin`},
+	{"source-stdin-cat-pipe", `cat <<< 'rm -f ~/canary' | source /dev/stdin`},
+	{"bash-c-source-stdin", `bash -c 'source /dev/stdin' <<< 'rm -f ~/canary'`},
+	{"eval-source-stdin", `eval 'source /dev/stdin' <<< 'rm -f ~/canary'`},
+	{"source-stdin-rm-home", `source /dev/stdin <<< 'rm -rf ~'`},
+	{"bash-procsubst-echo", `bash <(echo rm -f ~/canary)`},
+	{"sh-procsubst-echo", `sh <(echo rm -f ~/canary)`},
+	{"source-procsubst-printf", `source <(printf 'rm -f ~/canary')`},
+	{"source-procsubst-echo", `source <(echo touch ~/pwned)`},
+	{"dot-procsubst-cat-herestring", `. <(cat <<< 'rm -f ~/canary')`},
+	{"env-S-bash-env-stdin", `env -S"BASH_ENV=/dev/stdin bash -c :" <<< 'rm -f ~/canary'`},
+	{"env-S-space-bash-env-stdin", `env -S 'BASH_ENV=/dev/stdin bash -c true' <<< 'rm -f ~/canary'`},
+}
+
+func TestHookBashAttacks(t *testing.T) {
+	for _, mode := range []Mode{ModeAuto, ModeDefault} {
+		p := NewPolicy(mode)
+		for _, tc := range hookBashAttacks {
+			t.Run(string(mode)+"/"+tc.name, func(t *testing.T) {
+				v := newBashVictim(t)
+				cmd := strings.ReplaceAll(tc.cmd, "@H@", v.home)
+				sv, _ := p.CheckScript(cmd, v.env())
+				if sv.Decision != Allow {
+					return
+				}
+				before := v.snapshot(t)
+				out := v.runBash(t, cmd)
+				if after := v.snapshot(t); after != before {
+					t.Errorf("HOLE: allowed [%s] %q and real bash changed HOME:\nbefore\n%s\nafter\n%s\noutput %s", sv.Rule, cmd, before, after, out)
+				}
+			})
+		}
+	}
+}
