@@ -136,6 +136,13 @@ func (p *Policy) scriptVerdict(src string, c *Command, depth int) Verdict {
 // scriptVerdictArgs is scriptVerdict with $0 and the positional
 // parameters known (params[0] is $0); nil means they are not known.
 func (p *Policy) scriptVerdictArgs(src string, c *Command, depth int, params []string) Verdict {
+	return p.scriptVerdictIn(src, c, depth, params, nil)
+}
+
+// scriptVerdictIn is scriptVerdictArgs knowing the shell's standard input:
+// bash -c 'bash' <<< CODE runs CODE, as every command of the script
+// inherits that input.
+func (p *Policy) scriptVerdictIn(src string, c *Command, depth int, params []string, stdin *source) Verdict {
 	if depth > maxDepth {
 		return p.settle(judged(kOther, idNesting, ""))
 	}
@@ -162,7 +169,11 @@ func (p *Policy) scriptVerdictArgs(src string, c *Command, depth int, params []s
 		ck.add(p.settle(judged(kOther, idForkBomb, fb)))
 	}
 	stmts, err := ck.b.parse(src)
-	ck.stmts(stmts, source{})
+	in := source{}
+	if stdin != nil {
+		in = *stdin
+	}
+	ck.stmts(stmts, in)
 	if err != nil {
 		ck.add(p.settle(judged(kOther, idParse, err.Error())))
 	}
@@ -174,6 +185,9 @@ func (p *Policy) scriptVerdictArgs(src string, c *Command, depth int, params []s
 	}
 	return ck.total
 }
+
+// procFileWhat marks the source of a <(...) file argument.
+const procFileWhat = "a <(...) file"
 
 // srcKind is what feeds a shell or interpreter its script.
 type srcKind uint8
@@ -584,7 +598,16 @@ func (ck *checker) fields(words []*syntax.Word) (args []string, srcs []source) {
 		if len(w.Parts) == 1 {
 			if ps, ok := w.Parts[0].(*syntax.ProcSubst); ok {
 				args = append(args, "/dev/fd/63")
-				srcs = append(srcs, ck.stmtsSource(ps.Stmts).max(source{kind: srcUnknown}))
+				// the file's content: static when the substitution
+				// only prints known text, else another command's output
+				fs := ck.stmtsSource(ps.Stmts)
+				switch fs.kind {
+				case srcStatic:
+					fs.what = procFileWhat
+				case srcNone, srcUnknown:
+					fs = source{kind: srcUnknown, what: procFileWhat}
+				}
+				srcs = append(srcs, fs)
 				continue
 			}
 		}
@@ -1501,6 +1524,22 @@ func (ck *checker) codeFeed(v Verdict, cmd *Command, norm, args []string, srcs [
 			}
 		}
 	}
+	// A <(...) file given to a shell or to source is its script (or a
+	// file it may source): bash runs what the substitution prints.
+	if shellNames[name] || name == "source" || name == "." {
+		for _, s := range srcs {
+			if s.what != procFileWhat {
+				continue
+			}
+			switch {
+			case s.kind == srcStatic && s.text != "":
+				v = combine(v, ck.markUnseen(ck.p.scriptVerdict(s.text, cmd, ck.depth+1)))
+			case s.kind == srcUnknown:
+				j := judged(kOther, idShellStdin, name+" reads a script from a <(...) file guardsh cannot see")
+				v = combine(v, ck.p.settle(j))
+			}
+		}
+	}
 	if !readsStdin(name, norm) {
 		return v
 	}
@@ -1512,6 +1551,9 @@ func (ck *checker) codeFeed(v Verdict, cmd *Command, norm, args []string, srcs [
 		switch {
 		case shellNames[name]:
 			code = []string{name, "-c", in.text}
+		case name == "source" || name == ".":
+			// source /dev/stdin: the current shell runs the text
+			code = []string{"bash", "-c", in.text}
 		case name == "python" || name == "python2" || name == "python3" || name == "pypy":
 			code = []string{"python", "-c", in.text}
 		case name == "node" || name == "nodejs" || name == "deno" || name == "bun":

@@ -78,13 +78,13 @@ func (cx *cmdCtx) nestInput(args []string) {
 
 // nestScript checks shell code this command runs.
 func (cx *cmdCtx) nestScript(src string) {
-	cx.j.addNested(cx.p.scriptVerdict(src, cx.c, cx.depth+1))
+	cx.j.addNested(cx.p.scriptVerdictIn(src, cx.c, cx.depth+1, nil, cx.stdin))
 }
 
 // nestScriptArgs checks shell code run with $0 and positional parameters
 // (sh -c 'rm -rf "$1"' _ DIR).
 func (cx *cmdCtx) nestScriptArgs(src string, params []string) {
-	cx.j.addNested(cx.p.scriptVerdictArgs(src, cx.c, cx.depth+1, params))
+	cx.j.addNested(cx.p.scriptVerdictIn(src, cx.c, cx.depth+1, params, cx.stdin))
 }
 
 // run judges argv.
@@ -2172,7 +2172,8 @@ func hAt(cx *cmdCtx, name string, args []string) {
 	}
 	cx.j.other(idSysSystemWrite, name+" schedules commands to run later")
 	if cx.stdin != nil && cx.stdin.kind == srcStatic {
-		cx.nestScript(cx.stdin.text)
+		// the script is its input: it inherits what is left of it
+		cx.j.addNested(cx.p.scriptVerdict(cx.stdin.text, cx.c, cx.depth+1))
 	}
 }
 
