@@ -581,9 +581,31 @@ func (ck *checker) envAssigns(x *syntax.CallExpr, args []string) {
 			continue
 		}
 		if strings.HasPrefix(a, "-") {
-			if strings.HasPrefix(a, "-S") || strings.HasPrefix(a, "--split-string") {
-				break // judged with the command it splits (classify)
+			// -S STRING splits STRING into more arguments, which may
+			// set variables too (env -S 'BASH_ENV=/dev/stdin bash -c :')
+			var split string
+			switch {
+			case a == "-S" || a == "--split-string":
+				if k+1 >= len(args) {
+					break
+				}
+				k++
+				split = args[k]
+			case strings.HasPrefix(a, "--split-string="):
+				split = a[len("--split-string="):]
+			case strings.HasPrefix(a, "-S"):
+				split = a[2:]
+			default:
+				continue
 			}
+			if strings.ContainsAny(split, "$\\'\"") {
+				// env's own quoting and ${VAR} expansion
+				ck.askHook(&r, "env -S builds its arguments with quotes or variables guardsh does not read")
+				break
+			}
+			// the split words stand where the string was
+			args = append(append(append([]string(nil), args[:k]...), strings.Fields(split)...), args[k+1:]...)
+			k--
 			continue
 		}
 		n, val, ok := strings.Cut(a, "=")
