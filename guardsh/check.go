@@ -186,8 +186,12 @@ func (p *Policy) scriptVerdictIn(src string, c *Command, depth int, params []str
 	return ck.total
 }
 
-// procFileWhat marks the source of a <(...) file argument.
-const procFileWhat = "a <(...) file"
+// procFileWhat marks the source of a <(...) file argument, and procFile
+// is the name bash gives it.
+const (
+	procFileWhat = "a <(...) file"
+	procFile     = "/dev/fd/63"
+)
 
 // srcKind is what feeds a shell or interpreter its script.
 type srcKind uint8
@@ -597,7 +601,7 @@ func (ck *checker) fields(words []*syntax.Word) (args []string, srcs []source) {
 		}
 		if len(w.Parts) == 1 {
 			if ps, ok := w.Parts[0].(*syntax.ProcSubst); ok {
-				args = append(args, "/dev/fd/63")
+				args = append(args, procFile)
 				// the file's content: static when the substitution
 				// only prints known text, else another command's output
 				fs := ck.stmtsSource(ps.Stmts)
@@ -1450,7 +1454,7 @@ func (ck *checker) call(s *syntax.Stmt, x *syntax.CallExpr, in source) {
 	// Code fed to shells and interpreters: pipes, here-docs, <(...), $(...).
 	norm := NormalizeArgv(args)
 	if len(norm) > 0 && codeRunners[baseName(cmdName(norm[0]))] {
-		v = ck.codeFeed(v, &cmd, norm, args, srcs, in)
+		v = ck.codeFeed(v, &cmd, norm, args, srcs, in, numberedRedir(s))
 	}
 	ck.recordCall(s, x, args, v, pos)
 }
@@ -1507,7 +1511,11 @@ func (ck *checker) nested(text string, in source, alias bool) Verdict {
 // here-doc on stdin, a <(...) file argument, or a $(...) in its code
 // argument. Code from the network or decoded at run time is denied;
 // unknown code asks; static code is checked.
-func (ck *checker) codeFeed(v Verdict, cmd *Command, norm, args []string, srcs []source, in source) Verdict {
+//
+// fdRedir says the statement redirects a numbered descriptor above 2,
+// which may replace the one bash gives a <(...) file (bash <(echo ls)
+// 63<<< CODE runs CODE).
+func (ck *checker) codeFeed(v Verdict, cmd *Command, norm, args []string, srcs []source, in source, fdRedir bool) Verdict {
 	name := baseName(cmdName(norm[0]))
 	// Anything fetched or decoded in an argument of a code runner.
 	worst := source{}
@@ -1532,12 +1540,24 @@ func (ck *checker) codeFeed(v Verdict, cmd *Command, norm, args []string, srcs [
 				continue
 			}
 			switch {
+			case fdRedir:
+				j := judged(kOther, idShellStdin, name+" reads a <(...) file while the command redirects other descriptors")
+				v = combine(v, ck.p.settle(j))
 			case s.kind == srcStatic && s.text != "":
 				v = combine(v, ck.markUnseen(ck.p.scriptVerdict(s.text, cmd, ck.depth+1)))
 			case s.kind == srcUnknown:
 				j := judged(kOther, idShellStdin, name+" reads a script from a <(...) file guardsh cannot see")
 				v = combine(v, ck.p.settle(j))
 			}
+		}
+	}
+	// A script read from another file descriptor (bash /dev/fd/3
+	// 3<<< CODE, exec 3<...; source /dev/fd/3): guardsh does not follow
+	// what each descriptor holds.
+	if op, ok := scriptOperand(name, norm); ok && !readsStdin(name, norm) {
+		if _, isFd := fdPath(op); isFd && op != procFile {
+			j := judged(kOther, idShellStdin, name+" reads its program from the file descriptor "+op)
+			return combine(v, ck.p.settle(j))
 		}
 	}
 	if !readsStdin(name, norm) {
@@ -1587,34 +1607,56 @@ func (ck *checker) pipeDeny(s source, name string) Verdict {
 // readsStdin reports whether a shell or interpreter takes its program from
 // standard input.
 func readsStdin(name string, args []string) bool {
+	op, ok := scriptOperand(name, args)
+	if !ok {
+		return false
+	}
+	if op == "" || op == "-" {
+		return true
+	}
+	fd, isFd := fdPath(op)
+	return isFd && fd == 0
+}
+
+// scriptOperand returns the file a shell, interpreter or source takes its
+// program from: "" when it reads standard input by default, ok false when
+// the program is given another way (-c, -e) or no file is named (eval).
+func scriptOperand(name string, args []string) (string, bool) {
 	switch name {
 	case "eval":
-		return false
+		return "", false
 	case "source", ".":
-		return len(args) > 1 && (args[1] == "/dev/stdin" || args[1] == "/dev/fd/0" || args[1] == "/proc/self/fd/0")
+		k := 1
+		if k < len(args) && args[k] == "--" {
+			k++
+		}
+		if k < len(args) {
+			return args[k], true
+		}
+		return "", false
 	}
 	for i := 1; i < len(args); i++ {
 		a := args[i]
 		if a == "-" {
-			return true
+			return a, true
 		}
 		if a == "--" {
-			return i+1 >= len(args)
-		}
-		if a == "/dev/stdin" || a == "/dev/fd/0" || a == "/proc/self/fd/0" {
-			return true
+			if i+1 < len(args) {
+				return args[i+1], true
+			}
+			return "", true
 		}
 		if isDynamic(a) || len(a) < 2 || a[0] != '-' && a[0] != '+' {
-			return false // a script file
+			return a, true // a script file
 		}
 		if strings.HasPrefix(a, "--") {
 			if a == "--eval" || a == "--command" || a == "--print" {
-				return false
+				return "", false
 			}
 			continue
 		}
 		if a == "-s" {
-			return true
+			return "", true
 		}
 		for k := 1; k < len(a); k++ {
 			switch a[k] {
@@ -1625,17 +1667,69 @@ func readsStdin(name string, args []string) bool {
 				if name == "perl" && a[k] == 'p' {
 					continue
 				}
-				return false
+				return "", false
 			case 'm':
 				if strings.HasPrefix(name, "python") {
-					return false
+					return "", false
 				}
 			case 'o', 'O':
 				i++
 			}
 		}
 	}
-	return true
+	return "", true
+}
+
+// numberedRedir reports whether a statement redirects a descriptor above 2
+// by number (3<file, {fd}<file counts too).
+func numberedRedir(s *syntax.Stmt) bool {
+	for _, r := range s.Redirs {
+		if r.N == nil {
+			continue
+		}
+		if n, err := strconv.Atoi(r.N.Value); err != nil || n > 2 {
+			return true
+		}
+	}
+	return false
+}
+
+// fdPath reports whether p names an open file descriptor of the process
+// that opens it (/dev/stdin, /dev/fd/N, /proc/self/fd/N, /proc/PID/fd/N,
+// however spelled: //dev/./fd/../stdin is /dev/stdin) and which; -1 when
+// the number is not known.
+func fdPath(p string) (int, bool) {
+	if !strings.HasPrefix(p, "/") {
+		return 0, false
+	}
+	c := path.Clean("/" + strings.TrimLeft(p, "/"))
+	switch c {
+	case "/dev/stdin":
+		return 0, true
+	case "/dev/stdout":
+		return 1, true
+	case "/dev/stderr":
+		return 2, true
+	}
+	var num string
+	switch {
+	case strings.HasPrefix(c, "/dev/fd/"):
+		num = c[len("/dev/fd/"):]
+	case strings.HasPrefix(c, "/proc/"):
+		rest := c[len("/proc/"):]
+		pid, fd, ok := strings.Cut(rest, "/fd/")
+		if !ok || strings.Contains(pid, "/") {
+			return 0, false
+		}
+		num = fd
+	default:
+		return 0, false
+	}
+	n, err := strconv.Atoi(num)
+	if err != nil || n < 0 {
+		return -1, true
+	}
+	return n, true
 }
 
 // stmtSource says what a statement writes to its stdout, for the command
