@@ -331,16 +331,31 @@ func (ck *checker) setVar(name, val string) {
 	if ck.vars == nil {
 		ck.vars = map[string]string{}
 	}
+	if len(val) > maxTrackedValue {
+		// a=$a$a, b=${a//?/$a}: values that grow are not followed (each
+		// step would double or square what the checker holds)
+		ck.b.spend(len(val) / 16)
+		val = unknownVal
+	}
 	ck.vars[name] = val
 }
+
+// maxTrackedValue is the longest variable value the checker follows;
+// a longer one is not known.
+const maxTrackedValue = 4096
 
 // ckEnv adapts the checker's variables for mvdan's expander.
 type ckEnv struct{ ck *checker }
 
 func (e ckEnv) Get(name string) expand.Variable {
 	ck := e.ck
+	// every value handed to the expander is work: a word that repeats
+	// a long value many times runs out of budget, not out of memory
 	switch name {
 	case "@", "*":
+		if !ck.b.spend(1 + len(ck.params)) {
+			return expand.Variable{}
+		}
 		return expand.Variable{Set: true, Kind: expand.Indexed, List: ck.params}
 	case "#":
 		return expand.Variable{Set: true, Kind: expand.String, Str: strconv.Itoa(len(ck.params))}
@@ -359,6 +374,9 @@ func (e ckEnv) Get(name string) expand.Variable {
 		return expand.Variable{}
 	}
 	if v, ok := ck.lookup(name); ok {
+		if !ck.b.spend(1 + len(v)/16) {
+			return expand.Variable{}
+		}
 		return expand.Variable{Set: true, Kind: expand.String, Str: v}
 	}
 	return expand.Variable{}
@@ -1386,6 +1404,10 @@ func (ck *checker) call(s *syntax.Stmt, x *syntax.CallExpr, in source) {
 			for k, a := range args[1:] {
 				if a == "--" {
 					ck.params, ck.hasPar = append([]string(nil), args[k+2:]...), true
+					if len(ck.params) > maxTrackedValue/16 {
+						// set -- "$@" "$@": not followed, as setVar
+						ck.params, ck.hasPar = nil, false
+					}
 					break
 				}
 			}
