@@ -40,6 +40,12 @@ var hookBashAttacks = []struct{ name, cmd string }{
 	{"source-proc-self-fd3", `source /proc/self/fd/3 3<<'X'` + "\nrm -f ~/canary\nX"},
 	{"bash-procsubst-fd63-replaced", `bash <(echo ls) 63<<< 'rm -f ~/canary'`},
 	{"source-procsubst-fd63-replaced", `source <(echo ls) 63<<< 'rm -f ~/canary'`},
+	{"arith-dollar-underscore", `: 'a[$(rm -f ~/canary)]'; echo $(( $_ ))`},
+	{"arith-underscore", `: 'a[$(rm -f ~/canary)]'; (( _ ))`},
+	{"arith-REPLY", `read <<< 'a[$(rm -f ~/canary)]'; echo $((REPLY))`},
+	{"arith-MAPFILE", `mapfile <<< 'a[$(rm -f ~/canary)]'; echo $((MAPFILE))`},
+	{"arith-BASH_REMATCH", `[[ 'a[$(rm -f ~/canary)]' =~ .* ]]; echo $((BASH_REMATCH))`},
+	{"arith-OPTARG", `getopts a: o -a 'a[$(rm -f ~/canary)]'; echo $((OPTARG))`},
 	{"env-S-bash-env-stdin", `env -S"BASH_ENV=/dev/stdin bash -c :" <<< 'rm -f ~/canary'`},
 	{"env-S-space-bash-env-stdin", `env -S 'BASH_ENV=/dev/stdin bash -c true' <<< 'rm -f ~/canary'`},
 }
@@ -51,7 +57,19 @@ func TestHookBashAttacks(t *testing.T) {
 			t.Run(string(mode)+"/"+tc.name, func(t *testing.T) {
 				v := newBashVictim(t)
 				cmd := strings.ReplaceAll(tc.cmd, "@H@", v.home)
-				sv, _ := p.CheckScript(cmd, v.env())
+				env := v.env()
+				// the hook's reading of the environment bash inherits
+				// (env -i HOME=... PATH=...)
+				env.Environ = func(name string) (string, bool) {
+					switch name {
+					case "HOME":
+						return v.home, true
+					case "PATH":
+						return "/usr/bin:/bin", true
+					}
+					return "", false
+				}
+				sv, _ := p.CheckScript(cmd, env)
 				if sv.Decision != Allow {
 					return
 				}
