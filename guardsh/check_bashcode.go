@@ -65,6 +65,16 @@ var numericParams = map[string]bool{
 	"EPOCHREALTIME": true, "OPTIND": true, "BASH_SUBSHELL": true, "SHLVL": true, "HISTCMD": true,
 }
 
+// bashSets are variables bash itself gives text from what the script
+// does ($_ is the last argument, read sets REPLY, mapfile MAPFILE): their
+// value is not the environment's.
+var bashSets = map[string]bool{
+	"_": true, "REPLY": true, "MAPFILE": true, "BASH_REMATCH": true, "OPTARG": true, "BASH_COMMAND": true,
+	"BASH_ARGV": true, "BASH_ARGV0": true, "BASH_SOURCE": true, "FUNCNAME": true, "COPROC": true,
+	"DIRSTACK": true, "PWD": true, "OLDPWD": true, "BASH_EXECUTION_STRING": true, "READLINE_LINE": true,
+	"COMP_WORDS": true, "COMP_LINE": true, "PIPESTATUS": true, "BASH_LINENO": true, "GROUPS": true,
+}
+
 // hookVars are variables through which bash runs code later.
 var hookVars = map[string]string{
 	"PS0": "prompt", "PS1": "prompt", "PS2": "prompt", "PS3": "prompt", "PS4": "prompt",
@@ -876,7 +886,7 @@ func (ck *checker) arithVar(name string, r *cornerRes, depth int) {
 		}
 	}
 	if !ok {
-		if _, assigned := ck.vars[name]; !assigned && ck.env.Environ != nil {
+		if _, assigned := ck.vars[name]; !assigned && ck.env.Environ != nil && !bashSets[name] {
 			// not assigned by the script: what the environment holds
 			if ev, set := ck.env.Environ(name); !set {
 				return // unset: bash takes 0
