@@ -46,6 +46,12 @@ var hookBashAttacks = []struct{ name, cmd string }{
 	{"arith-MAPFILE", `mapfile <<< 'a[$(rm -f ~/canary)]'; echo $((MAPFILE))`},
 	{"arith-BASH_REMATCH", `[[ 'a[$(rm -f ~/canary)]' =~ .* ]]; echo $((BASH_REMATCH))`},
 	{"arith-OPTARG", `getopts a: o -a 'a[$(rm -f ~/canary)]'; echo $((OPTARG))`},
+	{"tar-remove-files-home", `tar -cf x.tar -C ~ . --remove-files`},
+	{"tar-remove-files-canary", `tar -cf x.tar --remove-files ~/canary`},
+	{"tar-remove-files-C-abs", `tar -cf x.tar -C @H@ canary --remove-files`},
+	{"tar-remove-files-via-link", `ln -s ~ b; tar -cf x.tar -C b . --remove-files`},
+	{"zip-move-via-link", `ln -s ~ b; zip -qm x.zip b/canary`},
+	{"zip-move-long", `zip -q --move x.zip ~/canary`},
 	{"env-S-bash-env-stdin", `env -S"BASH_ENV=/dev/stdin bash -c :" <<< 'rm -f ~/canary'`},
 	{"env-S-space-bash-env-stdin", `env -S 'BASH_ENV=/dev/stdin bash -c true' <<< 'rm -f ~/canary'`},
 }
