@@ -52,6 +52,9 @@ var hookBashAttacks = []struct{ name, cmd string }{
 	{"tar-remove-files-via-link", `ln -s ~ b; tar -cf x.tar -C b . --remove-files`},
 	{"zip-move-via-link", `ln -s ~ b; zip -qm x.zip b/canary`},
 	{"zip-move-long", `zip -q --move x.zip ~/canary`},
+	{"git-C-home-init", `git -C ~ init -q`},
+	{"cd-home-git-init", `cd ~; git init -q`},
+	{"cd-git-init", `cd; git init -q`},
 	{"env-S-bash-env-stdin", `env -S"BASH_ENV=/dev/stdin bash -c :" <<< 'rm -f ~/canary'`},
 	{"env-S-space-bash-env-stdin", `env -S 'BASH_ENV=/dev/stdin bash -c true' <<< 'rm -f ~/canary'`},
 }
