@@ -136,6 +136,13 @@ func (p *Policy) scriptVerdict(src string, c *Command, depth int) Verdict {
 // scriptVerdictArgs is scriptVerdict with $0 and the positional
 // parameters known (params[0] is $0); nil means they are not known.
 func (p *Policy) scriptVerdictArgs(src string, c *Command, depth int, params []string) Verdict {
+	return p.scriptVerdictIn(src, c, depth, params, nil)
+}
+
+// scriptVerdictIn is scriptVerdictArgs knowing the shell's standard input:
+// bash -c 'bash' <<< CODE runs CODE, as every command of the script
+// inherits that input.
+func (p *Policy) scriptVerdictIn(src string, c *Command, depth int, params []string, stdin *source) Verdict {
 	if depth > maxDepth {
 		return p.settle(judged(kOther, idNesting, ""))
 	}
@@ -162,7 +169,11 @@ func (p *Policy) scriptVerdictArgs(src string, c *Command, depth int, params []s
 		ck.add(p.settle(judged(kOther, idForkBomb, fb)))
 	}
 	stmts, err := ck.b.parse(src)
-	ck.stmts(stmts, source{})
+	in := source{}
+	if stdin != nil {
+		in = *stdin
+	}
+	ck.stmts(stmts, in)
 	if err != nil {
 		ck.add(p.settle(judged(kOther, idParse, err.Error())))
 	}
@@ -174,6 +185,13 @@ func (p *Policy) scriptVerdictArgs(src string, c *Command, depth int, params []s
 	}
 	return ck.total
 }
+
+// procFileWhat marks the source of a <(...) file argument, and procFile
+// is the name bash gives it.
+const (
+	procFileWhat = "a <(...) file"
+	procFile     = "/dev/fd/63"
+)
 
 // srcKind is what feeds a shell or interpreter its script.
 type srcKind uint8
@@ -313,16 +331,31 @@ func (ck *checker) setVar(name, val string) {
 	if ck.vars == nil {
 		ck.vars = map[string]string{}
 	}
+	if len(val) > maxTrackedValue {
+		// a=$a$a, b=${a//?/$a}: values that grow are not followed (each
+		// step would double or square what the checker holds)
+		ck.b.spend(len(val) / 16)
+		val = unknownVal
+	}
 	ck.vars[name] = val
 }
+
+// maxTrackedValue is the longest variable value the checker follows;
+// a longer one is not known.
+const maxTrackedValue = 4096
 
 // ckEnv adapts the checker's variables for mvdan's expander.
 type ckEnv struct{ ck *checker }
 
 func (e ckEnv) Get(name string) expand.Variable {
 	ck := e.ck
+	// every value handed to the expander is work: a word that repeats
+	// a long value many times runs out of budget, not out of memory
 	switch name {
 	case "@", "*":
+		if !ck.b.spend(1 + len(ck.params)) {
+			return expand.Variable{}
+		}
 		return expand.Variable{Set: true, Kind: expand.Indexed, List: ck.params}
 	case "#":
 		return expand.Variable{Set: true, Kind: expand.String, Str: strconv.Itoa(len(ck.params))}
@@ -341,6 +374,9 @@ func (e ckEnv) Get(name string) expand.Variable {
 		return expand.Variable{}
 	}
 	if v, ok := ck.lookup(name); ok {
+		if !ck.b.spend(1 + len(v)/16) {
+			return expand.Variable{}
+		}
 		return expand.Variable{Set: true, Kind: expand.String, Str: v}
 	}
 	return expand.Variable{}
@@ -583,8 +619,17 @@ func (ck *checker) fields(words []*syntax.Word) (args []string, srcs []source) {
 		}
 		if len(w.Parts) == 1 {
 			if ps, ok := w.Parts[0].(*syntax.ProcSubst); ok {
-				args = append(args, "/dev/fd/63")
-				srcs = append(srcs, ck.stmtsSource(ps.Stmts).max(source{kind: srcUnknown}))
+				args = append(args, procFile)
+				// the file's content: static when the substitution
+				// only prints known text, else another command's output
+				fs := ck.stmtsSource(ps.Stmts)
+				switch fs.kind {
+				case srcStatic:
+					fs.what = procFileWhat
+				case srcNone, srcUnknown:
+					fs = source{kind: srcUnknown, what: procFileWhat}
+				}
+				srcs = append(srcs, fs)
 				continue
 			}
 		}
@@ -1359,6 +1404,10 @@ func (ck *checker) call(s *syntax.Stmt, x *syntax.CallExpr, in source) {
 			for k, a := range args[1:] {
 				if a == "--" {
 					ck.params, ck.hasPar = append([]string(nil), args[k+2:]...), true
+					if len(ck.params) > maxTrackedValue/16 {
+						// set -- "$@" "$@": not followed, as setVar
+						ck.params, ck.hasPar = nil, false
+					}
 					break
 				}
 			}
@@ -1427,7 +1476,7 @@ func (ck *checker) call(s *syntax.Stmt, x *syntax.CallExpr, in source) {
 	// Code fed to shells and interpreters: pipes, here-docs, <(...), $(...).
 	norm := NormalizeArgv(args)
 	if len(norm) > 0 && codeRunners[baseName(cmdName(norm[0]))] {
-		v = ck.codeFeed(v, &cmd, norm, args, srcs, in)
+		v = ck.codeFeed(v, &cmd, norm, args, srcs, in, numberedRedir(s))
 	}
 	ck.recordCall(s, x, args, v, pos)
 }
@@ -1484,7 +1533,11 @@ func (ck *checker) nested(text string, in source, alias bool) Verdict {
 // here-doc on stdin, a <(...) file argument, or a $(...) in its code
 // argument. Code from the network or decoded at run time is denied;
 // unknown code asks; static code is checked.
-func (ck *checker) codeFeed(v Verdict, cmd *Command, norm, args []string, srcs []source, in source) Verdict {
+//
+// fdRedir says the statement redirects a numbered descriptor above 2,
+// which may replace the one bash gives a <(...) file (bash <(echo ls)
+// 63<<< CODE runs CODE).
+func (ck *checker) codeFeed(v Verdict, cmd *Command, norm, args []string, srcs []source, in source, fdRedir bool) Verdict {
 	name := baseName(cmdName(norm[0]))
 	// Anything fetched or decoded in an argument of a code runner.
 	worst := source{}
@@ -1501,6 +1554,34 @@ func (ck *checker) codeFeed(v Verdict, cmd *Command, norm, args []string, srcs [
 			}
 		}
 	}
+	// A <(...) file given to a shell or to source is its script (or a
+	// file it may source): bash runs what the substitution prints.
+	if shellNames[name] || name == "source" || name == "." {
+		for _, s := range srcs {
+			if s.what != procFileWhat {
+				continue
+			}
+			switch {
+			case fdRedir:
+				j := judged(kOther, idShellStdin, name+" reads a <(...) file while the command redirects other descriptors")
+				v = combine(v, ck.p.settle(j))
+			case s.kind == srcStatic && s.text != "":
+				v = combine(v, ck.markUnseen(ck.p.scriptVerdict(s.text, cmd, ck.depth+1)))
+			case s.kind == srcUnknown:
+				j := judged(kOther, idShellStdin, name+" reads a script from a <(...) file guardsh cannot see")
+				v = combine(v, ck.p.settle(j))
+			}
+		}
+	}
+	// A script read from another file descriptor (bash /dev/fd/3
+	// 3<<< CODE, exec 3<...; source /dev/fd/3): guardsh does not follow
+	// what each descriptor holds.
+	if op, ok := scriptOperand(name, norm); ok && !readsStdin(name, norm) {
+		if _, isFd := fdPath(op); isFd && op != procFile {
+			j := judged(kOther, idShellStdin, name+" reads its program from the file descriptor "+op)
+			return combine(v, ck.p.settle(j))
+		}
+	}
 	if !readsStdin(name, norm) {
 		return v
 	}
@@ -1512,6 +1593,9 @@ func (ck *checker) codeFeed(v Verdict, cmd *Command, norm, args []string, srcs [
 		switch {
 		case shellNames[name]:
 			code = []string{name, "-c", in.text}
+		case name == "source" || name == ".":
+			// source /dev/stdin: the current shell runs the text
+			code = []string{"bash", "-c", in.text}
 		case name == "python" || name == "python2" || name == "python3" || name == "pypy":
 			code = []string{"python", "-c", in.text}
 		case name == "node" || name == "nodejs" || name == "deno" || name == "bun":
@@ -1545,34 +1629,56 @@ func (ck *checker) pipeDeny(s source, name string) Verdict {
 // readsStdin reports whether a shell or interpreter takes its program from
 // standard input.
 func readsStdin(name string, args []string) bool {
+	op, ok := scriptOperand(name, args)
+	if !ok {
+		return false
+	}
+	if op == "" || op == "-" {
+		return true
+	}
+	fd, isFd := fdPath(op)
+	return isFd && fd == 0
+}
+
+// scriptOperand returns the file a shell, interpreter or source takes its
+// program from: "" when it reads standard input by default, ok false when
+// the program is given another way (-c, -e) or no file is named (eval).
+func scriptOperand(name string, args []string) (string, bool) {
 	switch name {
 	case "eval":
-		return false
+		return "", false
 	case "source", ".":
-		return len(args) > 1 && (args[1] == "/dev/stdin" || args[1] == "/dev/fd/0" || args[1] == "/proc/self/fd/0")
+		k := 1
+		if k < len(args) && args[k] == "--" {
+			k++
+		}
+		if k < len(args) {
+			return args[k], true
+		}
+		return "", false
 	}
 	for i := 1; i < len(args); i++ {
 		a := args[i]
 		if a == "-" {
-			return true
+			return a, true
 		}
 		if a == "--" {
-			return i+1 >= len(args)
-		}
-		if a == "/dev/stdin" || a == "/dev/fd/0" || a == "/proc/self/fd/0" {
-			return true
+			if i+1 < len(args) {
+				return args[i+1], true
+			}
+			return "", true
 		}
 		if isDynamic(a) || len(a) < 2 || a[0] != '-' && a[0] != '+' {
-			return false // a script file
+			return a, true // a script file
 		}
 		if strings.HasPrefix(a, "--") {
 			if a == "--eval" || a == "--command" || a == "--print" {
-				return false
+				return "", false
 			}
 			continue
 		}
 		if a == "-s" {
-			return true
+			return "", true
 		}
 		for k := 1; k < len(a); k++ {
 			switch a[k] {
@@ -1583,17 +1689,69 @@ func readsStdin(name string, args []string) bool {
 				if name == "perl" && a[k] == 'p' {
 					continue
 				}
-				return false
+				return "", false
 			case 'm':
 				if strings.HasPrefix(name, "python") {
-					return false
+					return "", false
 				}
 			case 'o', 'O':
 				i++
 			}
 		}
 	}
-	return true
+	return "", true
+}
+
+// numberedRedir reports whether a statement redirects a descriptor above 2
+// by number (3<file, {fd}<file counts too).
+func numberedRedir(s *syntax.Stmt) bool {
+	for _, r := range s.Redirs {
+		if r.N == nil {
+			continue
+		}
+		if n, err := strconv.Atoi(r.N.Value); err != nil || n > 2 {
+			return true
+		}
+	}
+	return false
+}
+
+// fdPath reports whether p names an open file descriptor of the process
+// that opens it (/dev/stdin, /dev/fd/N, /proc/self/fd/N, /proc/PID/fd/N,
+// however spelled: //dev/./fd/../stdin is /dev/stdin) and which; -1 when
+// the number is not known.
+func fdPath(p string) (int, bool) {
+	if !strings.HasPrefix(p, "/") {
+		return 0, false
+	}
+	c := path.Clean("/" + strings.TrimLeft(p, "/"))
+	switch c {
+	case "/dev/stdin":
+		return 0, true
+	case "/dev/stdout":
+		return 1, true
+	case "/dev/stderr":
+		return 2, true
+	}
+	var num string
+	switch {
+	case strings.HasPrefix(c, "/dev/fd/"):
+		num = c[len("/dev/fd/"):]
+	case strings.HasPrefix(c, "/proc/"):
+		rest := c[len("/proc/"):]
+		pid, fd, ok := strings.Cut(rest, "/fd/")
+		if !ok || strings.Contains(pid, "/") {
+			return 0, false
+		}
+		num = fd
+	default:
+		return 0, false
+	}
+	n, err := strconv.Atoi(num)
+	if err != nil || n < 0 {
+		return -1, true
+	}
+	return n, true
 }
 
 // stmtSource says what a statement writes to its stdout, for the command

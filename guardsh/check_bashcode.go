@@ -65,6 +65,16 @@ var numericParams = map[string]bool{
 	"EPOCHREALTIME": true, "OPTIND": true, "BASH_SUBSHELL": true, "SHLVL": true, "HISTCMD": true,
 }
 
+// bashSets are variables bash itself gives text from what the script
+// does ($_ is the last argument, read sets REPLY, mapfile MAPFILE): their
+// value is not the environment's.
+var bashSets = map[string]bool{
+	"_": true, "REPLY": true, "MAPFILE": true, "BASH_REMATCH": true, "OPTARG": true, "BASH_COMMAND": true,
+	"BASH_ARGV": true, "BASH_ARGV0": true, "BASH_SOURCE": true, "FUNCNAME": true, "COPROC": true,
+	"DIRSTACK": true, "PWD": true, "OLDPWD": true, "BASH_EXECUTION_STRING": true, "READLINE_LINE": true,
+	"COMP_WORDS": true, "COMP_LINE": true, "PIPESTATUS": true, "BASH_LINENO": true, "GROUPS": true,
+}
+
 // hookVars are variables through which bash runs code later.
 var hookVars = map[string]string{
 	"PS0": "prompt", "PS1": "prompt", "PS2": "prompt", "PS3": "prompt", "PS4": "prompt",
@@ -581,9 +591,31 @@ func (ck *checker) envAssigns(x *syntax.CallExpr, args []string) {
 			continue
 		}
 		if strings.HasPrefix(a, "-") {
-			if strings.HasPrefix(a, "-S") || strings.HasPrefix(a, "--split-string") {
-				break // judged with the command it splits (classify)
+			// -S STRING splits STRING into more arguments, which may
+			// set variables too (env -S 'BASH_ENV=/dev/stdin bash -c :')
+			var split string
+			switch {
+			case a == "-S" || a == "--split-string":
+				if k+1 >= len(args) {
+					break
+				}
+				k++
+				split = args[k]
+			case strings.HasPrefix(a, "--split-string="):
+				split = a[len("--split-string="):]
+			case strings.HasPrefix(a, "-S"):
+				split = a[2:]
+			default:
+				continue
 			}
+			if strings.ContainsAny(split, "$\\'\"") {
+				// env's own quoting and ${VAR} expansion
+				ck.askHook(&r, "env -S builds its arguments with quotes or variables guardsh does not read")
+				break
+			}
+			// the split words stand where the string was
+			args = append(append(append([]string(nil), args[:k]...), strings.Fields(split)...), args[k+1:]...)
+			k--
 			continue
 		}
 		n, val, ok := strings.Cut(a, "=")
@@ -854,7 +886,7 @@ func (ck *checker) arithVar(name string, r *cornerRes, depth int) {
 		}
 	}
 	if !ok {
-		if _, assigned := ck.vars[name]; !assigned && ck.env.Environ != nil {
+		if _, assigned := ck.vars[name]; !assigned && ck.env.Environ != nil && !bashSets[name] {
 			// not assigned by the script: what the environment holds
 			if ev, set := ck.env.Environ(name); !set {
 				return // unset: bash takes 0

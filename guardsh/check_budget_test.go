@@ -19,6 +19,9 @@ var budgetCases = []struct{ name, src string }{
 	{"100,000 nested subshells after rm", "rm -rf ~\n" + strings.Repeat("(", 100000) + ":" + strings.Repeat(")", 100000)},
 	{"100,000 nested $(( after rm", "rm -rf ~\necho " + strings.Repeat("$((", 100000) + "1" + strings.Repeat("))", 100000)},
 	{"over the size limit", strings.Repeat("echo hello world\n", maxCheckInput/16) + "rm -rf ~"},
+	{"a value doubled 64 times after rm", "rm -rf ~\na=b\n" + strings.Repeat("a=$a$a\n", 64)},
+	{"a value doubled 64 times then echoed", "a=b\n" + strings.Repeat("a=$a$a\n", 64) + "echo \"$a\"\nrm -rf ~"},
+	{"a value squared by a replacement after rm", "rm -rf ~\na=" + strings.Repeat("x", 1000) + "\nb=${a//?/$a}\nb=${b//?/$a}"},
 	{"nested sh -c", strings.Repeat("bash -c ", 1) + bashQuote("rm -rf ~; "+strings.Repeat("$(", 3000)+strings.Repeat(")", 3000))},
 }
 

@@ -100,13 +100,13 @@ func uncontained(v Verdict) Verdict {
 
 // nestScript checks shell code this command runs.
 func (cx *cmdCtx) nestScript(src string) {
-	cx.j.addNested(cx.p.scriptVerdict(src, cx.c, cx.depth+1))
+	cx.j.addNested(cx.p.scriptVerdictIn(src, cx.c, cx.depth+1, nil, cx.stdin))
 }
 
 // nestScriptArgs checks shell code run with $0 and positional parameters
 // (sh -c 'rm -rf "$1"' _ DIR).
 func (cx *cmdCtx) nestScriptArgs(src string, params []string) {
-	cx.j.addNested(cx.p.scriptVerdictArgs(src, cx.c, cx.depth+1, params))
+	cx.j.addNested(cx.p.scriptVerdictIn(src, cx.c, cx.depth+1, params, cx.stdin))
 }
 
 // run judges argv.
@@ -1995,10 +1995,32 @@ func hTar(cx *cmdCtx, name string, args []string) {
 		if strings.HasPrefix(first, "-") {
 			start = 1
 		}
+		// --remove-files (or an unambiguous prefix of it, as GNU tar
+		// takes) deletes what it archived, each operand relative to -C
+		removes := false
+		for _, a := range args[1:] {
+			if a == "--" {
+				break
+			}
+			if n, _, _ := strings.Cut(strings.TrimPrefix(a, "--"), "="); strings.HasPrefix(a, "--") && len(n) >= 3 && strings.HasPrefix("remove-files", n) {
+				removes = true
+			}
+		}
+		dir, hasDir := optValue(args[1:], 'C', "directory")
 		for _, o := range operands(args[start:], optSpec{short: "CfTXIbHgKLMNV", long: []string{"directory", "file", "exclude", "files-from", "exclude-from", "transform", "owner", "group", "mode", "mtime", "format"}}) {
 			if o != file {
 				cx.readTree(o)
+				if removes {
+					p := o
+					if hasDir && !strings.HasPrefix(o, "/") {
+						p = strings.TrimSuffix(dir, "/") + "/" + o
+					}
+					cx.remove(p, true)
+				}
 			}
+		}
+		if removes && hasOpt(args[1:], 'T', "files-from") {
+			cx.j.other(idRmDynamic, "tar --remove-files with names from a list")
 		}
 	default:
 		if hasF {
@@ -2035,10 +2057,15 @@ func hArchive(cx *cmdCtx, name string, args []string) {
 			}
 		}
 		ops := operands(args[1:], optSpec{short: "xitnP", long: []string{"password"}})
+		// zip -m / --move deletes the files it added
+		moves := name == "zip" && hasOpt(args[1:], 'm', "move")
 		if len(ops) > 0 {
 			cx.write(ops[0], false)
 			for _, o := range ops[1:] {
 				cx.readTree(o)
+				if moves {
+					cx.remove(o, hasOpt(args[1:], 'r', "recurse-paths"))
+				}
 			}
 		}
 		return
@@ -2350,7 +2377,8 @@ func hAt(cx *cmdCtx, name string, args []string) {
 	}
 	cx.j.other(idSysSystemWrite, name+" schedules commands to run later")
 	if cx.stdin != nil && cx.stdin.kind == srcStatic {
-		cx.nestScript(cx.stdin.text)
+		// the script is its input: it inherits what is left of it
+		cx.j.addNested(cx.p.scriptVerdict(cx.stdin.text, cx.c, cx.depth+1))
 	}
 }
 

@@ -55,8 +55,11 @@ func exactObject(data []byte) (map[string]json.RawMessage, error) {
 	if tok, err := dec.Token(); err != nil || tok != json.Delim('}') {
 		return nil, errors.New("unterminated JSON object")
 	}
-	if _, err := dec.Token(); err == nil {
-		return nil, errors.New("more than one JSON value")
+	// nothing but white space may follow: not another value, and not
+	// text that is not JSON at all (which the decoder reports as an
+	// error from the next token)
+	if rest := bytes.TrimSpace(data[dec.InputOffset():]); len(rest) > 0 {
+		return nil, errors.New("more than one JSON value, or text after it")
 	}
 	return out, nil
 }

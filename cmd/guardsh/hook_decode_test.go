@@ -31,6 +31,8 @@ func TestHookExactKeys(t *testing.T) {
 		{"only an upper-case tool_input", "claude", `{"hook_event_name":"PreToolUse","tool_name":"Bash","TOOL_INPUT":{"command":"ls"}}`},
 		{"two values", "claude", `{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls"}} {}`},
 		{"not an object", "claude", `["PreToolUse"]`},
+		{"trailing garbage", "claude", `{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls"}} rm -rf ~`},
+		{"trailing bracket", "claude", `{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls"}}}`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
