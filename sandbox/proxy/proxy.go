@@ -285,14 +285,8 @@ func (p *Proxy) connect(c net.Conn, br *bufio.Reader, req *request, client strin
 	rec := Conn{Dest: d, Method: "CONNECT"}
 	start := time.Now()
 	defer func() { rec.Duration = time.Since(start); p.record(rec) }()
-	upstream, v, err := p.open(context.Background(), d, &rec)
-	if err != nil {
-		if v.Decision != "allow" {
-			refuse(c, v)
-		} else {
-			rec.Err = err.Error()
-			answer(c, 502, "", "guardsh proxy: "+err.Error())
-		}
+	upstream := p.openOrAnswer(c, d, &rec)
+	if upstream == nil {
 		return
 	}
 	defer upstream.Close()
@@ -354,14 +348,8 @@ func (p *Proxy) forward(c net.Conn, br *bufio.Reader, req *request, client strin
 	rec := Conn{Dest: d, Method: req.method}
 	start := time.Now()
 	defer func() { rec.Duration = time.Since(start); p.record(rec) }()
-	upstream, v, err := p.open(context.Background(), d, &rec)
-	if err != nil {
-		if v.Decision != "allow" {
-			refuse(c, v)
-		} else {
-			rec.Err = err.Error()
-			answer(c, 502, "", "guardsh proxy: "+err.Error())
-		}
+	upstream := p.openOrAnswer(c, d, &rec)
+	if upstream == nil {
 		return
 	}
 	defer upstream.Close()
@@ -402,6 +390,22 @@ func (p *Proxy) forward(c net.Conn, br *bufio.Reader, req *request, client strin
 	closeWrite(upstream)
 	<-done
 	rec.Down = down.Load()
+}
+
+// openOrAnswer is open for a client connection c: a refusal or a failure
+// is answered on c (and nil returned).
+func (p *Proxy) openOrAnswer(c net.Conn, d Dest, rec *Conn) net.Conn {
+	upstream, v, err := p.open(context.Background(), d, rec)
+	if err == nil {
+		return upstream
+	}
+	if v.Decision != "allow" {
+		refuse(c, v)
+	} else {
+		rec.Err = err.Error()
+		answer(c, 502, "", "guardsh proxy: "+err.Error())
+	}
+	return nil
 }
 
 // open decides d by name, settles an ask, resolves, decides each address
