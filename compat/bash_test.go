@@ -175,6 +175,11 @@ func runCaseKeep(t testing.TB, shell string, args []string, src, base string) ou
 		"USER=agent",
 		"TMPDIR=" + filepath.Join(base, "tmp"),
 		"XDG_STATE_HOME=" + filepath.Join(base, "state"),
+		// the probe cache outside every writable root (testenv's): a
+		// cache under the throwaway HOME would be refused, with a note on
+		// stderr that bash does not print
+		"XDG_CACHE_HOME=" + os.Getenv("XDG_CACHE_HOME"),
+		"XDG_RUNTIME_DIR=" + os.Getenv("XDG_RUNTIME_DIR"),
 		"GUARDSH_MODE=bypass",
 	}
 	if v := os.Getenv("GUARDSH_SANDBOX"); v != "" {
