@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"regexp"
 	"runtime"
@@ -249,6 +250,7 @@ func diffReport(src string, want, got outcome) string {
 // GUARDSH_COMPAT_BIN=/path/to/guardsh measures another build instead of
 // the one built from this tree (its marks then fail where it differs).
 func TestBash(t *testing.T) {
+	defaultSignals()
 	sh := needShells(t)
 	cases := loadBashCases(t)
 	if len(cases) < 300 {
@@ -285,4 +287,14 @@ func TestBash(t *testing.T) {
 	sort.Strings(differ)
 	t.Logf("bash differential table: %d of %d identical (%.1f%%); differing: %s",
 		same, ran, 100*float64(same)/float64(max(ran, 1)), strings.Join(differ, " "))
+}
+
+// defaultSignals makes the shells the tests start begin with every signal
+// at its default, whatever this process inherited: a SIGHUP ignored by
+// nohup (or a CI runner) stays ignored across exec, and bash lists such
+// signals in trap -p ("trap -- ” SIGHUP"), which would make the case
+// depend on how the tests were started. A signal this process handles is
+// reset to the default in its children.
+func defaultSignals() {
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGHUP, syscall.SIGPIPE)
 }

@@ -124,6 +124,7 @@ func genProgram(seed uint64, i int) string {
 
 // TestGen runs generated programs under bash and guardsh.
 func TestGen(t *testing.T) {
+	defaultSignals()
 	sh := needShells(t)
 	table := map[string]bool{}
 	for _, c := range loadBashCases(t) {
