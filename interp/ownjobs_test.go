@@ -1,7 +1,6 @@
 package interp
 
 import (
-	"bytes"
 	"context"
 	"os"
 	"strings"
@@ -26,7 +25,9 @@ func TestKillOwnJobs(t *testing.T) {
 		{"kill 1234567; echo k=$?", "k=126\n", true},
 	}
 	for _, tt := range tests {
-		var out, errb bytes.Buffer
+		// syncBuffer: a background job's output is copied into out by
+		// os/exec's goroutine while the script's builtins write to it too
+		var out, errb syncBuffer
 		dir := t.TempDir()
 		r, err := New(Config{
 			Policy: guardsh.NewPolicy(guardsh.ModeAuto), Project: dir, Dir: dir,
