@@ -88,9 +88,10 @@ func splitWord(w *syntax.Word) (string, bool) {
 	return pe.Param.Value, true
 }
 
-// fixIFSSplit rewrites the words of one statement (see markSplit).
-func fixIFSSplit(st *syntax.Stmt) bool {
-	var words []*syntax.Word
+// argWords are the words a statement expands as arguments: a simple
+// command's (its name aside) or a for loop's list; ok is false for any
+// other statement.
+func argWords(st *syntax.Stmt) (words []*syntax.Word, ok bool) {
 	switch c := st.Cmd.(type) {
 	case *syntax.CallExpr:
 		if len(c.Args) > 1 {
@@ -101,6 +102,15 @@ func fixIFSSplit(st *syntax.Stmt) bool {
 			words = wi.Items
 		}
 	default:
+		return nil, false
+	}
+	return words, true
+}
+
+// fixIFSSplit rewrites the words of one statement (see markSplit).
+func fixIFSSplit(st *syntax.Stmt) bool {
+	words, ok := argWords(st)
+	if !ok {
 		return false
 	}
 	var marks []*syntax.Stmt
@@ -255,17 +265,8 @@ func defaultMark(w *syntax.Word, pe *syntax.ParamExp, pos syntax.Pos) *syntax.St
 
 // fixDefaultWords rewrites the ${U:-"a b" c} arguments of one statement.
 func fixDefaultWords(st *syntax.Stmt) bool {
-	var words []*syntax.Word
-	switch c := st.Cmd.(type) {
-	case *syntax.CallExpr:
-		if len(c.Args) > 1 {
-			words = c.Args[1:]
-		}
-	case *syntax.ForClause:
-		if wi, ok := c.Loop.(*syntax.WordIter); ok {
-			words = wi.Items
-		}
-	default:
+	words, ok := argWords(st)
+	if !ok {
 		return false
 	}
 	var marks []*syntax.Stmt

@@ -188,14 +188,8 @@ func anchoredRepl(n *syntax.ParamExp, pos syntax.Pos) *syntax.Stmt {
 		return nil
 	}
 	name := n.Param.Value
-	list := name == "@" || name == "*"
-	if n.Index != nil {
-		w, ok := n.Index.(*syntax.Word)
-		if !ok || w.Lit() != "@" && w.Lit() != "*" || !isName(name) {
-			return nil
-		}
-		list = true
-	} else if !list && !isName(name) && !isDigits(name) {
+	list, ok := listParam(n)
+	if !ok {
 		return nil
 	}
 	anchor := first.Value[:1]
@@ -320,6 +314,22 @@ func unescapeLit(s string) string {
 // MARKQUOTE ID VALUES... sets the quoted values.
 const markQuote = internalPrefix + "quote"
 
+// listParam reports whether n's parameter expands to a list ($@, $*,
+// ${a[@]}, ${a[*]}); ok is false for what the rewrites do not handle (a
+// subscript other than @ or *, a name that is no parameter's).
+func listParam(n *syntax.ParamExp) (list, ok bool) {
+	name := n.Param.Value
+	list = name == "@" || name == "*"
+	if n.Index != nil {
+		w, isWord := n.Index.(*syntax.Word)
+		if !isWord || w.Lit() != "@" && w.Lit() != "*" || !isName(name) {
+			return false, false
+		}
+		return true, true
+	}
+	return list, list || isName(name) || isDigits(name)
+}
+
 // quoteTransform rewrites one ${x@Q}; nil when it does not apply.
 func quoteTransform(n *syntax.ParamExp, pos syntax.Pos) *syntax.Stmt {
 	if n.Exp == nil || n.Exp.Op != syntax.OtherParamOps || n.Exp.Word == nil || n.Exp.Word.Lit() != "Q" ||
@@ -327,14 +337,8 @@ func quoteTransform(n *syntax.ParamExp, pos syntax.Pos) *syntax.Stmt {
 		return nil
 	}
 	name := n.Param.Value
-	list := name == "@" || name == "*"
-	if n.Index != nil {
-		w, ok := n.Index.(*syntax.Word)
-		if !ok || w.Lit() != "@" && w.Lit() != "*" || !isName(name) {
-			return nil
-		}
-		list = true
-	} else if !list && !isName(name) && !isDigits(name) {
+	list, ok := listParam(n)
+	if !ok {
 		return nil
 	}
 	value := &syntax.ParamExp{Param: &syntax.Lit{Value: name}, Index: n.Index}
