@@ -174,20 +174,33 @@ func localPush(gitPath, dir string, env, globals, rest []string) bool {
 			break
 		}
 	}
+	g := func(args ...string) []string { return append(append([]string(nil), globals...), args...) }
 	if target == "" {
-		target = "origin" // an unconfigured default remote is origin
-		if b, err := run(gitPath, dir, env, append(append([]string(nil), globals...), "config", "--get", "remote.pushDefault")...); err == nil && b != "" {
-			target = b
+		// git's order for a push with no repository: the current branch's
+		// pushRemote, remote.pushDefault, the branch's remote, origin
+		target = "origin"
+		var keys []string
+		if b, err := run(gitPath, dir, env, g("symbolic-ref", "-q", "--short", "HEAD")...); err == nil && b != "" {
+			keys = append(keys, "branch."+b+".pushRemote", "remote.pushDefault", "branch."+b+".remote")
+		} else {
+			keys = append(keys, "remote.pushDefault")
 		}
-	}
-	urls := []string{target}
-	if !strings.ContainsAny(target, "/:") && target != "." {
-		urls = nil
-		for _, key := range []string{"remote." + target + ".pushurl", "remote." + target + ".url"} {
-			if out, err := run(gitPath, dir, env, append(append([]string(nil), globals...), "config", "--get-all", key)...); err == nil {
-				urls = append(urls, strings.Split(out, "\n")...)
+		for _, key := range keys {
+			if v, err := run(gitPath, dir, env, g("config", "--get", key)...); err == nil && v != "" {
+				target = v
+				break
 			}
 		}
+	}
+	var urls []string
+	if out, err := run(gitPath, dir, env, g("remote", "get-url", "--push", "--all", target)...); err == nil {
+		// a configured remote: its push URLs, insteadOf and
+		// pushInsteadOf applied by git
+		urls = strings.Split(out, "\n")
+	} else {
+		// not a remote: git takes the word for a URL or a path (a
+		// directory named like a remote the repository does not have)
+		urls = rewrites(gitPath, dir, env, globals, target)
 	}
 	for _, u := range urls {
 		u = strings.TrimSpace(u)
@@ -199,6 +212,30 @@ func localPush(gitPath, dir string, env, globals, rest []string) bool {
 		}
 	}
 	return false
+}
+
+// rewrites returns u and what the url.<base>.insteadOf and pushInsteadOf
+// settings whose value starts u make of it (any of them may be the one git
+// uses).
+func rewrites(gitPath, dir string, env, globals []string, u string) []string {
+	out := []string{u}
+	list, err := run(gitPath, dir, env, append(append([]string(nil), globals...), "config", "--get-regexp", "-z", `^url\..*\.(push)?insteadof$`)...)
+	if err != nil {
+		return out
+	}
+	for _, rec := range strings.Split(list, "\x00") {
+		k, v, ok := strings.Cut(rec, "\n")
+		if !ok || v == "" || !strings.HasPrefix(u, v) {
+			continue
+		}
+		lk := strings.ToLower(k)
+		base := k[len("url.") : len(k)-len(".insteadof")]
+		if strings.HasSuffix(lk, ".pushinsteadof") {
+			base = k[len("url.") : len(k)-len(".pushinsteadof")]
+		}
+		out = append(out, base+u[len(v):])
+	}
+	return out
 }
 
 // scpLike reports whether u is git's host:path form (a colon before the
@@ -479,7 +516,7 @@ func CheckArgs(args []string) error {
 		}
 		name, _, _ := strings.Cut(a, "=")
 		long := func(full string) bool {
-			return strings.HasPrefix(name, "--") && len(name) >= 4 && strings.HasPrefix(full, name)
+			return strings.HasPrefix(name, "--") && len(name) >= 3 && strings.HasPrefix(full, name)
 		}
 		switch sub {
 		case "fetch", "pull", "clone", "ls-remote", "archive", "fetch-pack", "submodule":
