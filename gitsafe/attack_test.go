@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
+	"time"
 )
 
 // TestAttackArgsAbbreviated: git takes any unambiguous prefix of a long
@@ -87,6 +88,69 @@ func TestAttackLocalPushHooks(t *testing.T) {
 			if _, err := os.Stat(marker); err == nil {
 				t.Fatalf("git %v ran the receiving repository's pre-receive hook\n%s", c.args, out)
 			}
+		})
+	}
+}
+
+// TestAttackSubmoduleConditionalInclude: a submodule's config whose
+// includeIf holds only in the submodule (onbranch: its own branch, gitdir:
+// its own git directory) brings in a clean filter. Read with --file from
+// the superproject, the condition is judged against the superproject and
+// the include is not followed; git status in the superproject runs the
+// filter in the submodule. Real git; the submodule's .git points at a
+// gitdir the session made in the project.
+func TestAttackSubmoduleConditionalInclude(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git")
+	}
+	for _, cond := range []string{"onbranch:subonly", "gitdir:"} {
+		t.Run(cond, func(t *testing.T) {
+			top := t.TempDir()
+			gitIn(t, top, "init", "-q", "-b", "main")
+			gitIn(t, top, "commit", "-q", "--allow-empty", "-m", "start")
+			src := filepath.Join(t.TempDir(), "s0")
+			gitIn(t, filepath.Dir(src), "init", "-q", "-b", "main", src)
+			gitIn(t, src, "commit", "-q", "--allow-empty", "-m", "s")
+			gitIn(t, top, "-c", "protocol.file.allow=always", "submodule", "add", "-q", src, "sub")
+			gitIn(t, top, "commit", "-q", "-m", "sub")
+			planted := filepath.Join(top, "planted")
+			if err := os.CopyFS(planted, os.DirFS(filepath.Join(top, ".git", "modules", "sub"))); err != nil {
+				t.Fatal(err)
+			}
+			cfg := filepath.Join(planted, "config")
+			gitIn(t, top, "config", "--file", cfg, "--unset", "core.worktree")
+			if err := os.WriteFile(filepath.Join(top, "sub", ".git"), []byte("gitdir: ../planted\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			c := cond
+			if c == "gitdir:" {
+				c += planted
+			}
+			gitIn(t, top, "config", "--file", cfg, "includeIf."+c+".path", "evil.cfg")
+			gitIn(t, filepath.Join(top, "sub"), "checkout", "-q", "-b", "subonly")
+			if err := os.WriteFile(filepath.Join(top, "sub", "f"), []byte("hi\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			os.WriteFile(filepath.Join(top, "sub", ".gitattributes"), []byte("* filter=x\n"), 0o644)
+			gitIn(t, filepath.Join(top, "sub"), "add", "f", ".gitattributes")
+			marker := filepath.Join(t.TempDir(), "filter-ran")
+			os.WriteFile(filepath.Join(planted, "evil.cfg"), []byte("[filter \"x\"]\n\tclean = touch "+marker+"\n"), 0o644)
+			os.WriteFile(filepath.Join(top, "sub", "f"), []byte("hj\n"), 0o644) // same size: git must read it through the filter
+			future := time.Now().Add(time.Hour)
+			os.Chtimes(filepath.Join(top, "sub", "f"), future, future)
+			err := CheckRepo("git", top, Env(os.Environ()))
+			if err != nil {
+				return // refused
+			}
+			cmd, err := Command("", top, nil, "status", "--short")
+			if err != nil {
+				return
+			}
+			out, _ := cmd.CombinedOutput()
+			if _, err := os.Stat(marker); err == nil {
+				t.Fatalf("CheckRepo let it through and git status ran the submodule's clean filter\n%s", out)
+			}
+			t.Fatalf("CheckRepo let a submodule config with a conditional filter through (the filter did not run this time)\n%s", out)
 		})
 	}
 }
