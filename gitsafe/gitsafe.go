@@ -374,18 +374,30 @@ func checkSubmodules(gitPath, top string, env []string, depth int) error {
 				gd = filepath.Join(wt, gd)
 			}
 		}
-		cfg, err := run(gitPath, top, env, "config", "--file", filepath.Join(gd, "config"), "--list", "--includes", "-z")
-		if err == nil {
-			for _, kv := range strings.Split(cfg, "\x00") {
-				k, v, _ := strings.Cut(kv, "\n")
-				lk := strings.ToLower(k)
-				if lk == "core.hookspath" || lk == "core.fsmonitor" || lk == "core.pager" {
-					continue // overridden: command-line config reaches the submodule's git
+		// the file as it stands, and as git in the submodule reads it:
+		// includeIf conditions (onbranch:, gitdir:) judged against the
+		// submodule's own git directory, not the superproject's
+		var kvs []string
+		if cfg, err := run(gitPath, top, env, "config", "--file", filepath.Join(gd, "config"), "--list", "--includes", "-z"); err == nil {
+			kvs = strings.Split(cfg, "\x00")
+		}
+		if cfg, err := run(gitPath, top, env, "--git-dir="+gd, "config", "--list", "--show-scope", "--includes", "-z"); err == nil {
+			recs := strings.Split(cfg, "\x00")
+			for n := 0; n+1 < len(recs); n += 2 {
+				if recs[n] == "local" || recs[n] == "worktree" {
+					kvs = append(kvs, recs[n+1])
 				}
-				if RunsProgram(lk, v) {
-					return &Refusal{Why: fmt.Sprintf("the config of submodule %s (%s) sets %s = %q, which git would run when it looks into the submodule", path, gd, k, v),
-						Hint: strings.Replace(hintConfig, "KEY", k, 1)}
-				}
+			}
+		}
+		for _, kv := range kvs {
+			k, v, _ := strings.Cut(kv, "\n")
+			lk := strings.ToLower(k)
+			if lk == "core.hookspath" || lk == "core.fsmonitor" || lk == "core.pager" {
+				continue // overridden: command-line config reaches the submodule's git
+			}
+			if RunsProgram(lk, v) {
+				return &Refusal{Why: fmt.Sprintf("the config of submodule %s (%s) sets %s = %q, which git would run when it looks into the submodule", path, gd, k, v),
+					Hint: strings.Replace(hintConfig, "KEY", k, 1)}
 			}
 		}
 		if err := checkSubmodules(gitPath, wt, env, depth+1); err != nil {
