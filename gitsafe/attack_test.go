@@ -154,3 +154,20 @@ func TestAttackSubmoduleConditionalInclude(t *testing.T) {
 		})
 	}
 }
+
+// TestAttackRunsProgramKeys: config keys whose value git runs that
+// RunsProgram did not know (git-config(1): gpg.ssh.defaultKeyCommand runs
+// when a commit is signed with ssh and no key is set; send-email's
+// sendmailCmd and headerCmd; a browser's path; git-lfs custom transfer
+// agents).
+func TestAttackRunsProgramKeys(t *testing.T) {
+	for _, k := range []string{"gpg.ssh.defaultkeycommand", "sendemail.sendmailcmd", "sendemail.headercmd",
+		"browser.x.path", "lfs.customtransfer.x.path"} {
+		if !RunsProgram(k, "sh x.sh") {
+			t.Errorf("RunsProgram(%s) = false", k)
+		}
+		if err := CheckArgs([]string{"-c", k + "=sh x.sh", "commit", "-m", "x"}); err == nil {
+			t.Errorf("CheckArgs(-c %s=...) = nil", k)
+		}
+	}
+}
