@@ -442,7 +442,8 @@ func RunsProgram(k, v string) bool {
 		return !harmlessPager(v)
 	case "core.sshcommand", "core.hookspath", "core.askpass", "core.gitproxy", "core.alternaterefscommand",
 		"diff.external", "credential.helper", "gpg.program", "uploadpack.packobjectshook", "interactive.difffilter",
-		"web.browser", "sendemail.smtpserver", "imap.tunnel", "init.templatedir", "sendemail.tocmd", "sendemail.cccmd":
+		"web.browser", "sendemail.smtpserver", "imap.tunnel", "init.templatedir", "sendemail.tocmd", "sendemail.cccmd",
+		"gpg.ssh.defaultkeycommand", "sendemail.sendmailcmd", "sendemail.headercmd":
 		return true
 	}
 	if strings.HasPrefix(k, "pager.") {
@@ -466,7 +467,8 @@ func RunsProgram(k, v string) bool {
 	}
 	for _, suf := range [...]string{".textconv", ".command", ".driver", ".cmd", ".program", ".helper", ".receivepack",
 		".uploadpack", ".clean", ".smudge", ".process", ".tool", ".path"} {
-		if strings.HasSuffix(k, suf) && (suf != ".path" || strings.HasPrefix(k, "difftool.") || strings.HasPrefix(k, "mergetool.") || strings.HasPrefix(k, "man.")) &&
+		if strings.HasSuffix(k, suf) && (suf != ".path" || strings.HasPrefix(k, "difftool.") || strings.HasPrefix(k, "mergetool.") || strings.HasPrefix(k, "man.") ||
+			strings.HasPrefix(k, "browser.") || strings.HasPrefix(k, "lfs.customtransfer.")) &&
 			(suf != ".tool" || k == "diff.tool" || k == "merge.tool") {
 			return true
 		}
