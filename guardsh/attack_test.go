@@ -1,0 +1,82 @@
+package guardsh
+
+import "testing"
+
+// TestAttackCredentialReaders: readers of a credential file the reader
+// table did not know, each allowed before (auto mode): compressors' -c,
+// tar's -C, a hard link into the project, xargs's argument file, awk's
+// getline < FILE, sed's r command, literal paths in inline code.
+func TestAttackCredentialReaders(t *testing.T) {
+	for _, src := range []string{
+		"gzip -c ~/.ssh/id_rsa",
+		"xz -c ~/.ssh/id_rsa",
+		"bzip2 -c ~/.aws/credentials",
+		"tar cf - -C ~ .ssh",
+		"ln ~/.ssh/id_rsa ./k",
+		"xargs -a ~/.ssh/id_rsa echo",
+		"xargs --arg-file=/home/user/.ssh/id_rsa echo",
+		`awk 'BEGIN{while((getline l < "/home/user/.ssh/id_rsa")>0) print l}'`,
+		`sed -e 'r /home/user/.ssh/id_rsa' /dev/null`,
+		`perl -e 'open F,"<","/home/user/.ssh/id_rsa"; print <F>'`,
+		`python3 -c "import shutil; shutil.copy('/home/user/.ssh/id_rsa','k')"`,
+	} {
+		sv := check(t, ModeAuto, src)
+		if sv.Decision == Allow || !mentions(sv, idReadCredentials.String()) && sv.Decision != Deny {
+			t.Errorf("auto: %s = %s [%s], want ask [%s]", src, sv.Decision, sv.Rule, idReadCredentials)
+		}
+	}
+}
+
+// TestAttackInlineSpawns: inline code that runs a command the scanner did
+// not see (auto mode, each allowed before): a git reset --hard through
+// python's subprocess.__dict__ and asyncio, ruby's Kernel.send, perl's
+// pipe opens, readpipe and string eval, an ed script piping a typed-in
+// buffer to sh, vim's system(), make -E, awk -f on a here-string, deno
+// eval, a script from a process substitution.
+func TestAttackInlineSpawns(t *testing.T) {
+	for _, src := range []string{
+		`python3 -c "import subprocess; subprocess.__dict__['run'](['git','reset','--hard'])"`,
+		`python3 -c "import asyncio; asyncio.run(asyncio.create_subprocess_shell('git reset --hard'))"`,
+		`ruby -e 'Kernel.send(:system, "git reset --hard")'`,
+		`perl -e 'open(P, "|-", "git reset --hard")'`,
+		`perl -e 'open(P, "git reset --hard |")'`,
+		`perl -e 'eval "sys"."tem q(git reset --hard)"'`,
+		`perl -e 'readpipe("git reset --hard")'`,
+		`ed -s <<< $'a\ngit reset --hard\n.\nw !sh'`,
+		`vim -es -c ':call system("git reset --hard")' -c q`,
+		`make -E 'x:=$(shell git reset --hard)'`,
+		`awk -f /dev/stdin <<< 'BEGIN{system("git reset --hard")}'`,
+		`deno eval "new Deno.Command('git',{args:['reset','--hard']}).outputSync()"`,
+		`bash <(echo git reset --hard)`,
+	} {
+		if sv := check(t, ModeAuto, src); sv.Decision == Allow {
+			t.Errorf("auto: %s = allow [%s], want it judged (ask or deny)", src, sv.Rule)
+		}
+	}
+}
+
+// TestAttackGitEffects: git commands that do what a guarded one does get
+// its decision: revert --abort and am --abort are cherry-pick --abort's
+// sequencer rollback (git.abort); checkout -B and switch -C on an existing
+// branch move it like branch -f (git.branch-force); git diff | git apply -R
+// is git checkout . (the patch is gone with the pipe); repack -a -d drops
+// the unreachable objects in packs like gc --prune=now.
+func TestAttackGitEffects(t *testing.T) {
+	cases := []struct{ src, like string }{
+		{"git revert --abort", "git cherry-pick --abort"},
+		{"git am --abort", "git merge --abort"},
+		{"git checkout -B main HEAD~5", "git branch -f main HEAD~5"},
+		{"git switch -C main HEAD~5", "git branch -f main HEAD~5"},
+		{"git switch --force-create main HEAD~5", "git branch -f main HEAD~5"},
+		{"git diff | git apply -R", "git checkout ."},
+		{"git repack -a -d", "git gc --prune=now"},
+	}
+	for _, c := range cases {
+		for _, m := range []Mode{ModeDefault, ModeAuto} {
+			got, want := check(t, m, c.src), check(t, m, c.like)
+			if got.Decision != want.Decision {
+				t.Errorf("%s: %s = %s [%s], want %s like %s [%s]", m, c.src, got.Decision, got.Rule, want.Decision, c.like, want.Rule)
+			}
+		}
+	}
+}
