@@ -319,6 +319,18 @@ func gitSub(cx *cmdCtx, sub string, rest, lrest []string, cfg map[string]string)
 			if longHas(lrest, "--reset", 4) && shortHas(rest, 'u') {
 				j.match(idGitResetHard, "git read-tree -u --reset (what git reset --hard does)")
 			}
+		case "revert", "am":
+			// the sequencer's rollback, as git cherry-pick --abort
+			if longHas(lrest, "--abort", 4) {
+				j.other(idGitAbort, "git "+sub+" --abort")
+			}
+		case "repack":
+			// -a -d deletes the old packs with the unreachable objects
+			// in them (-A, --cruft and --keep-unreachable keep those)
+			if shortHas(rest, 'a') && (shortHas(rest, 'd') || longHas(lrest, "--delete", 5)) && !shortHas(rest, 'A') &&
+				!longHas(lrest, "--cruft", 4) && !shortHas(rest, 'k') && !longHas(lrest, "--keep-unreachable", 4) {
+				j.match(idGitGcPrune, "git repack -a -d deletes the unreachable objects in packs (what git gc --prune=now does)")
+			}
 		case "checkout-index":
 			if shortHasA(rest, 'f', "") || longHas(lrest, "--force", 4) {
 				j.match(idGitCheckoutDiscard, "git checkout-index --force overwrites the working tree's files")
@@ -543,6 +555,10 @@ func gitSub(cx *cmdCtx, sub string, rest, lrest []string, cfg map[string]string)
 			j.match(idGitSwitchDiscard, "")
 			return
 		}
+		if shortHasA(opts, 'C', "c") || longHas(lrest, "--force-create", 8) {
+			j.other(idGitBranchForce, "git switch -C resets an existing branch (what git branch -f does)")
+			return
+		}
 		j.atLeast(kEdit)
 	case "restore":
 		gitRestore(cx, rest)
@@ -759,6 +775,8 @@ func gitCheckout(cx *cmdCtx, rest, lrest []string) {
 		j.match(idGitCheckoutDiscard, pos[0])
 	case longHas(lrest, "--ours", 5) || longHas(lrest, "--theirs", 5):
 		j.match(idGitCheckoutDiscard, "--ours/--theirs")
+	case shortHasA(opts, 'B', "b"):
+		j.other(idGitBranchForce, "git checkout -B resets an existing branch (what git branch -f does)")
 	default:
 		j.atLeast(kEdit)
 	}
