@@ -718,6 +718,12 @@ func (cx *cmdCtx) xargs(name string, args []string) {
 		return
 	}
 	i := specXargs.skip(args, 1)
+	if name == "xargs" {
+		// xargs -a FILE: the file's words become the command's arguments
+		if f, ok := optValue(args[1:i], 'a', "arg-file"); ok {
+			cx.read(f)
+		}
+	}
 	inner := []string{"echo"}
 	if i < len(args) {
 		inner = append([]string(nil), args[i:]...)
@@ -1031,7 +1037,13 @@ func hCopy(cx *cmdCtx, name string, args []string) {
 			}
 		}
 	case "ln":
-		// the link target is not touched
+		// a symbolic link's target is not touched; a hard link is the
+		// same file under a new name, readable where the link is
+		if !hasOpt(args[1:], 's', "symbolic") {
+			for _, o := range ops {
+				cx.read(o)
+			}
+		}
 	default:
 		rec := hasOpt(args[1:], 'r', "recursive", "archive") || hasOpt(args[1:], 'R') || hasOpt(args[1:], 'a')
 		for _, o := range ops {
@@ -1788,6 +1800,10 @@ func hTar(cx *cmdCtx, name string, args []string) {
 		for _, o := range operands(args[start:], optSpec{short: "CfTXIbHgKLMNV", long: []string{"directory", "file", "exclude", "files-from", "exclude-from", "transform", "owner", "group", "mode", "mtime", "format"}}) {
 			if o != file {
 				cx.readTree(o)
+				// -C DIR: the operands after it are in DIR
+				if dir, ok := optValue(args[1:], 'C', "directory"); ok && !strings.HasPrefix(o, "/") && !isDynamic(dir) {
+					cx.readTree(strings.TrimSuffix(dir, "/") + "/" + o)
+				}
 			}
 		}
 	default:
@@ -1829,6 +1845,12 @@ func hArchive(cx *cmdCtx, name string, args []string) {
 	}
 	if hasOpt(args[1:], 'c', "stdout", "to-stdout") || hasOpt(args[1:], 'l', "list") || hasOpt(args[1:], 't', "test") {
 		cx.j.kind = kRead
+		if hasOpt(args[1:], 'c', "stdout", "to-stdout") {
+			// the file's contents, compressed or not, on standard output
+			for _, o := range operands(args[1:], optSpec{short: "S", long: []string{"suffix"}}) {
+				cx.read(o)
+			}
+		}
 		return
 	}
 	for _, o := range operands(args[1:], optSpec{short: "S", long: []string{"suffix"}}) {
