@@ -29,6 +29,8 @@ var codeMarkers = []codeMarker{
 	{"popen(", 's'}, {"proc_open", 's'}, {"os.execute", 's'}, {"io.popen", 's'}, {"Runtime.getRuntime", 'a'},
 	{"ProcessBuilder", 'a'}, {"do shell script", 's'}, {"Start-Process", 'a'}, {"Invoke-Expression", 'x'},
 	{"eval(", 'x'}, {"__import__", 'x'}, {"importlib", 'x'}, {"compile(", 'x'}, {"getattr(", 'x'},
+	{"__dict__", 'x'}, {"eval ", 'x'}, {".send(", 'x'}, {"__send__", 'x'}, {"public_send", 'x'}, {"method(:", 'x'},
+	{"readpipe", 's'}, {"create_subprocess_shell", 's'}, {"create_subprocess_exec", 'a'},
 	// lisps (scheme (system "..."), sbcl run-program), erlang/elixir
 	{"(system ", 's'}, {"run-program", 'a'}, {"System.cmd", 'a'}, {"os:cmd", 's'}, {":os.cmd", 's'}, {"open_port", 'a'},
 	{"Port.open", 'a'}, {"System.shell", 's'}, {"Runtime.exec", 'a'}, {".execute()", 'a'},
@@ -54,6 +56,24 @@ var codeMarkers = []codeMarker{
 	{"net/http", 'n'}, {"http://", 'n'}, {"https://", 'n'},
 	// decoding code at run time
 	{"b64decode", 'x'}, {"fromCharCode", 'x'}, {"base64", 'x'}, {"'base64'", 'x'}, {"pack(", 'x'}, {"decode(", 'x'},
+}
+
+// stringLiterals returns the values of the string literals in code (the
+// first 64), as scanString reads them.
+func stringLiterals(code string) []string {
+	var out []string
+	for i := 0; i < len(code) && len(out) < 64; {
+		switch code[i] {
+		case '\'', '"', '`':
+			if v, n, ok := scanString(code[i:]); ok && n > 0 {
+				out = append(out, v)
+				i += n
+				continue
+			}
+		}
+		i++
+	}
+	return out
 }
 
 // scanString parses a string literal at s[0] (', ", `, python prefixes)
@@ -328,6 +348,33 @@ func (cx *cmdCtx) inlineCode(lang, code string) {
 	}
 	defer func(prev string) { cx.code = prev }(cx.code)
 	cx.code = code
+	lits := stringLiterals(code)
+	for _, v := range lits {
+		// a literal path to a credential, whatever function it is given
+		// to (shutil.copy, perl's open F, "<", PATH, awk's getline < PATH)
+		if strings.HasPrefix(v, "/") || strings.HasPrefix(v, "~/") {
+			if t := cx.pe.resolve(v); t.abs != "" && cx.pe.credential(t.abs) {
+				cx.read(v)
+			}
+		}
+	}
+	if lang == "perl" {
+		// open(F, "|-", CMD), open(F, "-|", CMD), open(F, "CMD |"),
+		// open(F, "| CMD"): a pipe to or from a shell command
+		for k, v := range lits {
+			t := strings.TrimSpace(v)
+			switch {
+			case t == "|-" || t == "-|":
+				if k+1 < len(lits) {
+					cx.nestScript(lits[k+1])
+				} else {
+					j.other(idInlineCode, "perl code opens a pipe to a command built at run time")
+				}
+			case len(t) > 1 && (strings.HasSuffix(t, "|") || strings.HasPrefix(t, "|")):
+				cx.nestScript(strings.Trim(t, "| "))
+			}
+		}
+	}
 	if lang == "awk" {
 		j.atLeast(kRead)
 		cx.awkCode(code)
@@ -468,6 +515,27 @@ func (cx *cmdCtx) codeCall(lang string, m codeMarker, rest string) {
 			}
 			return
 		}
+		if m.text == "__dict__" && lang == "python" {
+			j.other(idInlineCode, lang+" code looks up a function by name (__dict__)")
+			return
+		}
+		if (m.text == ".send(" || m.text == "__send__" || m.text == "public_send" || m.text == "method(:") && lang == "ruby" {
+			j.other(idInlineCode, lang+" code calls a method by name ("+strings.TrimRight(m.text, "(:")+")")
+			return
+		}
+		if m.text == "eval " && (lang == "perl" || lang == "ruby" || lang == "php") {
+			// eval STRING runs code of the same language
+			if strings.HasPrefix(strings.TrimLeft(rest, " \t"), "{") {
+				return // perl's eval BLOCK
+			}
+			if dyn || len(args) == 0 {
+				j.other(idInlineCode, lang+" code runs code built at run time (eval)")
+			} else if cx.depth < maxDepth {
+				sub := &cmdCtx{p: cx.p, c: cx.c, pe: cx.pe, depth: cx.depth + 1, j: j, fromInput: cx.fromInput, stdin: cx.stdin, code: cx.code}
+				sub.inlineCode(lang, args[0])
+			}
+			return
+		}
 		if m.text == "__import__" || m.text == "importlib" {
 			j.other(idInlineCode, lang+" code imports modules dynamically")
 			return
@@ -487,6 +555,19 @@ func (cx *cmdCtx) codeCall(lang string, m codeMarker, rest string) {
 		}
 		if dyn || len(args) == 0 {
 			j.other(idInlineCode, lang+" code starts a process with a command built at run time ("+strings.TrimRight(m.text, "( ")+")")
+			return
+		}
+		if m.text == "Deno.Command" && !list && len(args) == 1 {
+			// new Deno.Command(program, {args: [...]})
+			if i := strings.Index(rest, "args"); i >= 0 {
+				more, mlist, mdyn := literalArgs(strings.TrimLeft(rest[i+len("args"):], " :\t"))
+				if mdyn || !mlist {
+					j.other(idInlineCode, lang+" code starts a process with arguments built at run time (Deno.Command)")
+					return
+				}
+				args = append(args, more...)
+			}
+			cx.nest(args)
 			return
 		}
 		if (strings.HasPrefix(m.text, "os.exec") || m.text == "os.posix_spawn" || m.text == "os.spawn") && list && len(args) > 1 {
