@@ -1642,6 +1642,10 @@ func hSed(cx *cmdCtx, name string, args []string) {
 		if execs {
 			cx.j.other(idInlineCode, "sed e command runs shell commands")
 		}
+		// the r and R commands read a file (to the end of the line)
+		for _, m := range sedRead().FindAllStringSubmatch(s, 8) {
+			cx.read(strings.TrimSpace(m[1]))
+		}
 		for _, w := range writes {
 			cx.write(w, false)
 		}
@@ -1654,6 +1658,10 @@ func hSed(cx *cmdCtx, name string, args []string) {
 		}
 	}
 }
+
+// sedRead matches sed's r and R commands (after an optional address) and
+// their file name.
+var sedRead = lazyRE(`(?m)(?:^|[;{}])\s*(?:(?:\d+|\$|/(?:[^/\\]|\\.)*/)(?:,(?:\d+|\$|/(?:[^/\\]|\\.)*/))?)?\s*!?\s*[rR]\s*([^\n;}]+)`)
 
 // sedEffects finds the e command / s///e flag (run shell commands) and the
 // w command / s///w flag (write files) in a sed script.
@@ -2653,8 +2661,10 @@ func hMake(cx *cmdCtx, name string, args []string) {
 		for k, a := range args[1:] {
 			if v, ok := strings.CutPrefix(a, "--eval="); ok {
 				cx.makefileText(v)
-			} else if a == "--eval" && k+2 < len(args) {
-				cx.makefileText(args[k+2])
+			} else if (a == "--eval" || a == "-E") && k+2 < len(args) {
+				cx.makefileText(args[k+2]) // -E is GNU make's --eval
+			} else if v, ok := strings.CutPrefix(a, "-E"); ok && v != "" {
+				cx.makefileText(v)
 			}
 		}
 	}
@@ -2679,6 +2689,10 @@ func hCommandBuiltin(cx *cmdCtx, name string, args []string) {
 		cx.nest(args[i:])
 	}
 }
+
+// vimShell matches an ex command line that runs a program other than
+// through a leading ! (which hEditor judges as the command it runs).
+var vimShell = lazyRE(`system(list)?\s*\(|(^|[|\s])(r|re|rea|read|w|wr|wri|writ|write|[0-9%,.$]*)\s*!|\bter(m|mi|min|mina|minal)?\b|(^|[|\s])(py|py3|python|python3|pyx|lua|luado|perl|perldo|rub|ruby|rubydo|mz|mzscheme|tcl|tcldo)\b|\bexe(c|cu|cut|cute)?\b|\bjob_start|\bjobstart|\blibcall`)
 
 func hEditor(cx *cmdCtx, name string, args []string) {
 	// interactive editors edit the files they are given
@@ -2724,6 +2738,11 @@ func hEditor(cx *cmdCtx, name string, args []string) {
 		if c, ok := strings.CutPrefix(cmd, "!"); ok {
 			cx.j.other(idInlineCode, name+" runs a shell command: "+c)
 			cx.nestScript(c)
+		} else if cmd != "" && vimShell().MatchString(cmd) {
+			// :call system(...), :r !cmd, :w !cmd, :%!cmd, :terminal,
+			// :py/:lua/:perl/:ruby code: a command of vim's that runs
+			// another program
+			cx.j.other(idInlineCode, name+" -c runs another program: "+displayArg(cmd))
 		}
 	}
 }
