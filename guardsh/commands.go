@@ -1568,6 +1568,18 @@ func hAwk(cx *cmdCtx, name string, args []string) {
 		switch {
 		case a == "-f" || a == "--file" || strings.HasPrefix(a, "--file=") || strings.HasPrefix(a, "-f") && len(a) > 2:
 			hasProgFile = true
+			f := strings.TrimPrefix(strings.TrimPrefix(a, "--file="), "-f")
+			if (a == "-f" || a == "--file") && k+1 < len(args) {
+				f = args[k+1]
+			}
+			if f == "-" || f == "/dev/stdin" || f == "/dev/fd/0" || f == "/proc/self/fd/0" {
+				// the program is the standard input
+				if text, ok := cx.stdinText(); ok {
+					cx.inlineCode("awk", text)
+				} else {
+					cx.j.other(idInlineCode, "awk -f - runs a program read from standard input, not known before it runs")
+				}
+			}
 		case (a == "-e" || a == "--source") && k+1 < len(args):
 			prog = args[k+1]
 		}

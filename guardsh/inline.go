@@ -1,6 +1,7 @@
 package guardsh
 
 import (
+	"path/filepath"
 	"slices"
 	"strings"
 )
@@ -57,6 +58,11 @@ var codeMarkers = []codeMarker{
 	// decoding code at run time
 	{"b64decode", 'x'}, {"fromCharCode", 'x'}, {"base64", 'x'}, {"'base64'", 'x'}, {"pack(", 'x'}, {"decode(", 'x'},
 }
+
+// inputInterpreters are interpreters that run the program they read on
+// standard input when given none.
+var inputInterpreters = map[string]bool{"python": true, "python3": true, "python2": true, "perl": true, "ruby": true,
+	"node": true, "php": true, "lua": true, "tclsh": true, "sqlite3": true, "awk": true, "gawk": true}
 
 // stringLiterals returns the values of the string literals in code (the
 // first 64), as scanString reads them.
@@ -887,6 +893,37 @@ func (cx *cmdCtx) edScript(name string) {
 	if !ok {
 		cx.j.other(idInlineCode, name+" runs the commands it reads on standard input (! runs shell commands), and they are not known before it runs")
 		return
+	}
+	// the text typed into the buffer (a, i, c up to a line "."), which
+	// w !CMD hands to CMD on its standard input
+	var typed []string
+	in := false
+	for _, line := range strings.Split(text, "\n") {
+		l := strings.TrimSpace(line)
+		if in {
+			if l == "." {
+				in = false
+			} else {
+				typed = append(typed, line)
+			}
+			continue
+		}
+		if c := strings.TrimLeft(l, "0123456789,.$;+- "); c == "a" || c == "i" || c == "c" {
+			in = true
+			continue
+		}
+		if k := strings.IndexByte(l, '!'); k >= 0 {
+			pre := strings.TrimRight(strings.TrimSpace(l[:k]), "0123456789,.$;+- ")
+			pre = strings.TrimLeft(pre, "0123456789,.$;+- ")
+			if f := strings.Fields(l[k+1:]); (pre == "w" || pre == "W") && len(f) > 0 && (shellNames[filepath.Base(f[0])] || inputInterpreters[filepath.Base(f[0])]) {
+				// the buffer is the program of the shell or interpreter
+				if len(typed) > 0 && shellNames[filepath.Base(f[0])] {
+					cx.nestScript(strings.Join(typed, "\n"))
+				} else {
+					cx.j.other(idInlineCode, name+" hands its buffer to "+f[0]+" as a program")
+				}
+			}
+		}
 	}
 	for _, line := range strings.Split(text, "\n") {
 		l := strings.TrimSpace(line)
