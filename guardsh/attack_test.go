@@ -90,3 +90,24 @@ func TestAttackGitApplyReversePipe(t *testing.T) {
 		}
 	}
 }
+
+// TestAttackApprovalElsewhere: a session approval of git push origin main
+// (given in the project, with the network) covers only that push. The
+// session can make another repository (in a temp dir, by git init and an
+// echo into its .git/config) whose origin is any URL: the same words there
+// push what the session chose to where it chose, with the network. Words
+// xargs reads from a file are words the human never saw.
+func TestAttackApprovalElsewhere(t *testing.T) {
+	r := ApprovalRule(Command{Args: []string{"git", "push", "origin", "main"}, Dir: "/p", Project: "/p", Home: "/h"})
+	p := NewPolicy(ModeAuto)
+	p.Session = []Rule{r}
+	for _, c := range []Command{
+		{Args: []string{"git", "push", "origin", "main"}, Dir: "/tmp/x", Project: "/p", Home: "/h"},
+		{Args: []string{"git", "-C", "/tmp/x", "push", "origin", "main"}, Dir: "/p", Project: "/p", Home: "/h"},
+		{Args: []string{"xargs", "-a", "args.txt", "git", "push", "origin"}, Dir: "/p", Project: "/p", Home: "/h"},
+	} {
+		if v := p.Classify(c); v.Decision == Allow {
+			t.Errorf("after approving git push origin main in /p: %q in %s allowed [%s] (network %v)", c.Args, c.Dir, v.Rule, v.Effects.Network)
+		}
+	}
+}
