@@ -171,3 +171,48 @@ func TestAttackRunsProgramKeys(t *testing.T) {
 		}
 	}
 }
+
+// TestAttackPushRecurseSubmodules: git push --recurse-submodules=on-demand
+// pushes each submodule to its own remote; one on this machine runs its
+// pre-receive hook (the local-push guard sees only the superproject's
+// remote). Real git.
+func TestAttackPushRecurseSubmodules(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git")
+	}
+	base := t.TempDir()
+	subRemote := filepath.Join(base, "subremote.git")
+	gitIn(t, base, "init", "-q", "--bare", "-b", "main", subRemote)
+	s0 := filepath.Join(base, "s0")
+	gitIn(t, base, "init", "-q", "-b", "main", s0)
+	gitIn(t, s0, "commit", "-q", "--allow-empty", "-m", "s")
+	gitIn(t, s0, "push", "-q", subRemote, "main")
+	marker := filepath.Join(base, "hook-ran")
+	if err := os.WriteFile(filepath.Join(subRemote, "hooks", "pre-receive"), []byte("#!/bin/sh\ntouch "+marker+"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	gitIn(t, base, "init", "-q", "--bare", "-b", "main", filepath.Join(base, "top.git"))
+	top := filepath.Join(base, "top")
+	gitIn(t, base, "init", "-q", "-b", "main", top)
+	gitIn(t, top, "-c", "protocol.file.allow=always", "submodule", "add", "-q", subRemote, "sub")
+	gitIn(t, top, "commit", "-q", "-m", "x")
+	gitIn(t, top, "remote", "add", "origin", filepath.Join(base, "top.git"))
+	gitIn(t, filepath.Join(top, "sub"), "commit", "-q", "--allow-empty", "-m", "new")
+	gitIn(t, top, "add", "sub")
+	gitIn(t, top, "commit", "-q", "-m", "bump")
+	for _, args := range [][]string{
+		{"push", "--recurse-submodules=on-demand", "origin", "main"},
+		{"push", "--recurse-submodules", "on-demand", "origin", "main"},
+		{"push", "--recurse-submodules=only", "origin", "main"},
+		{"push", "--rec=on-demand", "origin", "main"},
+	} {
+		cmd, err := Command("", top, nil, args...)
+		if err != nil {
+			continue // refused
+		}
+		out, _ := cmd.CombinedOutput()
+		if _, err := os.Stat(marker); err == nil {
+			t.Fatalf("git %q ran the submodule remote's pre-receive hook\n%s", args, out)
+		}
+	}
+}
