@@ -205,6 +205,9 @@ func TestAttackPushRecurseSubmodules(t *testing.T) {
 		{"push", "--recurse-submodules", "on-demand", "origin", "main"},
 		{"push", "--recurse-submodules=only", "origin", "main"},
 		{"push", "--rec=on-demand", "origin", "main"},
+		{"-c", "push.recurseSubmodules=on-demand", "push", "origin", "main"},
+		{"-c", "Push.RecurseSubmodules=on-demand", "push", "origin", "main"},
+		{"-c", "submodule.recurse=true", "push", "origin", "main"},
 	} {
 		cmd, err := Command("", top, nil, args...)
 		if err != nil {

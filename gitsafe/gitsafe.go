@@ -542,6 +542,16 @@ func CheckArgs(args []string) error {
 			if long("--receive-pack") || long("--exec") {
 				return &Refusal{Why: fmt.Sprintf("git %s %s names the program to run on the other side (through ssh or locally)", sub, a), Hint: hintArgs}
 			}
+			if long("--recurse-submodules") {
+				v, ok := strings.CutPrefix(a, name+"=")
+				if !ok && k+1 < len(rest) {
+					v = rest[k+1]
+				}
+				if v != "no" && v != "check" {
+					return &Refusal{Why: fmt.Sprintf("git push %s pushes submodules to their own remotes, with their own config and, on this machine, hooks", a),
+						Hint: "Push each submodule from its own directory, or use --recurse-submodules=check"}
+				}
+			}
 		case "rebase":
 			if long("--exec") || a == "-x" {
 				return &Refusal{Why: "git rebase --exec runs commands", Hint: hintArgs}
