@@ -591,6 +591,13 @@ func CheckArgs(args []string) error {
 func checkConfig(kv string) error {
 	k, v, _ := strings.Cut(kv, "=")
 	lk := strings.ToLower(k)
+	for i := 1; i < len(overrides); i += 2 {
+		// a later -c beats the overrides: one of their keys is refused
+		ok, ov, _ := strings.Cut(overrides[i], "=")
+		if strings.ToLower(ok) == lk && v != ov && !(lk == "core.pager" && harmlessPager(v)) {
+			return &Refusal{Why: fmt.Sprintf("-c %s changes a setting guardsh fixes for git outside the sandbox (%s)", kv, overrides[i]), Hint: hintArgs}
+		}
+	}
 	if RunsProgram(lk, v) || strings.HasPrefix(lk, "include") || lk == "core.worktree" || strings.HasPrefix(lk, "protocol.") {
 		return &Refusal{Why: fmt.Sprintf("-c %s makes git run a program or read config from elsewhere", kv), Hint: hintArgs}
 	}
