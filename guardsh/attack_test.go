@@ -1,6 +1,9 @@
 package guardsh
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // TestAttackCredentialReaders: readers of a credential file the reader
 // table did not know, each allowed before (auto mode): compressors' -c,
@@ -109,5 +112,24 @@ func TestAttackApprovalElsewhere(t *testing.T) {
 		if v := p.Classify(c); v.Decision == Allow {
 			t.Errorf("after approving git push origin main in /p: %q in %s allowed [%s] (network %v)", c.Args, c.Dir, v.Rule, v.Effects.Network)
 		}
+	}
+}
+
+// TestAttackApprovalWrapped: the broker hardens an escalated git (gitsafe:
+// hooks off, the repository's programs refused, no program-running option)
+// when the program it runs is git. An approval of git push origin main
+// that covers timeout 9 git push origin main escalates timeout, which then
+// runs git with the hooks and config of the repository, with the network.
+func TestAttackApprovalWrapped(t *testing.T) {
+	c := func(s string) Command { return Command{Args: strings.Fields(s), Dir: "/p", Project: "/p", Home: "/h"} }
+	p := NewPolicy(ModeAuto)
+	p.Session = []Rule{ApprovalRule(c("git push origin main"))}
+	for _, s := range []string{"timeout 9 git push origin main", "env git push origin main", "nice git push origin main", "nohup git push origin main"} {
+		if v := p.Classify(c(s)); v.Decision == Allow {
+			t.Errorf("after approving git push origin main: %q allowed [%s]", s, v.Rule)
+		}
+	}
+	if v := p.Classify(c("/usr/bin/git push origin main")); v.Decision != Allow {
+		t.Errorf("after approving git push origin main: /usr/bin/git push origin main = %s [%s]", v.Decision, v.Rule)
 	}
 }
