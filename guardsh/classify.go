@@ -428,7 +428,7 @@ func (p *Policy) classifyArgsIn(c *Command, args []string, depth int, fromInput 
 	cx := &cmdCtx{p: p, c: c, pe: newPathEnv(c), depth: depth, j: j, fromInput: fromInput, stdin: stdin}
 	cx.run(args)
 	v := p.settle(j)
-	v = p.applyRules(v, c, args, j.f.id.String(), fromInput)
+	v = p.applyRules(v, c, args, j.f.id.String(), fromInput, depth)
 	if j.hasNested {
 		n := j.nested
 		if j.priv != "" && n.Decision == Deny && (v.Decision != Deny || v.Rule == idModePlan.String()) {
@@ -462,8 +462,10 @@ func (p *Policy) classifyArgsIn(c *Command, args []string, depth int, fromInput 
 // session approval covers only the finding it was given for, and no option
 // word the human did not see (Rule.Unlocks, Rule.Options); fromInput: args
 // are completed at run time (xargs), with words nobody saw, which no
-// session approval covers.
-func (p *Policy) applyRules(v Verdict, c *Command, args []string, finding string, fromInput bool) Verdict {
+// session approval covers; depth > 0: args run under another program
+// (timeout, sh -c), which is what would be escalated, and an approval of
+// git (escalated as a hardened git) does not cover it.
+func (p *Policy) applyRules(v Verdict, c *Command, args []string, finding string, fromInput bool, depth int) Verdict {
 	if len(p.Rules) == 0 && len(p.Session) == 0 {
 		return v
 	}
@@ -481,7 +483,7 @@ func (p *Policy) applyRules(v Verdict, c *Command, args []string, finding string
 	if best == nil || best.Decision == Allow {
 		for i := range p.Session {
 			r := &p.Session[i]
-			if (r.matchArgs(norm) || r.matchArgs(basic) || r.matchArgs(args)) && !fromInput && r.approves(c, args, finding) {
+			if (r.matchArgs(norm) || r.matchArgs(basic) || r.matchArgs(args)) && !fromInput && (depth == 0 || r.Dir == "") && r.approves(c, args, finding) {
 				best = r
 				break
 			}
@@ -586,6 +588,12 @@ func (r *Rule) approves(c *Command, args []string, finding string) bool {
 	if r.Dir != "" && (c == nil || filepath.Clean(c.Dir) != r.Dir) {
 		// git in another directory is another repository, with a config
 		// (remotes, URLs) the human did not see
+		return false
+	}
+	if r.Dir != "" && (len(args) == 0 || filepath.Base(args[0]) != "git") {
+		// an approved git is escalated as git, hardened (gitsafe); under
+		// a wrapper (timeout, env, nice) the escalated program is the
+		// wrapper, and git would run with the repository's hooks
 		return false
 	}
 	for a, n := args, 0; len(a) > 0 && n < 4; n++ {
