@@ -51,6 +51,16 @@ func TestAttackInlineSpawns(t *testing.T) {
 		`make -E 'x:=$(shell git reset --hard)'`,
 		`awk -f /dev/stdin <<< 'BEGIN{system("git reset --hard")}'`,
 		`deno eval "new Deno.Command('git',{args:['reset','--hard']}).outputSync()"`,
+		`python3 -c "import os; vars(os)['system']('git reset --hard')"`,
+		`python3 -c "import os; os.__getattribute__('system')('git reset --hard')"`,
+		`node -e "new Function('return process')().mainModule.require('child_process').execSync('git reset --hard')"`,
+		`perl -e 'system { "git" } "git","reset","--hard"'`,
+		`perl -e 'exec { "git" } "git","reset","--hard"'`,
+		`php -r '$f="sys"."tem"; $f("git reset --hard");'`,
+		`php -r 'pcntl_exec("/usr/bin/git",["reset","--hard"]);'`,
+		`lua -e 'local f=os["exe".."cute"]; f("git reset --hard")'`,
+		`gawk '@load "./evil"; BEGIN{}'`,
+		`ruby -e 'syscall 59'`,
 	} {
 		if sv := check(t, ModeAuto, src); sv.Decision == Allow {
 			t.Errorf("auto: %s = allow [%s], want it judged (ask or deny)", src, sv.Rule)
