@@ -2,6 +2,7 @@ package guardsh
 
 import (
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 )
@@ -57,6 +58,23 @@ var codeMarkers = []codeMarker{
 	{"net/http", 'n'}, {"http://", 'n'}, {"https://", 'n'},
 	// decoding code at run time
 	{"b64decode", 'x'}, {"fromCharCode", 'x'}, {"base64", 'x'}, {"'base64'", 'x'}, {"pack(", 'x'}, {"decode(", 'x'},
+}
+
+// lookupByName are ways to reach a function, a program or native code by a
+// name or value the scanner cannot follow; each asks (code.inline).
+var lookupByName = []struct {
+	lang, what string
+	re         func() *regexp.Regexp
+}{
+	{"python", "looks up a function by name (vars(), __getattribute__)", lazyRE(`\bvars\s*\(|__getattribute__|\bglobals\s*\(\s*\)\s*\[|\blocals\s*\(\s*\)\s*\[`)},
+	{"node", "builds code at run time (Function)", lazyRE(`\bFunction\s*\(`)},
+	{"perl", "runs a program through system/exec { PROGRAM } LIST", lazyRE(`\b(system|exec)\s*\{`)},
+	{"perl", "makes a system call (syscall)", lazyRE(`\bsyscall\b`)},
+	{"ruby", "makes a system call (syscall)", lazyRE(`\bsyscall\b`)},
+	{"php", "calls a function whose name is a variable", lazyRE(`\$[A-Za-z_][A-Za-z0-9_]*\s*\(`)},
+	{"php", "replaces the process with a program (pcntl_exec)", lazyRE(`\bpcntl_exec\b`)},
+	{"lua", "looks up a library function by a computed name", lazyRE(`\b(os|io|package|debug)\s*\[`)},
+	{"awk", "loads a native extension (@load)", lazyRE(`@load\b`)},
 }
 
 // inputInterpreters are interpreters that run the program they read on
@@ -362,6 +380,11 @@ func (cx *cmdCtx) inlineCode(lang, code string) {
 			if t := cx.pe.resolve(v); t.abs != "" && cx.pe.credential(t.abs) {
 				cx.read(v)
 			}
+		}
+	}
+	for _, e := range lookupByName {
+		if e.lang == lang && e.re().MatchString(code) {
+			j.other(idInlineCode, lang+" code "+e.what)
 		}
 	}
 	if lang == "perl" {
