@@ -1,6 +1,8 @@
 package guardsh
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -141,5 +143,29 @@ func TestAttackApprovalWrapped(t *testing.T) {
 	}
 	if v := p.Classify(c("/usr/bin/git push origin main")); v.Decision != Allow {
 		t.Errorf("after approving git push origin main: /usr/bin/git push origin main = %s [%s]", v.Decision, v.Rule)
+	}
+}
+
+// TestAttackGitCheckoutBareFile: git checkout FILE, a file name without a
+// slash or a dot (Makefile, LICENSE), restores it from the index and
+// discards its uncommitted changes (real git: "Updated 1 path from the
+// index"), as git checkout -- FILE does. Judged where the file exists.
+func TestAttackGitCheckoutBareFile(t *testing.T) {
+	dir := t.TempDir()
+	for _, f := range []string{"Makefile", "LICENSE"} {
+		if err := os.WriteFile(filepath.Join(dir, f), []byte("x\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	env := CheckEnv{Dir: dir, Project: dir, Home: "/home/user"}
+	for _, src := range []string{"git checkout Makefile", "git checkout -m LICENSE", "git checkout HEAD Makefile"} {
+		sv, _ := NewPolicy(ModeAuto).CheckScript(src, env)
+		want, _ := NewPolicy(ModeAuto).CheckScript("git checkout -- Makefile", env)
+		if sv.Decision != want.Decision {
+			t.Errorf("auto: %s = %s [%s], want %s like git checkout -- Makefile [%s]", src, sv.Decision, sv.Rule, want.Decision, want.Rule)
+		}
+	}
+	if sv, _ := NewPolicy(ModeAuto).CheckScript("git checkout main", env); sv.Decision != Allow {
+		t.Errorf("auto: git checkout main (no such file) = %s [%s], want allow", sv.Decision, sv.Rule)
 	}
 }
