@@ -169,3 +169,18 @@ func TestAttackGitCheckoutBareFile(t *testing.T) {
 		t.Errorf("auto: git checkout main (no such file) = %s [%s], want allow", sv.Decision, sv.Rule)
 	}
 }
+
+// TestAttackGitExecKeys: -c keys whose value git runs, which the policy's
+// git.config-exec did not know (gpg.ssh.defaultKeyCommand runs at a signed
+// commit; browser.<tool>.path; git-lfs transfer agents).
+func TestAttackGitExecKeys(t *testing.T) {
+	for _, src := range []string{
+		`git -c gpg.format=ssh -c gpg.ssh.defaultKeyCommand='sh x.sh' commit -S -m x`,
+		`git -c browser.x.path='sh x.sh' web--browse http://h`,
+		`git -c lfs.customtransfer.x.path='sh x.sh' lfs fetch`,
+	} {
+		if sv := check(t, ModeAuto, src); !mentions(sv, idGitConfigExec.String()) {
+			t.Errorf("auto: %s = %s [%s], want [%s]", src, sv.Decision, sv.Rule, idGitConfigExec)
+		}
+	}
+}
