@@ -1,6 +1,12 @@
 package guardsh
 
-import "strings"
+import (
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/guardsh/guardsh/gitsafe"
+)
 
 // gitExecKey reports whether setting git config key k (lower case) to v
 // makes git run a program.
@@ -28,7 +34,8 @@ func gitExecKey(k, v string) bool {
 			return true
 		}
 	}
-	return false
+	// and whatever git that guardsh runs outside the sandbox refuses
+	return gitsafe.RunsProgram(k, v)
 }
 
 // hGit judges git: global options, then the subcommand.
@@ -771,7 +778,9 @@ func gitCheckout(cx *cmdCtx, rest, lrest []string) {
 		j.match(idGitCheckoutDiscard, "--pathspec-from-file")
 	case !newBranch && len(pos) >= 2:
 		j.match(idGitCheckoutDiscard, strings.Join(displayArgs(pos[1:], 3), " "))
-	case !newBranch && len(pos) == 1 && pathLike(pos[0]):
+	case !newBranch && len(pos) == 1 && (pathLike(pos[0]) || cx.existingFile(pos[0])):
+		// a bare name that is a file here (Makefile) is a path to git
+		// when no branch has that name
 		j.match(idGitCheckoutDiscard, pos[0])
 	case longHas(lrest, "--ours", 5) || longHas(lrest, "--theirs", 5):
 		j.match(idGitCheckoutDiscard, "--ours/--theirs")
@@ -780,6 +789,16 @@ func gitCheckout(cx *cmdCtx, rest, lrest []string) {
 	default:
 		j.atLeast(kEdit)
 	}
+}
+
+// existingFile reports whether word names an existing file or directory
+// relative to the command's directory (not a dynamic word, not an option).
+func (cx *cmdCtx) existingFile(word string) bool {
+	if word == "" || isDynamic(word) || strings.HasPrefix(word, "-") || cx.pe.dir == "" {
+		return false
+	}
+	_, err := os.Lstat(filepath.Join(cx.pe.dir, word))
+	return err == nil
 }
 
 func gitConfig(cx *cmdCtx, rest, lrest []string) {
