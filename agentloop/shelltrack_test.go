@@ -57,7 +57,8 @@ func TestShellChangesOutsideGit(t *testing.T) {
 }
 
 // TestShellTrackingCap: a project with more files than MaxTrackedFiles is
-// not scanned, and the run says so.
+// not scanned, and the run says so; a shell command then counts as a
+// change for the verification gate (its changes cannot be seen).
 func TestShellTrackingCap(t *testing.T) {
 	if testing.Short() {
 		t.Skip("creates many files")
@@ -70,6 +71,8 @@ func TestShellTrackingCap(t *testing.T) {
 	}
 	f := newFake(t,
 		calls(call("run_shell", `{"command": "echo x > calc.go"}`)),
+		calls(call("finish", `{"summary": "done"}`)).with(expectTool("run_shell", "counts as having changed files")),
+		calls(call("run_shell", `{"command": "true"}`)).with(expectTool("finish", "finish refused")),
 		calls(call("finish", `{"summary": "done"}`)),
 	)
 	res, err, out := p.run(t, context.Background(), f, guardsh.ModeAuto, func(c *Config) { c.TestCmd = "true" })

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path"
 	"path/filepath"
 	"regexp"
@@ -15,6 +16,7 @@ import (
 	"time"
 
 	"github.com/guardsh/guardsh/guardsh"
+	"github.com/guardsh/guardsh/protect"
 	"github.com/ollama/ollama/api"
 )
 
@@ -241,14 +243,56 @@ func (a *agent) access(ctx context.Context, tool, raw, rel string, write bool, d
 	return &r
 }
 
-// protected are project paths the file tools never change: git's own
-// configuration and hooks, and guardsh's project configuration.
-func protected(rel string) string {
-	switch {
-	case slices.Contains(strings.Split(rel, "/"), ".git"):
+// protectedPath says why the file tools never change rel (relative to the
+// project): anything under a .git directory (git commands do that through
+// run_shell), and package protect's things (guardsh's project
+// configuration, .gitmodules, ... anchored at the project, so that a rel
+// reaching home through a project-inside HOME is caught too).
+func (a *agent) protectedPath(rel string) string {
+	if slices.Contains(strings.Split(rel, "/"), ".git") {
 		return "the file tools do not change anything under .git; use git commands through run_shell"
-	case rel == guardsh.ProjectConfigFile:
-		return "the agent may not change guardsh's project configuration (" + guardsh.ProjectConfigFile + "); ask the user"
+	}
+	abs := path.Join(filepath.ToSlash(a.files.Root()), rel)
+	if e, ok := protect.Match(abs, protect.Where{Project: filepath.ToSlash(a.files.Root()), Home: filepath.ToSlash(a.home)}); ok {
+		if rel == guardsh.ProjectConfigFile {
+			return "the agent may not change guardsh's project configuration (" + guardsh.ProjectConfigFile + "); ask the user"
+		}
+		return "protected: " + e.Why + "; ask the user to change it"
+	}
+	return ""
+}
+
+// protected is protectedPath(rel) and git's hooks wherever core.hooksPath
+// puts them (husky's .husky): a hook written there runs at the next git
+// commit or checkout, a shell command the human may approve as harmless.
+// The setting is read at each change, since a command may change it.
+func (a *agent) protected(rel string) string {
+	if why := a.protectedPath(rel); why != "" {
+		return why
+	}
+	if a.git == nil {
+		return ""
+	}
+	// Not gitOut: its own -c core.hooksPath would hide the repository's.
+	cmd := exec.Command("git", "config", "--get", "core.hooksPath")
+	cmd.Dir = a.git.Top
+	b, err := cmd.Output()
+	hp := strings.TrimSpace(string(b))
+	if err != nil || hp == "" {
+		return ""
+	}
+	switch {
+	case hp == "~" || strings.HasPrefix(hp, "~/"):
+		hp = filepath.Join(a.home, hp[1:])
+	case !filepath.IsAbs(hp):
+		hp = filepath.Join(a.git.Top, hp)
+	}
+	if r, err := filepath.EvalSymlinks(hp); err == nil {
+		hp = r
+	}
+	abs := filepath.Join(a.files.Root(), filepath.FromSlash(rel))
+	if r, err := filepath.Rel(hp, abs); err == nil && r != ".." && !strings.HasPrefix(r, "../") {
+		return "git runs the programs in this directory as hooks (core.hooksPath = " + hp + "), so the file tools do not change it; ask the user"
 	}
 	return ""
 }
@@ -512,7 +556,7 @@ func (a *agent) writeFile(ctx context.Context, p, content string) toolResult {
 	if err != nil {
 		return errResult("%v", err)
 	}
-	if why := protected(rel); why != "" {
+	if why := a.protected(rel); why != "" {
 		return errResult("%s: %s", rel, why)
 	}
 	old, mode, existed, r := a.current(rel, "write_file")
@@ -566,7 +610,7 @@ func (a *agent) editFile(ctx context.Context, p string, edits []replacement) too
 	if err != nil {
 		return errResult("%v", err)
 	}
-	if why := protected(rel); why != "" {
+	if why := a.protected(rel); why != "" {
 		return errResult("%s: %s", rel, why)
 	}
 	if len(edits) == 0 {
@@ -655,7 +699,7 @@ func (a *agent) deleteFile(ctx context.Context, p string) toolResult {
 	if err != nil {
 		return errResult("%v", err)
 	}
-	if why := protected(rel); why != "" {
+	if why := a.protected(rel); why != "" {
 		return errResult("%s: %s", rel, why)
 	}
 	fi, err := a.files.Lstat(rel)
@@ -759,16 +803,25 @@ func (a *agent) runShell(ctx context.Context, command string, timeoutS int) tool
 	if len(denied) > 0 {
 		note = fmt.Sprintf("denied [%s]", denied[0][2])
 	}
-	if !isTest && (before != "" && a.treeState() != before || len(shellChanged) > 0) {
+	// Outside git with the tracking off (the cap), what a command changed
+	// cannot be seen: it counts as a change, so the gate still wants the
+	// tests run after it.
+	unseen := !isTest && a.git == nil && a.track.off != ""
+	if !isTest && (before != "" && a.treeState() != before || len(shellChanged) > 0) || unseen {
 		// A command changed files: tests must run again before finish.
 		a.seq++
 		a.writeSeq = a.seq
 		a.shellChanged = true
-		sb.WriteString("\nnote: this command changed files in the project")
-		if len(shellChanged) > 0 {
-			fmt.Fprintf(&sb, " (%s)", strings.Join(clipList(shellChanged, 5), ", "))
+		switch {
+		case len(shellChanged) == 0 && unseen:
+			fmt.Fprintf(&sb, "\nnote: changes by shell commands are not tracked in this project (%s), so this command counts as having changed files: run the tests again before finish.", a.track.off)
+		default:
+			sb.WriteString("\nnote: this command changed files in the project")
+			if len(shellChanged) > 0 {
+				fmt.Fprintf(&sb, " (%s)", strings.Join(clipList(shellChanged, 5), ", "))
+			}
+			sb.WriteString(".")
 		}
-		sb.WriteString(".")
 	}
 	if isTest {
 		if !atRoot {

@@ -27,6 +27,10 @@ type AdminGrant struct {
 	Devices []string
 	// Source says how it was given, e.g. "--admin-device /dev/sdb".
 	Source string
+	// ids are the named files as NewAdminGrant found them: a device is
+	// matched by this identity, so replacing the file at a granted name
+	// later (a symlink to another disk) does not move the grant.
+	ids []os.FileInfo
 }
 
 // adminKept are the rules that deny in the admin context too: the
@@ -63,6 +67,7 @@ func NewAdminGrant(devices []string, source string) (*AdminGrant, error) {
 			return nil, fmt.Errorf("admin device %s: not a device or an image file", d)
 		}
 		g.Devices = append(g.Devices, real)
+		g.ids = append(g.ids, fi)
 	}
 	sort.Strings(g.Devices)
 	return g, nil
@@ -81,7 +86,10 @@ func (g *AdminGrant) Describe() string {
 }
 
 // names reports whether path (absolute, as the rules resolved it) is one
-// of the named devices: the same path, or the same file once resolved.
+// of the named devices. A grant made by NewAdminGrant matches the file
+// it found, by identity only. A grant built from canonical paths alone (the
+// session's, from its argv) matches the granted path itself, or the file
+// now at it, never following a symlink planted there since.
 func (g *AdminGrant) names(path string) bool {
 	if path == "" {
 		return false
@@ -91,14 +99,24 @@ func (g *AdminGrant) names(path string) bool {
 		real = filepath.Clean(path)
 	}
 	fi, ferr := os.Stat(real)
-	for _, d := range g.Devices {
-		if d == real || d == filepath.Clean(path) {
-			return true
-		}
-		if ferr == nil {
-			if di, err := os.Stat(d); err == nil && os.SameFile(fi, di) {
+	if len(g.ids) > 0 {
+		for _, id := range g.ids {
+			if ferr == nil && os.SameFile(fi, id) {
 				return true
 			}
+		}
+		return false
+	}
+	for _, d := range g.Devices {
+		di, err := os.Lstat(d)
+		if err == nil && di.Mode()&fs.ModeSymlink != 0 {
+			continue // not what the human named: a link put in its place
+		}
+		if d == real {
+			return true
+		}
+		if ferr == nil && err == nil && os.SameFile(fi, di) {
+			return true
 		}
 	}
 	return false

@@ -70,6 +70,7 @@ const (
 	idRmHome
 	idRmSystem
 	idRmProjectRoot
+	idRmSharedTemp
 	idRmOutside
 	idRmProject
 	idRmDynamic
@@ -143,6 +144,9 @@ const (
 	idModePlan
 	idParse
 	idNesting
+	idTooLarge
+	idCodeInData
+	idShellHook
 	idStrictUnlisted
 	idStrictFlag
 	idStrictValue
@@ -180,6 +184,7 @@ var builtinRules = [numRules]BuiltinRule{
 	idRmHome:            {ID: "rm.recursive-home", Decision: Deny, Catastrophic: true, Reason: "recursive delete of an absolute path in your home directory or of home itself", Hint: "delete only paths inside the project (e.g. rm -r ./build); a human must remove anything else"},
 	idRmSystem:          {ID: "rm.recursive-system", Decision: Deny, Catastrophic: true, Reason: "recursive delete of a system directory", Hint: "system directories are not the agent's to delete; delete only paths inside the project"},
 	idRmProjectRoot:     {ID: "rm.project-root", Decision: Deny, Catastrophic: true, Reason: "recursive delete of the whole project root", Hint: "delete the specific generated directories instead, e.g. rm -r build dist"},
+	idRmSharedTemp:      {ID: "rm.shared-temp", Decision: Deny, Catastrophic: true, Reason: "recursive delete of everything in a shared temp dir (/tmp, /var/tmp, /dev/shm): other sessions', programs' and users' files, not this session's", Hint: "this session's own temp dir is $TMPDIR; delete what the session made there by name, e.g. rm -rf \"$TMPDIR\"/build"},
 	idRmOutside:         {ID: "rm.recursive-outside", Decision: Deny, Reason: "recursive delete of an absolute path outside the project", Hint: "delete only paths inside the project or its temp dir; ask the human to remove other directories"},
 	idRmProject:         {ID: "rm.recursive-project", Decision: Ask, Reason: "recursive delete of project sources, which guardsh cannot undo", Hint: "build artifacts (build, dist, target, node_modules, __pycache__, .venv ...) can be removed without approval; for sources use git rm so the change is reversible"},
 	idRmDynamic:         {ID: "rm.recursive-unknown", Decision: Ask, Reason: "recursive delete of targets guardsh cannot see before it runs", Hint: "name the paths literally, e.g. rm -r -- ./build ./dist"},
@@ -238,7 +243,7 @@ var builtinRules = [numRules]BuiltinRule{
 	idSysCrontabRemove: {ID: "sys.crontab-remove", Decision: Deny, Reason: "crontab -r deletes all your cron jobs without confirmation", Hint: "edit single entries with crontab -e (human)"},
 	idSysService:       {ID: "sys.service", Decision: Ask, Reason: "starting, stopping or changing system services", Hint: "a human must approve changes to system services"},
 	// Files.
-	idWriteProtected:   {ID: "write.protected", Decision: Deny, Reason: "writing a protected file: shell rc files, ~/.ssh, .git/hooks, .git/config and guardsh's own config run code or grant access later", Hint: "these files are changed by the human only; describe the change you need"},
+	idWriteProtected:   {ID: "write.protected", Decision: Deny, Reason: "writing a protected file: shell start-up files, ~/.ssh, git's config, hooks and the files that point git elsewhere (commondir, alternates, ...), .gitmodules and guardsh's own config run code or grant access later (docs/sandbox.md lists them)", Hint: "these files are changed by the human only; describe the change you need"},
 	idWriteOutside:     {ID: "write.outside-project", Decision: Ask, Reason: "writes outside the project", Hint: "write inside the project or its temp dir ($TMPDIR); a human must approve anything else"},
 	idWriteAgentConfig: {ID: "write.agent-config", Decision: Ask, Reason: "writing an AI agent's settings (.claude/settings.json, hooks) changes what the agent is allowed to do", Hint: "a human must approve changes to agent settings"},
 	idReadCredentials:  {ID: "read.credentials", Decision: Ask, Reason: "reading credentials (SSH keys, cloud credentials, .netrc, keyrings, browser profiles)", Hint: "the agent should not need secrets; ask the human to run the step that needs them"},
@@ -264,6 +269,9 @@ var builtinRules = [numRules]BuiltinRule{
 	idModePlan:    {ID: "mode.plan", Decision: Deny, Reason: "plan mode allows only reading", Hint: "switch to default or auto mode to make changes"},
 	idParse:       {ID: "parse.error", Decision: Ask, Reason: "the script does not parse, so guardsh cannot see what it runs", Hint: "fix the quoting or syntax"},
 	idNesting:     {ID: "nesting.too-deep", Decision: Ask, Reason: "commands nested too deeply to check", Hint: "run the inner command directly"},
+	idTooLarge:    {ID: "check.too-large", Decision: Deny, Catastrophic: true, Reason: "the command is too large or too deeply nested to check, so guardsh cannot say what it does", Hint: "split it into smaller commands, or write the script to a file in the project and run it (bash ./script.sh)"},
+	idCodeInData:  {ID: "bash.code-in-data", Decision: Ask, Reason: "bash runs text as code here (arithmetic, an array subscript, ${!x}, ${x@P}, a nameref) and guardsh cannot read that text before it runs", Hint: "use literal numbers and variable names; do not evaluate text read from files or command output"},
+	idShellHook:   {ID: "bash.shell-hook", Decision: Ask, Reason: "sets a bash hook that runs code guardsh does not see (BASH_ENV, ENV, SHELLOPTS, PS4, PROMPT_COMMAND, hash -p, BASH_CMDS, enable -f)", Hint: "run the commands directly instead of through bash's start-up and lookup hooks"},
 	// The strict profile (--mode strict, strict.go): verdicts carry a
 	// precise reason and the allowed form; these are the generic texts.
 	idStrictUnlisted:       {ID: "strict.unlisted", Decision: Deny, Reason: "strict mode: the command is not on the allowlist", Hint: "use a listed command, or ask the human to add a [[strict.command]] entry to the user config"},

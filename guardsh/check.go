@@ -1,6 +1,7 @@
 package guardsh
 
 import (
+	"os"
 	"path"
 	"strconv"
 	"strings"
@@ -16,7 +17,11 @@ type CheckEnv struct {
 	Project string            // project root (absolute)
 	Home    string            // home directory, for ~ and $HOME
 	Env     map[string]string // variables known to be set, e.g. TMPDIR
-	Via     string            // how the script arrived ("check", "hook", ...); "" means "check"
+	// Environ, when set, is the environment the checked command will
+	// inherit (the hook's is the agent's): a variable the script does not
+	// assign that is not in it is unset when bash evaluates it.
+	Environ func(name string) (string, bool)
+	Via     string // how the script arrived ("check", "hook", ...); "" means "check"
 }
 
 // CommandVerdict is the verdict on one simple command of a script.
@@ -39,13 +44,6 @@ var parserPool = sync.Pool{New: func() any {
 	return syntax.NewParser(syntax.Variant(syntax.LangBash), syntax.KeepComments(false))
 }}
 
-func parseScript(src string) (*syntax.File, error) {
-	p := parserPool.Get().(*syntax.Parser)
-	f, err := p.Parse(strings.NewReader(src), "")
-	parserPool.Put(p)
-	return f, err
-}
-
 // CheckScript judges a script without running anything: every simple
 // command (in chains, pipes, substitutions, subshells, functions, aliases,
 // here-docs) after the expansion the checker can do statically. The
@@ -53,23 +51,45 @@ func parseScript(src string) (*syntax.File, error) {
 // is an error (and an ask verdict).
 func (p *Policy) CheckScript(src string, env CheckEnv) (ScriptVerdict, error) {
 	ck := newChecker(p, env, 0, src)
+	if !ck.b.precheck(src) {
+		v := ck.b.verdict(p)
+		ck.record(CommandVerdict{Source: clip(src), Args: []string{clip(src)}, Line: 1, Col: 1, Verdict: v})
+		return ScriptVerdict{Verdict: v, Commands: ck.out}, nil
+	}
 	if fb, ok := forkBomb(src); ok {
 		ck.record(CommandVerdict{Source: fb, Args: []string{fb}, Line: 1, Col: 1, Verdict: ck.markUnseen(p.settle(judged(kOther, idForkBomb, fb)))})
 	}
-	f, err := parseScript(src)
+	stmts, err := ck.b.parse(src)
+	ck.stmts(stmts, source{})
 	if err != nil {
-		v := p.settle(judged(kOther, idParse, err.Error()))
-		if ck.has {
-			v = combine(ck.total, v)
-		}
-		return ScriptVerdict{Verdict: v, Commands: ck.out}, err
+		// bash runs the statements before the error: they were checked
+		ck.add(p.settle(judged(kOther, idParse, err.Error())))
 	}
-	ck.stmts(f.Stmts, source{})
+	ck.overBudget()
 	sv := ScriptVerdict{Verdict: ck.total, Commands: ck.out}
 	if !ck.has {
 		sv.Verdict = verdictOf(idShellBuiltin, "no commands", Effects{})
 	}
-	return sv, nil
+	return sv, err
+}
+
+// overBudget records the deny of a check that ran out of budget.
+func (ck *checker) overBudget() {
+	if ck.b.over == "" || ck.b.reported {
+		return
+	}
+	ck.b.reported = true
+	v := ck.b.verdict(ck.p)
+	ck.markUnseen(v)
+	ck.record(CommandVerdict{Source: clip(ck.src), Args: []string{clip(ck.src)}, Line: 1, Col: 1, Verdict: v})
+}
+
+// clip shortens a script for display.
+func clip(s string) string {
+	if len(s) > 60 {
+		return s[:60] + "..."
+	}
+	return s
 }
 
 // LineCheck judges a whole command line or script before it runs, for
@@ -87,15 +107,21 @@ func (p *Policy) LineCheck(src string, env CheckEnv) (v Verdict, ok bool) {
 	}
 	ck := newChecker(p, env, 0, src)
 	ck.out = nil
+	if !ck.b.precheck(src) {
+		return ck.b.verdict(p), false
+	}
 	if fb, found := forkBomb(src); found {
 		return p.settle(judged(kOther, idForkBomb, fb)), false
 	}
-	f, err := parseScript(src)
-	if err != nil {
+	stmts, err := ck.b.parse(src)
+	if err != nil && ck.b.over == "" {
 		return Verdict{Decision: Allow, Rule: idParse.String()}, true
 	}
 	ck.depth = 1 // no command list needed
-	ck.stmts(f.Stmts, source{})
+	ck.stmts(stmts, source{})
+	if ck.b.over != "" {
+		return ck.b.verdict(p), false
+	}
 	if ck.hasUnseen {
 		return ck.unseen, false
 	}
@@ -115,7 +141,13 @@ func (p *Policy) scriptVerdictArgs(src string, c *Command, depth int, params []s
 	}
 	env := CheckEnv{Dir: c.Dir, Project: c.Project, Home: c.Home, Via: c.Via}
 	ck := newChecker(p, env, depth, src)
+	if c.budget != nil {
+		ck.b = c.budget
+	}
 	ck.envFn = c.Env
+	if c.links != nil {
+		ck.links = c.links
+	}
 	if params != nil {
 		ck.hasPar = true
 		if len(params) > 0 {
@@ -123,27 +155,25 @@ func (p *Policy) scriptVerdictArgs(src string, c *Command, depth int, params []s
 			ck.params = params[1:]
 		}
 	}
+	if !ck.b.precheck(src) {
+		return ck.b.verdict(p)
+	}
 	if fb, ok := forkBomb(src); ok {
 		ck.add(p.settle(judged(kOther, idForkBomb, fb)))
 	}
-	f, err := parseScript(src)
+	stmts, err := ck.b.parse(src)
+	ck.stmts(stmts, source{})
 	if err != nil {
-		v := p.settle(judged(kOther, idParse, err.Error()))
-		if ck.has {
-			v = combine(ck.total, v)
-		}
-		return v
+		ck.add(p.settle(judged(kOther, idParse, err.Error())))
 	}
-	ck.stmts(f.Stmts, source{})
+	if ck.b.over != "" {
+		ck.add(ck.b.verdict(p))
+	}
 	if !ck.has {
 		return verdictOf(idShellBuiltin, "", Effects{})
 	}
 	return ck.total
 }
-
-// maxSteps bounds the statements one check visits (loops over static
-// lists and function calls are walked again for each item or call).
-const maxSteps = 500000
 
 // srcKind is what feeds a shell or interpreter its script.
 type srcKind uint8
@@ -189,13 +219,17 @@ type checker struct {
 	out     []CommandVerdict
 	total   Verdict
 	has     bool
-	steps   int
+	b       *checkBudget
+	bash    *bashState // bash's own state the checker follows (check_bashcode.go)
 	ecfg    *expand.Config
 	// unseen is the strictest deny found in code the runner cannot judge
 	// command by command (see LineCheck).
 	unseen    Verdict
 	hasUnseen bool
 	seen      map[[2]uint]int // recorded commands by line and column
+	// links are the symlinks the script has made so far (ln -s), by
+	// absolute path: later commands' paths resolve through them.
+	links map[string]string
 }
 
 func (ck *checker) markUnseen(v Verdict) Verdict {
@@ -207,7 +241,7 @@ func (ck *checker) markUnseen(v Verdict) Verdict {
 }
 
 func newChecker(p *Policy, env CheckEnv, depth int, src string) *checker {
-	ck := &checker{p: p, env: env, depth: depth, src: src}
+	ck := &checker{p: p, env: env, depth: depth, src: src, b: newBudget(), links: map[string]string{}}
 	ck.dir = env.Dir
 	if ck.dir == "" {
 		ck.dir = env.Project
@@ -247,7 +281,7 @@ func (ck *checker) record(cv CommandVerdict) {
 // lookup returns a variable's value; ok is false when it is not known.
 func (ck *checker) lookup(name string) (string, bool) {
 	if v, ok := ck.vars[name]; ok {
-		if v == unknownVal {
+		if v == unknownVal || v == numericVal {
 			return "", false
 		}
 		return v, true
@@ -294,7 +328,7 @@ func (e ckEnv) Get(name string) expand.Variable {
 		return expand.Variable{Set: true, Kind: expand.String, Str: strconv.Itoa(len(ck.params))}
 	}
 	if name == "0" {
-		if v, ok := ck.vars["0"]; ok && v != unknownVal {
+		if v, ok := ck.vars["0"]; ok && v != unknownVal && v != numericVal {
 			return expand.Variable{Set: true, Kind: expand.String, Str: v}
 		}
 		return expand.Variable{}
@@ -376,7 +410,7 @@ func (ck *checker) knownParam(pe *syntax.ParamExp) bool {
 	}
 	if name == "0" {
 		_, ok := ck.vars["0"]
-		return ok && ck.vars["0"] != unknownVal
+		return ok && ck.vars["0"] != unknownVal && ck.vars["0"] != numericVal
 	}
 	if isNumber(name) {
 		return ck.hasPar
@@ -456,6 +490,9 @@ func (ck *checker) substs(n syntax.Node) source {
 		return src
 	}
 	syntax.Walk(n, func(node syntax.Node) bool {
+		if !ck.b.spend(1) {
+			return false
+		}
 		switch x := node.(type) {
 		case *syntax.CmdSubst:
 			ck.stmts(x.Stmts, source{})
@@ -523,6 +560,7 @@ func (ck *checker) text(n syntax.Node) string {
 // placeholders (dynWord); srcs tells, per field, what command
 // substitutions produced it.
 func (ck *checker) fields(words []*syntax.Word) (args []string, srcs []source) {
+	ck.b.spend(len(words))
 	args = make([]string, 0, len(words))
 	srcs = make([]source, 0, len(words))
 	for _, w := range words {
@@ -708,16 +746,10 @@ func (ck *checker) stmts(list []*syntax.Stmt, in source) {
 }
 
 func (ck *checker) stmt(s *syntax.Stmt, in source) {
-	ck.steps++
-	if s == nil {
+	if s == nil || !ck.b.step() {
 		return
 	}
-	if ck.steps > maxSteps {
-		if ck.steps == maxSteps+1 {
-			ck.add(ck.p.settle(judged(kOther, idNesting, "script too large to check completely")))
-		}
-		return
-	}
+	ck.corners(s) // check_bashcode.go
 	// Redirections: files read and written, here-docs feeding stdin.
 	var writes []redirWrite
 	for _, r := range s.Redirs {
@@ -768,6 +800,10 @@ func (ck *checker) stmt(s *syntax.Stmt, in source) {
 	}
 	for _, w := range writes {
 		ck.access(w)
+		if t, ok := ck.throughLink(w.path, false); ok {
+			w.path = t
+			ck.access(w)
+		}
 	}
 	ck.command(s, in)
 }
@@ -776,6 +812,82 @@ type redirWrite struct {
 	path  string
 	write bool
 	node  syntax.Node
+}
+
+// symlink records the links ln -s makes (ln's arguments): TARGET LINK,
+// TARGET... DIR, or TARGET alone (a link in the working directory). A
+// target not known statically makes everything below the link unknown.
+func (ck *checker) symlink(args []string) {
+	sym, noDeref := false, false
+	dir := "" // -t DIR, --target-directory=DIR
+	var ops []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--":
+			ops = append(ops, args[i+1:]...)
+			i = len(args)
+		case a == "--symbolic":
+			sym = true
+		case a == "--no-dereference":
+			noDeref = true
+		case strings.HasPrefix(a, "--target-directory="):
+			dir = a[len("--target-directory="):]
+		case strings.HasPrefix(a, "--"):
+		case len(a) > 1 && a[0] == '-' && !isDynamic(a):
+			sym = sym || strings.ContainsRune(a, 's')
+			noDeref = noDeref || strings.ContainsRune(a, 'n')
+			if strings.HasSuffix(a, "t") && i+1 < len(args) {
+				i++
+				dir = args[i]
+			}
+		default:
+			ops = append(ops, a)
+		}
+	}
+	if !sym || len(ops) == 0 {
+		return
+	}
+	e := pathEnv{dir: ck.dir, home: cleanAbs(ck.env.Home)}
+	add := func(target, link string) {
+		l, ok := e.abs(link)
+		if !ok {
+			return
+		}
+		if isDynamic(target) {
+			target = unknownLink
+		}
+		if ck.links == nil {
+			ck.links = map[string]string{}
+		}
+		ck.links[l] = target
+	}
+	inDir := func(d string) {
+		for _, t := range ops {
+			add(t, strings.TrimSuffix(d, "/")+"/"+path.Base(t))
+		}
+	}
+	switch {
+	case dir != "":
+		inDir(dir)
+	case len(ops) == 1:
+		add(ops[0], path.Base(ops[0]))
+	case len(ops) > 2:
+		last := ops[len(ops)-1]
+		ops = ops[:len(ops)-1]
+		inDir(last)
+	default:
+		// ln -s T L; L an existing directory (not with -n when it is a
+		// link) gets the link inside
+		if l, ok := e.abs(ops[1]); ok && !noDeref {
+			if fi, err := os.Stat(l); err == nil && fi.IsDir() {
+				ops = ops[:1]
+				inDir(l)
+				return
+			}
+		}
+		add(ops[0], ops[1])
+	}
 }
 
 // access judges a redirection's file.
@@ -788,13 +900,18 @@ func (ck *checker) access(w redirWrite) {
 			v = ck.p.settle(judged(kRead, idReadOutside, "redirection source not known before it runs: "+displayArg(w.path)))
 		}
 	} else {
-		e := pathEnv{dir: ck.dir, project: cleanAbs(ck.env.Project), home: cleanAbs(ck.env.Home)}
-		abs, ok := e.abs(w.path)
+		e := pathEnv{dir: ck.dir, project: cleanAbs(ck.env.Project), home: cleanAbs(ck.env.Home), links: ck.links}
+		j, ok := e.joined(w.path)
+		re := e.realEnv()
+		var real string
+		if ok {
+			real, ok = realPath(j, re.dir, ck.links)
+		}
 		if !ok {
 			v = ck.p.settle(judged(kOther, idWriteOutside, "path not known: "+w.path))
 		} else {
-			l := e.locate(abs)
-			v = ck.p.ClassifyAccess(Access{Path: w.path, Resolved: abs, Inside: l == locProject || l == locProjectRoot, Write: w.write, Dir: ck.dir, Project: ck.env.Project, Home: ck.env.Home, Via: "redirect"})
+			env := func(n string) string { v, _ := ck.lookup(n); return v }
+			v = ck.p.ClassifyAccess(Access{Path: w.path, Resolved: real, Inside: re.project == "" || within(real, re.project), Write: w.write, Dir: ck.dir, Project: ck.env.Project, Home: ck.env.Home, Via: "redirect", Env: env})
 		}
 	}
 	op := "<"
@@ -866,7 +983,15 @@ func (ck *checker) command(s *syntax.Stmt, in source) {
 				}
 				return
 			}
-			ck.setVar(l.Name.Value, unknownVal)
+			numeric := l.InPos.IsValid() && len(l.Items) > 0
+			for _, w := range l.Items {
+				numeric = numeric && ck.numericWord(w)
+			}
+			if numeric {
+				ck.setNum(l.Name.Value)
+			} else {
+				ck.setVar(l.Name.Value, unknownVal)
+			}
 			ck.stmts(x.Do, in)
 		case *syntax.CStyleLoop:
 			ck.substs(l)
@@ -874,7 +999,7 @@ func (ck *checker) command(s *syntax.Stmt, in source) {
 				if a, ok := n.(*syntax.BinaryArithm); ok {
 					if w, ok := a.X.(*syntax.Word); ok {
 						if lit := w.Lit(); lit != "" {
-							ck.setVar(lit, unknownVal)
+							ck.setNum(lit) // assigned by arithmetic
 						}
 					}
 				}
@@ -900,6 +1025,12 @@ func (ck *checker) command(s *syntax.Stmt, in source) {
 				ck.funcs = map[string]*syntax.Stmt{}
 			}
 			ck.funcs[name] = x.Body
+			if name == "command_not_found_handle" && ck.realBash() && ck.calls < 32 {
+				// bash runs it for any command it does not find: judged
+				// as if it ran
+				ck.calls++
+				ck.stmt(x.Body, in)
+			}
 			if selfSpawning(name, x.Body) {
 				pos := x.Pos()
 				ck.record(CommandVerdict{Source: ck.text(x), Args: []string{name + "()"}, Line: pos.Line(), Col: pos.Col(), Verdict: ck.markUnseen(ck.p.settle(judged(kOther, idForkBomb, name)))})
@@ -972,7 +1103,11 @@ func (ck *checker) assigns(list []*syntax.Assign, decl bool) {
 			}
 			v, ok := ck.assignValue(a.Value)
 			if !ok {
-				ck.setVar(name, unknownVal)
+				if !a.Append && ck.numericWord(a.Value) {
+					ck.setNum(name)
+				} else {
+					ck.setVar(name, unknownVal)
+				}
 				continue
 			}
 			val = v
@@ -1037,7 +1172,7 @@ func (ck *checker) guardshAssigns(s *syntax.Stmt, n syntax.Node, list []*syntax.
 		if !ok {
 			v = "?"
 		}
-		cmd := Command{Args: []string{"export", a.Name.Value + "=" + v}, Dir: ck.dir, Project: ck.env.Project, Home: ck.env.Home, Via: "check"}
+		cmd := Command{Args: []string{"export", a.Name.Value + "=" + v}, Dir: ck.dir, Project: ck.env.Project, Home: ck.env.Home, Via: "check", links: ck.links}
 		pos := s.Pos()
 		ck.record(CommandVerdict{Source: ck.text(n), Args: cmd.Args, Line: pos.Line(), Col: pos.Col(), Verdict: ck.p.classifyArgs(&cmd, cmd.Args, ck.depth, false)})
 	}
@@ -1108,8 +1243,31 @@ func (ck *checker) call(s *syntax.Stmt, x *syntax.CallExpr, in source) {
 		return
 	}
 	pos := s.Pos()
+	// hash -p or BASH_CMDS set the program a name runs (check_bashcode.go)
+	args = ck.hashedArgs(args)
 	name := args[0]
-	cmd := Command{Args: args, Dir: ck.dir, Project: ck.env.Project, Home: ck.env.Home, Via: ck.env.Via}
+	// builtins run as words (builtin read, command hash, "let")
+	if eff := builtinArgs(args); len(eff) > 0 { // check_bashcode.go
+		ck.nameArgs(x, eff[0], eff)
+		ck.callbacks(x, eff[0], eff)
+		if len(eff) < len(args) {
+			switch eff[0] {
+			case "hash":
+				ck.noteHash(s, x, eff)
+			case "enable":
+				ck.noteEnable(s, x, eff)
+			case "trap":
+				ck.trapBody(s, x, eff)
+			}
+		}
+		if eff[0] == "let" {
+			ck.letArgs(x, eff)
+		}
+	}
+	if baseName(cmdName(name)) == "env" {
+		ck.envAssigns(x, args)
+	}
+	cmd := Command{Args: args, Dir: ck.dir, Project: ck.env.Project, Home: ck.env.Home, Via: ck.env.Via, budget: ck.b, links: ck.links}
 	if cmd.Via == "" {
 		cmd.Via = "check"
 	}
@@ -1161,15 +1319,24 @@ func (ck *checker) call(s *syntax.Stmt, x *syntax.CallExpr, in source) {
 			if name == "pushd" {
 				ck.dirs = append(ck.dirs, ck.dir)
 			}
+			if ck.dir != "" {
+				ck.setVar("OLDPWD", ck.dir)
+			} else {
+				ck.setVar("OLDPWD", unknownVal)
+			}
 			ops := operands(args[1:], optSpec{})
 			switch {
 			case len(ops) == 0:
 				ck.dir = ck.env.Home
-			case isDynamic(ops[0]) || ops[0] == "-":
+			case isDynamic(ops[0]) || ops[0] == "-" || ck.cdpathApplies(ops[0]):
 				ck.dir = ""
 			default:
 				e := pathEnv{dir: ck.dir, home: ck.env.Home}
-				if d, ok := e.abs(ops[0]); ok {
+				op := ops[0]
+				if t, ok := ck.throughLink(op, false); ok {
+					op = t
+				}
+				if d, ok := e.abs(op); ok {
 					ck.dir = d
 				} else {
 					ck.dir = ""
@@ -1199,7 +1366,16 @@ func (ck *checker) call(s *syntax.Stmt, x *syntax.CallExpr, in source) {
 			if ck.hasPar && len(ck.params) > 0 {
 				ck.params = ck.params[1:]
 			}
+		case "hash":
+			ck.noteHash(s, x, args)
+		case "enable":
+			ck.noteEnable(s, x, args)
+		case "trap":
+			ck.trapBody(s, x, args)
 		case "eval":
+			if ck.bash != nil && ck.bash.ifs && ck.realBash() {
+				ck.recordCall(s, x, args, ck.p.settle(judged(kOther, idCodeEvalDynamic, "IFS was changed before this eval: the words it joins and splits are not the ones written")), pos)
+			}
 			var b strings.Builder
 			dyn := false
 			for k, a := range args[1:] {
@@ -1226,6 +1402,25 @@ func (ck *checker) call(s *syntax.Stmt, x *syntax.CallExpr, in source) {
 		cargs = append(append([]string(nil), guardshVars...), args...)
 	}
 	v := ck.p.classifyArgsIn(&cmd, cargs, ck.depth, false, stdin)
+	if name == "ln" {
+		ck.symlink(args[1:]) // later commands' paths resolve through the link
+	}
+	if alt, ok := ck.followLinks(baseName(cmdName(name)), cargs); ok {
+		// a path through a link the script made: judged as what it
+		// points to too, and the more dangerous reading wins
+		alt := alt
+		cmd2 := cmd
+		cmd2.Args = alt
+		v = combine(v, ck.p.classifyArgsIn(&cmd2, alt, ck.depth, false, stdin))
+	}
+	if n := NormalizeArgv(args); len(n) > 0 {
+		switch baseName(cmdName(n[0])) {
+		case "ln":
+			ck.noteLinks(n)
+		case "mv":
+			ck.moveLinks(n)
+		}
+	}
 	if isDynamic(name) && srcs[0].kind >= srcDecoded {
 		v = combine(v, ck.markUnseen(ck.pipeDeny(srcs[0], "the shell")))
 	}
@@ -1255,20 +1450,21 @@ func (ck *checker) nested(text string, in source, alias bool) Verdict {
 	if ck.depth >= maxDepth {
 		return ck.p.settle(judged(kOther, idNesting, ""))
 	}
-	f, err := parseScript(text)
-	if err != nil {
-		v := ck.p.settle(judged(kOther, idParse, err.Error()))
-		ck.add(v)
-		return v
-	}
+	stmts, err := ck.b.parse(text)
 	sub := &checker{p: ck.p, env: ck.env, envFn: ck.envFn, dir: ck.dir, vars: ck.vars, funcs: ck.funcs, aliases: ck.aliases,
-		params: ck.params, hasPar: ck.hasPar, depth: ck.depth + 1, calls: ck.calls + 1, src: text, steps: ck.steps}
+		params: ck.params, hasPar: ck.hasPar, depth: ck.depth + 1, calls: ck.calls + 1, src: text, b: ck.b, bash: ck.bash}
 	if alias {
 		// an alias is not expanded again inside itself
 		sub.aliases = nil
 	}
-	sub.stmts(f.Stmts, in)
-	ck.vars, ck.funcs, ck.dir, ck.steps = sub.vars, sub.funcs, sub.dir, sub.steps
+	sub.stmts(stmts, in)
+	if err != nil {
+		sub.add(ck.p.settle(judged(kOther, idParse, err.Error())))
+	}
+	if ck.b.over != "" {
+		sub.add(ck.b.verdict(ck.p))
+	}
+	ck.vars, ck.funcs, ck.dir, ck.bash = sub.vars, sub.funcs, sub.dir, sub.bash
 	if sub.hasUnseen {
 		ck.markUnseen(sub.unseen)
 	}
@@ -1403,8 +1599,8 @@ func readsStdin(name string, args []string) bool {
 // stmtSource says what a statement writes to its stdout, for the command
 // it pipes into.
 func (ck *checker) stmtSource(s *syntax.Stmt) source {
-	if s == nil {
-		return source{}
+	if s == nil || !ck.b.spend(1) {
+		return source{kind: srcUnknown}
 	}
 	switch x := s.Cmd.(type) {
 	case *syntax.BinaryCmd:
@@ -1710,7 +1906,11 @@ func forkBomb(src string) (string, bool) {
 		if name == "" {
 			continue
 		}
-		rest := strings.TrimLeft(s[at+2:], " \t\n")
+		rest := s[at+2:]
+		if len(rest) > 4096 {
+			rest = rest[:4096] // a body is short; bounds the scan
+		}
+		rest = strings.TrimLeft(rest, " \t\n")
 		if !strings.HasPrefix(rest, "{") {
 			continue
 		}

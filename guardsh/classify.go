@@ -427,6 +427,28 @@ func (p *Policy) classifyArgsIn(c *Command, args []string, depth int, fromInput 
 	j := &judgement{}
 	cx := &cmdCtx{p: p, c: c, pe: newPathEnv(c), depth: depth, j: j, fromInput: fromInput, stdin: stdin}
 	cx.run(args)
+	v := p.classified(cx, c, args, depth, fromInput)
+	if cx.pe.differs && !c.resolved {
+		// A path (or the working directory) resolves to something other
+		// than it is spelled: judge the command as the kernel will see it
+		// too; the more dangerous reading wins.
+		rc := *c
+		rc.resolved = true
+		if w := p.classifyArgsIn(&rc, args, depth, fromInput, stdin); w.Decision > v.Decision {
+			w.Reason = "resolved (symlinks and .. followed as the kernel does): " + w.Reason
+			w.Effects = mergeEffects(v.Effects, w.Effects)
+			v = w
+		} else {
+			v.Effects = mergeEffects(v.Effects, w.Effects)
+		}
+	}
+	return v
+}
+
+// classified turns what cx found about args into a verdict: the mode, the
+// configured rules and the nested commands' verdicts.
+func (p *Policy) classified(cx *cmdCtx, c *Command, args []string, depth int, fromInput bool) Verdict {
+	j := cx.j
 	v := p.settle(j)
 	v = p.applyRules(v, c, args, j.f.id.String(), fromInput, depth)
 	if j.hasNested {

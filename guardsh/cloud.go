@@ -16,8 +16,9 @@ import "strings"
 // or option that prints or uses secrets: anywhere in a word, or as a whole
 // word.
 var (
-	cloudSecretSubstrings = []string{"secret", "password", "passwd", "token", "credential", "decrypt", "private", "connection-string", "keys", "apikey", "api-key", "access-key", "kms", "cert", "vault"}
-	cloudSecretWords      = []string{"key", "login", "auth", "sas", "env"}
+	cloudSecretSubstrings = []string{"secret", "password", "passwd", "token", "credential", "decrypt", "private", "connection-string", "keys", "apikey", "api-key", "access-key", "kms", "cert", "vault",
+		"login", "access-details", "appsettings", "app-settings", "flags-file", "log-http", "impersonate"}
+	cloudSecretWords = []string{"key", "login", "auth", "sas", "env"}
 )
 
 // cloudWriteWords mark an operation that changes something (gcloud and az
@@ -109,7 +110,10 @@ func cloudRead(name string, args []string) bool {
 				}
 				continue
 			}
-			if len(ops) >= 2 && strings.HasPrefix(a, "--") && name != "kubectl" && name != "k" && name != "oc" {
+			// gcloud and az: an option of the operation; not helm, whose
+			// template/show/lint options write files (--output-dir) or run
+			// programs (--post-renderer)
+			if len(ops) >= 2 && strings.HasPrefix(a, "--") && (name == "gcloud" || name == "az") {
 				if !hasVal && i+1 < len(args) && !strings.HasPrefix(args[i+1], "-") {
 					i++
 				}
@@ -135,8 +139,9 @@ func cloudRead(name string, args []string) bool {
 			return true
 		case svc == "sts" && op == "get-caller-identity":
 			return true
-		case svc == "s3api" && op == "get-object":
-			return false // writes a local file
+		case svc == "s3api" && (op == "get-object" || op == "get-object-torrent"), svc == "glacier" && op == "get-job-output",
+			svc == "mediastore-data" && op == "get-object", strings.HasPrefix(svc, "kinesis-video") && strings.HasPrefix(op, "get-"):
+			return false // write a local file (outfile)
 		case strings.HasPrefix(op, "describe-") || strings.HasPrefix(op, "list-") || strings.HasPrefix(op, "get-") || op == "head-object" || op == "head-bucket":
 			return true
 		}

@@ -157,6 +157,14 @@ func (cx *cmdCtx) run(args []string) {
 		}
 		return
 	}
+	if name != "guardsh" && strings.Contains(args[0], "/") {
+		// guardsh under another name (a copy, a link, a rename) is
+		// guardsh: judged by what the file is, not what it is called
+		if t := cx.pe.resolve(args[0]); t.abs != "" && IsGuardshBinary(t.abs) {
+			hGuardsh(cx, "guardsh", args)
+			return
+		}
+	}
 	if h := handlerTable()[name]; h != nil {
 		h(cx, name, args)
 		return
@@ -377,6 +385,34 @@ func optValue(args []string, c byte, long string) (string, bool) {
 	return val, found
 }
 
+// optValues is optValue's every occurrence, in order.
+func optValues(args []string, c byte, long string) []string {
+	var out []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			break
+		}
+		switch {
+		case long != "" && a == "--"+long:
+			if i+1 < len(args) {
+				out = append(out, args[i+1])
+				i++
+			}
+		case long != "" && strings.HasPrefix(a, "--"+long+"="):
+			out = append(out, a[len(long)+3:])
+		case c != 0 && len(a) >= 2 && a[0] == '-' && a[1] == c:
+			if len(a) > 2 {
+				out = append(out, a[2:])
+			} else if i+1 < len(args) {
+				out = append(out, args[i+1])
+				i++
+			}
+		}
+	}
+	return out
+}
+
 // read judges reading a path.
 func (cx *cmdCtx) read(arg string) {
 	t := cx.pe.resolve(arg)
@@ -418,9 +454,14 @@ func (cx *cmdCtx) readTree(arg string) {
 }
 
 // write judges writing (del: deleting) a path.
-func (cx *cmdCtx) write(arg string, del bool) {
+func (cx *cmdCtx) write(arg string, del bool) { cx.writeAt(cx.pe.resolve(arg), arg, del) }
+
+// writeName is write for an operation on the name itself (rename, a link
+// created): a symlink in the last component is not followed.
+func (cx *cmdCtx) writeName(arg string, del bool) { cx.writeAt(cx.pe.resolveName(arg), arg, del) }
+
+func (cx *cmdCtx) writeAt(t target, arg string, del bool) {
 	j := cx.j
-	t := cx.pe.resolve(arg)
 	if t.abs != "" && len(j.eff.Writes) < 32 {
 		j.eff.Writes = append(j.eff.Writes, t.abs)
 	}
@@ -488,7 +529,7 @@ func (cx *cmdCtx) artifact(abs string) bool {
 // remove judges deleting a target; rec: recursively.
 func (cx *cmdCtx) remove(arg string, rec bool) {
 	j := cx.j
-	t := cx.pe.resolve(arg)
+	t := cx.pe.resolveName(arg)
 	if t.abs != "" && len(j.eff.Writes) < 32 {
 		j.eff.Writes = append(j.eff.Writes, t.abs)
 	}
@@ -542,10 +583,14 @@ func (cx *cmdCtx) remove(arg string, rec bool) {
 	case t.loc == locSharedTmp:
 		j.other(idWriteOutside, what)
 	case t.loc == locTempRoot:
-		if rec && !t.whole {
+		switch {
+		case rec && !t.whole:
 			j.match(idRmSystem, what)
-		} else if rec {
-			j.other(idWriteOutside, what)
+		case rec && sharedTempRoot(t.abs):
+			j.match(idRmSharedTemp, what)
+		case rec:
+			// the session's own temp dir's contents
+			j.atLeast(kEdit)
 		}
 	case agentConfig(t.abs):
 		j.other(idWriteAgentConfig, t.abs)
@@ -1027,23 +1072,26 @@ func hCopy(cx *cmdCtx, name string, args []string) {
 			cx.j.match(idMvDevnull, displayArg(dest))
 		}
 		for _, o := range ops {
-			t := cx.pe.resolve(o)
+			t := cx.pe.resolveName(o)
 			switch {
 			case t.loc == locRoot || t.loc == locHome || t.loc == locProjectRoot || t.loc == locTempRoot ||
 				t.loc == locSystem && strings.Count(t.abs, "/") <= 2:
 				cx.j.match(idMvCatastrophic, t.abs)
 			default:
-				cx.write(o, true)
+				cx.writeName(o, true)
 			}
 		}
 	case "ln":
 		// a symbolic link's target is not touched; a hard link is the
-		// same file under a new name, readable where the link is
+		// same file under a new name, readable where the link is; the
+		// link itself is written
 		if !hasOpt(args[1:], 's', "symbolic") {
 			for _, o := range ops {
 				cx.read(o)
 			}
 		}
+		cx.writeName(dest, false)
+		return
 	default:
 		rec := hasOpt(args[1:], 'r', "recursive", "archive") || hasOpt(args[1:], 'R') || hasOpt(args[1:], 'a')
 		for _, o := range ops {
@@ -1793,6 +1841,19 @@ func hTar(cx *cmdCtx, name string, args []string) {
 		cx.optionCommands(args, 'I', "use-compress-program", "to-command", "checkpoint-action", "rsh-command", "info-script", "new-volume-script")
 	}
 	file, hasF := optValue(args[1:], 'f', "file")
+	for k, a := range args[1:] {
+		// -xf FILE, -xzvf FILE: f closes a cluster and takes the next word
+		if hasF || a == "--" || len(a) < 3 || a[0] != '-' || a[1] == '-' {
+			continue
+		}
+		if i := strings.IndexByte(a, 'f'); i > 0 {
+			if i == len(a)-1 && k+2 < len(args) {
+				file, hasF = args[k+2], true
+			} else if i < len(a)-1 {
+				file, hasF = a[i+1:], true
+			}
+		}
+	}
 	if !hasF && !strings.HasPrefix(first, "-") && strings.IndexByte(first, 'f') >= 0 {
 		if ops := operands(args[2:], optSpec{short: "CfTXIbHgKLMNV", long: []string{"directory", "file"}}); len(ops) > 0 {
 			file = ops[0]
@@ -1808,6 +1869,10 @@ func hTar(cx *cmdCtx, name string, args []string) {
 		cx.write(dir, false)
 		if hasF {
 			cx.read(file)
+			if a, ok := cx.pe.abs(file); ok && file != "-" {
+				ms, _ := archiveMembers(a)
+				cx.writeMembers(dir, ms)
+			}
 		}
 	case "c":
 		if hasF {
@@ -1841,10 +1906,16 @@ func hArchive(cx *cmdCtx, name string, args []string) {
 			cx.j.kind = kRead
 			return
 		}
-		if d, ok := optValue(args[1:], 'd', ""); ok {
-			cx.write(d, false)
-		} else {
-			cx.write(".", false)
+		d, ok := optValue(args[1:], 'd', "")
+		if !ok {
+			d = "."
+		}
+		cx.write(d, false)
+		if ops := operands(args[1:], optSpec{short: "dxP"}); len(ops) > 0 {
+			if a, ok := cx.pe.abs(ops[0]); ok {
+				ms, _ := archiveMembers(a)
+				cx.writeMembers(d, ms)
+			}
 		}
 		return
 	case "zip", "7z", "7za", "rar":
@@ -1888,8 +1959,37 @@ func hPatch(cx *cmdCtx, name string, args []string) {
 	if o, ok := optValue(args[1:], 'o', "output"); ok {
 		cx.write(o, false)
 	}
-	if ops := operands(args[1:], optSpec{short: "pdoiFBrzYVDg", long: []string{"strip", "directory", "output", "input", "fuzz", "prefix", "reject-file", "suffix"}}); len(ops) > 0 {
+	ops := operands(args[1:], optSpec{short: "pdoiFBrzYVDg", long: []string{"strip", "directory", "output", "input", "fuzz", "prefix", "reject-file", "suffix"}})
+	if len(ops) > 0 {
 		cx.write(ops[0], false)
+	}
+	// the files the patch names
+	pf, ok := optValue(args[1:], 'i', "input")
+	if !ok && len(ops) > 1 {
+		pf, ok = ops[1], true
+	}
+	if !ok {
+		return
+	}
+	a, ok := cx.pe.abs(pf)
+	if !ok {
+		return
+	}
+	dir, ok := optValue(args[1:], 'd', "directory")
+	if !ok {
+		dir = "."
+	}
+	strips := []int{0, 1} // without -p, patch picks the name it finds
+	if p, ok := optValue(args[1:], 'p', "strip"); ok {
+		if n, ok := stripCount(p); ok {
+			strips = []int{n}
+		}
+	}
+	for _, n := range strips {
+		names, _ := patchTargets(a, n)
+		for _, name := range names {
+			cx.writeName(strings.TrimSuffix(dir, "/")+"/"+name, false)
+		}
 	}
 }
 
@@ -1900,31 +2000,14 @@ func hNet(cx *cmdCtx, name string, args []string) {
 	cx.j.other(idNetwork, name)
 	switch name {
 	case "curl":
-		if o, ok := optValue(args[1:], 'o', "output"); ok {
-			cx.write(o, false)
+		for _, o := range curlOpts(args[1:]) {
+			cx.curlOpt(o.name, o.val)
 		}
 		if hasOpt(args[1:], 'O', "remote-name", "remote-name-all") {
-			cx.write(".", false)
-		}
-		for _, opt := range [...]string{"data", "data-binary", "data-raw", "data-urlencode", "upload-file", "form", "config"} {
-			var c byte
-			switch opt {
-			case "data":
-				c = 'd'
-			case "upload-file":
-				c = 'T'
-			case "form":
-				c = 'F'
-			case "config":
-				c = 'K'
-			}
-			if v, ok := optValue(args[1:], c, opt); ok {
-				if _, f, ok := strings.Cut(v, "@"); ok {
-					f, _, _ = strings.Cut(f, ";")
-					cx.read(f)
-				} else if c == 'T' || c == 'K' {
-					cx.read(v)
-				}
+			if d, ok := optValue(args[1:], 0, "output-dir"); ok {
+				cx.write(d, false)
+			} else {
+				cx.write(".", false)
 			}
 		}
 	case "wget":
@@ -1935,8 +2018,19 @@ func hNet(cx *cmdCtx, name string, args []string) {
 		} else {
 			cx.write(".", false)
 		}
-		if v, ok := optValue(args[1:], 0, "post-file"); ok {
-			cx.read(v)
+		for _, o := range []struct {
+			c     byte
+			long  string
+			write bool
+		}{{'o', "output-file", true}, {'a', "append-output", true}, {0, "save-cookies", true}, {0, "warc-file", true},
+			{0, "post-file", false}, {0, "body-file", false}, {0, "load-cookies", false}, {'i', "input-file", false}} {
+			for _, v := range optValues(args[1:], o.c, o.long) {
+				if o.write {
+					cx.write(v, false)
+				} else {
+					cx.read(v)
+				}
+			}
 		}
 	case "nc", "ncat", "netcat":
 		if hasOpt(args[1:], 'e', "exec", "sh-exec", "lua-exec") || hasOpt(args[1:], 'c') {

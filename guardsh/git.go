@@ -322,11 +322,40 @@ func gitSub(cx *cmdCtx, sub string, rest, lrest []string, cfg map[string]string)
 		"merge-file", "checkout-index", "maintenance-run", "stage", "restore-staged":
 		j.atLeast(kEdit)
 		switch sub {
+		case "mv":
+			// a rename: both names are written (git mv cfg .guardsh.toml)
+			for _, o := range operands(rest, optSpec{}) {
+				cx.writeName(o, false)
+			}
+		case "apply", "am":
+			if sub == "am" && longHas(lrest, "--abort", 4) {
+				// the sequencer's rollback, as git cherry-pick --abort
+				j.other(idGitAbort, "git am --abort")
+			}
+			// the files the patches name (patch file read here; -p1 default)
+			strip := 1
+			if p, ok := optValue(rest, 'p', ""); ok {
+				if n, ok := stripCount(p); ok {
+					strip = n
+				}
+			}
+			dir, _ := optValue(rest, 0, "directory")
+			for _, o := range operands(rest, optSpec{short: "pC", long: []string{"directory", "exclude", "include", "whitespace", "build-fake-ancestor"}}) {
+				if a, ok := cx.pe.abs(o); ok {
+					names, _ := patchTargets(a, strip)
+					for _, n := range names {
+						if dir != "" {
+							n = strings.TrimSuffix(dir, "/") + "/" + n
+						}
+						cx.writeName(n, false)
+					}
+				}
+			}
 		case "read-tree":
 			if longHas(lrest, "--reset", 4) && shortHas(rest, 'u') {
 				j.match(idGitResetHard, "git read-tree -u --reset (what git reset --hard does)")
 			}
-		case "revert", "am":
+		case "revert":
 			// the sequencer's rollback, as git cherry-pick --abort
 			if longHas(lrest, "--abort", 4) {
 				j.other(idGitAbort, "git "+sub+" --abort")
@@ -513,7 +542,14 @@ func gitSub(cx *cmdCtx, sub string, rest, lrest []string, cfg map[string]string)
 			if longHas(lrest, "--upload-pack", 4) || shortHas(rest, 'u') || longHas(lrest, "--config", 5) || longHas(lrest, "--template", 5) {
 				j.other(idGitConfigExec, "git clone option that runs a program")
 			}
+		case sub == "fetch" || sub == "ls-remote" || sub == "fetch-pack" || sub == "archive-remote":
+			if longHas(lrest, "--upload-pack", 4) || longHas(lrest, "--exec", 4) {
+				j.other(idGitConfigExec, "git "+sub+" --upload-pack runs a program")
+			}
 		case sub == "pull":
+			if longHas(lrest, "--upload-pack", 4) {
+				j.other(idGitConfigExec, "git pull --upload-pack runs a program")
+			}
 			if longHas(lrest, "--force", 4) || shortHas(rest, 'f') {
 				j.other(idGitNetwork, "git pull --force")
 			}

@@ -122,6 +122,18 @@ func (n *NetworkPolicy) Decide(host string, port int) NetVerdict {
 // host.
 func (n *NetworkPolicy) Address(host string, addr netip.Addr, port int, v NetVerdict) NetVerdict {
 	addr = addr.Unmap()
+	if n != nil {
+		// a deny rule naming the address or its prefix wins whatever name
+		// led to it
+		for i := range n.Rules {
+			r := &n.Rules[i]
+			if r.Decision == Deny && r.matchesAddr(addr, port) {
+				return NetVerdict{Decision: Deny, Rule: idNetHostDenied.String(),
+					Reason: fmt.Sprintf("%s %s: %s is %s", idNetHostDenied.rule().Reason, r.Source, hostPort(normHost(host), port), addr),
+					Hint:   idNetHostDenied.rule().Hint, Source: r.Source}
+			}
+		}
+	}
 	if !specialAddr(addr) {
 		return v
 	}
@@ -171,16 +183,28 @@ func (r *NetRule) matches(host string, port int) bool {
 	}
 }
 
-// exact: the rule names host itself.
+// sessionSource is the Source of the rules AllowForSession adds.
+const sessionSource = "allowed for this session"
+
+// exact: the rule names host itself, in a configuration file (a profile
+// or a session approval of a name is not one).
 func (r *NetRule) exact(host string) bool {
-	return r.Host == host && !strings.HasPrefix(r.Source, "profile ")
+	return r.Host == host && !strings.HasPrefix(r.Source, "profile ") && r.Source != sessionSource
+}
+
+// AllowForSession adds the rule a human's approval of host:port for the
+// session is: the name (normalised as Decide does) and port, not the
+// special-purpose addresses it may resolve to (DNS can change its answer
+// after the approval).
+func (n *NetworkPolicy) AllowForSession(host string, port int) {
+	n.Rules = append(n.Rules, NetRule{Host: normHost(host), Port: port, Decision: Allow, Source: sessionSource})
 }
 
 func (r *NetRule) matchesAddr(a netip.Addr, port int) bool {
 	if r.Port != 0 && r.Port != port {
 		return false
 	}
-	a = a.Unmap()
+	a = a.Unmap().WithZone("") // a zone names an interface, not another address
 	if pfx, err := netip.ParsePrefix(r.Host); err == nil {
 		return pfx.Contains(a)
 	}
@@ -214,6 +238,7 @@ var specialPrefixes = []netip.Prefix{
 	netip.MustParsePrefix("64:ff9b:1::/48"),  // local-use NAT64
 	netip.MustParsePrefix("2001:db8::/32"),   // documentation
 	netip.MustParsePrefix("::ffff:0:0/96"),   // mapped (Unmap handles most)
+	netip.MustParsePrefix("::/96"),           // IPv4-compatible (deprecated): embeds IPv4 addresses
 	netip.MustParsePrefix("fec0::/10"),       // site-local (deprecated)
 	netip.MustParsePrefix("169.254.0.0/16"),  // link-local, cloud metadata
 	netip.MustParsePrefix("192.88.99.0/24"),  // 6to4 relay anycast

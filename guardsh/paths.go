@@ -3,6 +3,8 @@ package guardsh
 import (
 	"path"
 	"strings"
+
+	"github.com/guardsh/guardsh/protect"
 )
 
 // loc is where a path lies, as far as the rules care.
@@ -27,24 +29,40 @@ const (
 // pathEnv resolves paths for one command.
 type pathEnv struct {
 	dir, project, home, tmp string
-	env                     func(string) string // for $TMPDIR, looked up when first needed
+	env                     func(string) string // for $TMPDIR (looked up when first needed), $XDG_CONFIG_HOME
+	tmpDone                 bool
+	// links are the symlinks a checked script made before the command
+	// (see realPath).
+	links map[string]string
+	// resolved says paths are judged as the kernel resolves them (and the
+	// directories above are resolved); otherwise as written.
+	resolved bool
+	// differs is set when a path judged as written resolves to something
+	// else: the command must be judged in the resolved reading too.
+	differs bool
+	// realDir is dir resolved, for the comparison (set when first needed).
+	realDir    string
+	realDirSet bool
 }
 
 func newPathEnv(c *Command) pathEnv {
-	e := pathEnv{dir: c.Dir, project: cleanAbs(c.Project), home: cleanAbs(c.Home), env: c.Env}
+	e := pathEnv{dir: c.Dir, project: cleanAbs(c.Project), home: cleanAbs(c.Home), env: c.Env, links: c.links}
 	if e.dir == "" {
 		e.dir = e.project
+	}
+	if c.resolved {
+		return e.realEnv()
 	}
 	return e
 }
 
 // tmpDir is the session's $TMPDIR ("" if unknown).
 func (e *pathEnv) tmpDir() string {
-	if e.env != nil {
+	if e.env != nil && !e.tmpDone {
 		if t := e.env("TMPDIR"); t != "" && path.IsAbs(t) {
 			e.tmp = path.Clean(t)
 		}
-		e.env = nil
+		e.tmpDone = true
 	}
 	return e.tmp
 }
@@ -87,6 +105,15 @@ func displayArg(s string) string {
 // paths are joined to the working directory. ok is false when p is not
 // known statically or the working directory is unknown.
 func (e *pathEnv) abs(p string) (string, bool) {
+	j, ok := e.joined(p)
+	if !ok {
+		return "", false
+	}
+	return path.Clean(j), true
+}
+
+// joined is abs before cleaning: ".." and "." kept for realPath.
+func (e *pathEnv) joined(p string) (string, bool) {
 	if p == "" || isDynamic(p) || strings.ContainsRune(p, 0) {
 		return "", false
 	}
@@ -120,7 +147,7 @@ func (e *pathEnv) abs(p string) (string, bool) {
 		}
 		p = e.dir + "/" + p
 	}
-	return path.Clean(p), true
+	return p, true
 }
 
 // hasGlob reports whether s contains glob metacharacters.
@@ -249,7 +276,7 @@ func (e *pathEnv) locate(p string) loc {
 	if inHome {
 		return locHomeSub
 	}
-	for _, t := range [...]string{"/tmp", "/var/tmp", "/dev/shm", "/private/tmp"} {
+	for _, t := range sharedTempRoots {
 		if p == t {
 			return locTempRoot
 		}
@@ -267,6 +294,19 @@ func (e *pathEnv) locate(p string) loc {
 	return locOther
 }
 
+// sharedTempRoots are the temp dirs every session and user shares.
+var sharedTempRoots = [...]string{"/tmp", "/var/tmp", "/dev/shm", "/private/tmp", "/private/var/tmp"}
+
+// sharedTempRoot reports whether abs is one of sharedTempRoots.
+func sharedTempRoot(abs string) bool {
+	for _, t := range sharedTempRoots {
+		if abs == t {
+			return true
+		}
+	}
+	return false
+}
+
 // target is one path argument of a command, resolved.
 type target struct {
 	arg   string // as given
@@ -276,7 +316,14 @@ type target struct {
 }
 
 // resolve classifies a path argument.
-func (e *pathEnv) resolve(arg string) target {
+func (e *pathEnv) resolve(arg string) target { return e.resolveAt(arg, true) }
+
+// resolveName classifies a path argument whose last component an operation
+// acts on itself (rm, mv, the name ln creates): a symlink there is not
+// followed.
+func (e *pathEnv) resolveName(arg string) target { return e.resolveAt(arg, false) }
+
+func (e *pathEnv) resolveAt(arg string, follow bool) target {
 	t := target{arg: arg}
 	if isDynamic(arg) {
 		return t
@@ -300,13 +347,62 @@ func (e *pathEnv) resolve(arg string) target {
 			p = base
 		}
 	}
-	a, ok := e.abs(p)
+	j, ok := e.joined(p)
 	if !ok {
 		return t
 	}
-	t.abs = a
-	t.loc = e.locate(a)
+	follow = follow || t.whole || hasGlob(arg)
+	real := realPath
+	if !follow {
+		real = realName
+	}
+	if e.resolved {
+		r, ok := real(j, e.dir, e.links)
+		if !ok {
+			return t
+		}
+		t.abs = r
+		t.loc = e.locate(r)
+		return t
+	}
+	t.abs = path.Clean(j)
+	t.loc = e.locate(t.abs)
+	if !e.differs {
+		e.differs = e.resolvesElsewhere(p, t.abs, follow)
+	}
 	return t
+}
+
+// resolvesElsewhere reports whether p (an argument after glob cutting),
+// written as abs, resolves to another path.
+func (e *pathEnv) resolvesElsewhere(p, abs string, followLast bool) bool {
+	if !e.realDirSet {
+		e.realDirSet = true
+		if e.dir != "" {
+			r, ok := realPath(e.dir, "", e.links)
+			if !ok || r != e.dir {
+				return true
+			}
+			e.realDir = r
+		}
+	}
+	var r string
+	var ok bool
+	relative := !path.IsAbs(p) && !strings.HasPrefix(p, "~") && !strings.HasPrefix(p, "$")
+	switch {
+	case relative && e.realDir != "" && followLast:
+		// below the working directory, resolved once
+		r, ok = walkFrom(e.realDir, p, e.realDir, e.links)
+	case relative:
+		r, ok = realName(e.realDir+"/"+p, e.realDir, e.links)
+	case followLast:
+		j, _ := e.joined(p)
+		r, ok = realPath(j, e.realDir, e.links)
+	default:
+		j, _ := e.joined(p)
+		r, ok = realName(j, e.realDir, e.links)
+	}
+	return !ok || r != abs
 }
 
 // inside reports whether l is the project, the session's temp dir or a
@@ -320,46 +416,28 @@ func (l loc) inside() bool {
 // agents keep their bookkeeping there).
 func (l loc) writable() bool { return l.inside() || l == locSharedTmp }
 
-var rcFiles = map[string]bool{
-	".bashrc": true, ".bash_profile": true, ".bash_login": true, ".bash_logout": true, ".profile": true,
-	".zshrc": true, ".zprofile": true, ".zshenv": true, ".zlogin": true, ".zlogout": true, ".kshrc": true,
-	".mkshrc": true, ".cshrc": true, ".tcshrc": true, ".login": true, ".logout": true, ".inputrc": true,
-	".bash_aliases": true, ".envrc": false,
+// where anchors the protected list (package protect) for this command.
+func (e *pathEnv) where() protect.Where {
+	w := protect.Where{Project: e.project, Home: e.home}
+	if e.env != nil {
+		w.ConfigHome, w.Config, w.Shim = e.env("XDG_CONFIG_HOME"), e.env("GUARDSH_CONFIG"), e.env("GUARDSH_LAUNCH_SHIM")
+	}
+	return w
 }
 
-// protectedWrite reports whether writing abs is denied everywhere:
-// shell rc files, ~/.ssh, .git/hooks, .git/config, guardsh's config.
+// protectedWrite reports whether writing abs is denied everywhere: the
+// things of package protect (shell start-up files, ~/.ssh, git's config,
+// hooks and indirection files, guardsh's config), and a ".git" itself (a
+// directory renamed away, or a file that points git elsewhere).
 func (e *pathEnv) protectedWrite(abs string) bool {
 	if abs == "" {
 		return false
 	}
-	if strings.Contains(abs, "/.git/hooks/") || strings.HasSuffix(abs, "/.git/hooks") ||
-		strings.HasSuffix(abs, "/.git/config") || strings.HasSuffix(abs, "/.git") || gitControlFile(abs) {
+	if strings.HasSuffix(abs, "/.git") {
 		return true
 	}
-	if e.project != "" && abs == e.project+"/.guardsh.toml" {
-		return true
-	}
-	switch {
-	case abs == "/etc/profile", abs == "/etc/bash.bashrc", abs == "/etc/bashrc", abs == "/etc/zshrc",
-		abs == "/etc/zshenv", abs == "/etc/environment", strings.HasPrefix(abs, "/etc/profile.d"),
-		strings.HasPrefix(abs, "/etc/zsh/"), strings.HasPrefix(abs, "/etc/sudoers"),
-		strings.HasPrefix(abs, "/etc/ssh/"), abs == "/etc/passwd", abs == "/etc/shadow", abs == "/etc/group":
-		return true
-	}
-	if e.home == "" {
-		return false
-	}
-	rel, ok := strings.CutPrefix(abs, e.home+"/")
-	if !ok {
-		return false
-	}
-	if rcFiles[rel] || rel == ".ssh" || strings.HasPrefix(rel, ".ssh/") ||
-		strings.HasPrefix(rel, ".config/fish/") || rel == ".config/guardsh" ||
-		strings.HasPrefix(rel, ".config/guardsh/") || strings.HasPrefix(rel, ".local/state/guardsh") {
-		return true
-	}
-	return false
+	_, ok := protect.Match(abs, e.where())
+	return ok
 }
 
 // agentConfig reports whether abs is an AI agent's settings file.
@@ -382,21 +460,14 @@ var credentialHome = []string{
 }
 
 // loginFile reports whether abs is a shell start-up file a login shell
-// sources (/etc/profile, ~/.bashrc, ...): reading it is harmless.
+// sources (/etc/profile, ~/.bashrc, ...; package protect's Startup
+// entries, and the bash completion scripts): reading it is harmless.
 func (e *pathEnv) loginFile(abs string) bool {
-	switch {
-	case abs == "/etc/profile", abs == "/etc/bash.bashrc", abs == "/etc/bashrc", abs == "/etc/zshrc",
-		abs == "/etc/zprofile", abs == "/etc/zshenv", abs == "/etc/environment",
-		strings.HasPrefix(abs, "/etc/profile.d/"), strings.HasPrefix(abs, "/etc/bash_completion"),
-		strings.HasPrefix(abs, "/usr/share/bash-completion/"):
+	if strings.HasPrefix(abs, "/etc/bash_completion") || strings.HasPrefix(abs, "/usr/share/bash-completion/") {
 		return true
 	}
-	if e.home != "" {
-		if rel, ok := strings.CutPrefix(abs, e.home+"/"); ok && rcFiles[rel] {
-			return true
-		}
-	}
-	return false
+	en, ok := protect.Match(abs, protect.Where{Home: e.home})
+	return ok && en.Startup
 }
 
 // agentState reports whether abs is an agent's shell state that its
@@ -440,19 +511,57 @@ func (e *pathEnv) credential(abs string) bool {
 }
 
 // ClassifyAccess decides one in-process file access: a redirection,
-// source, cd, a glob or an agent file tool.
+// source, cd, a glob or an agent file tool. The path is judged as resolved
+// (Resolved, or resolved here when not given) and as written; the more
+// dangerous reading wins.
 func (p *Policy) ClassifyAccess(a Access) Verdict {
-	e := pathEnv{dir: a.Dir, project: cleanAbs(a.Project), home: cleanAbs(a.Home), tmp: cleanAbs(a.TmpDir)}
-	abs := a.Resolved
-	if abs == "" {
-		var ok bool
-		if abs, ok = e.abs(a.Path); !ok {
+	e := pathEnv{dir: a.Dir, project: cleanAbs(a.Project), home: cleanAbs(a.Home), tmp: cleanAbs(a.TmpDir), env: a.Env, tmpDone: true}
+	written, wok := e.abs(a.Path)
+	if a.Resolved == "" {
+		if !wok {
 			return p.settle(judged(kOther, idUnknown, "path not known: "+displayArg(a.Path)))
 		}
+		j, _ := e.joined(a.Path)
+		re := e.realEnv()
+		if r, ok := realPath(j, re.dir, nil); !ok {
+			return p.settle(judged(kOther, idUnknown, "path does not resolve (a symlink loop): "+displayArg(a.Path)))
+		} else if r != written {
+			ra := a
+			ra.Resolved, ra.Inside = r, true
+			if re.project != "" {
+				ra.Inside = within(r, re.project)
+			}
+			return p.accessBoth(a, written, re, ra)
+		}
+		return p.classifyAccessAt(a, e, written, false)
 	}
+	re := e.realEnv()
+	if wok && written != path.Clean(a.Resolved) {
+		return p.accessBoth(a, written, re, a)
+	}
+	return p.classifyAccessAt(a, re, path.Clean(a.Resolved), a.Project != "")
+}
+
+// accessBoth judges an access as written (abs, in the written frame) and
+// as resolved (r, in the resolved frame re); the stricter verdict wins.
+func (p *Policy) accessBoth(a Access, abs string, re pathEnv, r Access) Verdict {
+	e := pathEnv{dir: a.Dir, project: cleanAbs(a.Project), home: cleanAbs(a.Home), tmp: cleanAbs(a.TmpDir), env: a.Env, tmpDone: true}
+	w := a
+	w.Link = ""
+	v := p.classifyAccessAt(w, e, abs, false)
+	rv := p.classifyAccessAt(r, re, path.Clean(r.Resolved), r.Project != "")
+	if rv.Decision > v.Decision {
+		return rv
+	}
+	return v
+}
+
+// classifyAccessAt judges an access to abs located in e; jailed says
+// a.Inside is the jail's word on whether abs lies in the project.
+func (p *Policy) classifyAccessAt(a Access, e pathEnv, abs string, jailed bool) Verdict {
 	abs = path.Clean(abs)
 	l := e.locate(abs)
-	if a.Resolved != "" && a.Project != "" && !a.Inside && (l == locProject || l == locProjectRoot) {
+	if jailed && !a.Inside && (l == locProject || l == locProjectRoot) {
 		// The jail says it leads outside (a symlink).
 		l = locOther
 	}

@@ -73,4 +73,7 @@ type Access struct {
 	Home     string
 	Via      string // "redirect", "source", "cd", "glob", "agent", ...
 	TmpDir   string // the session's temp dir ($TMPDIR), writable like the project; "" if unknown
+	// Env looks up the shell's variables ($XDG_CONFIG_HOME, $GUARDSH_CONFIG
+	// for the protected list); nil means none.
+	Env func(name string) string
 }

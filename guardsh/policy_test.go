@@ -83,6 +83,7 @@ var catalogueTests = []struct {
 	{id: idRmHome, match: []string{"rm -rf ~", "rm -rf ~/", "rm -rf ~/*", "rm -rf $HOME", "rm -rf /home/user", "X=~; rm -rf $X", "rm -rf ~/projekte", "rm -rf ~/$X", `f(){ rm -rf "$1"; }; f ~`}, notMatch: []string{"rm -rf ./node_modules", "rm ~/notes.txt", "ls ~"}},
 	{id: idRmSystem, match: []string{"rm -rf /etc", "rm -rf /usr/lib/x", "rm -rf /var/lib", "rm -rf /home", "rm -rf /tmp", "rm -fr /etc"}, notMatch: []string{"rm -rf /tmp/build", "rm -rf build", "ls /etc"}},
 	{id: idRmProjectRoot, match: []string{"rm -rf .", "rm -rf ./", "rm -rf *", "rm -rf /home/user/project", "rm -rf ./*", "cd src; rm -rf ..", "find . -delete", "rm -rf go.mod src README.md", "rm -r -f cmd docs internal tests"}, notMatch: []string{"rm -rf build", "rm -rf src/*.o", "find . -name '*.o' -delete", "rm -rf build dist node_modules target", "rm -rf src/a src/b src/c", "rm -rf dist build *.egg-info", "rm -f *.o"}},
+	{id: idRmSharedTemp, match: []string{"rm -rf /tmp/*", "rm -rf /var/tmp/*", "rm -rf /dev/shm/*", "rm -rf /tmp/.*", "cd /tmp && rm -rf ./*"}, notMatch: []string{"rm -rf /tmp/build", "rm -f /tmp/*.log", "rm -rf build/*"}},
 	{id: idRmOutside, match: []string{"rm -rf /data/old", "rm -r /some/path", "rsync -a --delete empty/ /srv2/x/"}, notMatch: []string{"rm -rf dist", "rm /data/old.txt"}},
 	{id: idRmProject, match: []string{"rm -rf src", "rm -r docs", "rm -rf src/*"}, notMatch: []string{"rm -rf build", "rm -rf node_modules", "rm -rf pkg/__pycache__", "rm src/main.go"}},
 	{id: idRmDynamic, match: []string{`rm -rf "$BUILD_DIR"`, "rm -rf $(cat list)", `rm -r "$1"`}, notMatch: []string{"rm -rf build", "rm list.txt"}},
@@ -159,6 +160,9 @@ var catalogueTests = []struct {
 	{id: idShellBuiltin, match: []string{"echo hi", "cd src", "export X=1", "true"}, notMatch: []string{"ls"}},
 	{id: idModeBypass, mode: ModeBypass, match: []string{"git reset --hard", "pip install x", "sudo apt update"}, notMatch: []string{"rm -rf /", "ls"}},
 	{id: idNesting, match: []string{deepNest(15)}, notMatch: []string{"sh -c 'sh -c ls'"}},
+	{id: idTooLarge, match: []string{strings.Repeat("$(", 200) + strings.Repeat(")", 200), strings.Repeat(":\n", maxSteps+1) + "ls"}, notMatch: []string{"echo $(echo $(echo hi))"}},
+	{id: idCodeInData, match: []string{"read n; echo $((n+1))", "echo ${!ref}", "x=$(cat f); [[ $x -eq 1 ]]", "echo ${p@P}"}, notMatch: []string{"n=$(wc -l < f); echo $((n+1))", "for ((i=0; i<3; i++)); do echo $i; done", "x=3; echo $((x*2))"}},
+	{id: idShellHook, match: []string{"BASH_ENV=./x.sh bash -c true", "enable -f ./x.so x", "export SHELLOPTS", "BASH_ALIASES[ls]=x"}, notMatch: []string{"export PS4='+ ${LINENO}: '", "enable"}},
 }
 
 func deepNest(n int) string { return strings.Repeat("eval ", n) + "ls" }

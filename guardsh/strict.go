@@ -751,22 +751,6 @@ func strictGitDir(c *Command) (Verdict, bool) {
 	}
 }
 
-// gitControlFile reports whether abs, below a .git directory, is the
-// config or a hook of a git directory nested there: a submodule's
-// (.git/modules/NAME/config, .../hooks/...) or a worktree's
-// (config.worktree). git status in the project reads the submodule's
-// config, whose core.fsmonitor it runs. (protectedWrite covers the
-// top-level .git/config and .git/hooks.)
-func gitControlFile(abs string) bool {
-	i := strings.Index(abs, "/.git/")
-	if i < 0 {
-		return false
-	}
-	rest := abs[i+len("/.git"):]
-	base := path.Base(rest)
-	return base == "config" || base == "config.worktree" || strings.Contains(rest, "/hooks/") || strings.HasSuffix(rest, "/hooks")
-}
-
 // strictAccess refuses, in strict mode, a redirection (or source) that
 // reads or writes a file in the shared temp dirs (/tmp, /var/tmp,
 // /dev/shm): outside the project, like cat /tmp/x. Named pipes (process

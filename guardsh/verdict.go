@@ -100,6 +100,15 @@ type Command struct {
 	// written form, so that a glob the shell already expanded is seen as
 	// the glob (rm -rf * in the project root); only its denials count.
 	Source string
+	// budget is the static check's budget this command is judged within
+	// (the code it runs shares it); nil starts a new one.
+	budget *checkBudget
+
+	// links are the symlinks a checked script created before this command
+	// (absolute link path -> target as written); resolved says the
+	// command is being judged in its resolved reading (resolve.go).
+	links    map[string]string
+	resolved bool
 }
 
 // Verdict is the policy's answer for one command.

@@ -30,7 +30,7 @@ func TestAdvisorDryRun(t *testing.T) {
 	}
 	s := newAdvisedSession(t, guardsh.ModeAuto, srv.URL, time.Second, nil)
 	s.r.cfg.Advisor = adv
-	if st := s.run(context.Background(), "ls > listing.txt; echo ran > ran.txt; : > data.db"); st == 0 {
+	if st := s.run(context.Background(), "ls; ls > listing.txt; echo ran > ran.txt; : > data.db"); st == 0 {
 		t.Errorf("status 0")
 	}
 	if b, _ := os.ReadFile(filepath.Join(s.dir, "listing.txt")); len(b) != 0 {

@@ -237,3 +237,35 @@ func (g *Runner) adviseTruncate(ctx context.Context, path string) error {
 	}
 	return nil
 }
+
+// dryRunWrite refuses, under threshold 0 (the dry run), a redirection that
+// would write a file (">>", "<>", ">" of a new file): the builtins it
+// serves are not rated, so the redirection is the only place their writes
+// can be stopped. Writing an existing device or FIFO (/dev/null) is left
+// alone. nil when not a dry run or nothing is written.
+func (g *Runner) dryRunWrite(ctx context.Context, path string, flag int) error {
+	if g.cfg.Advisor == nil || g.cfg.Advisor.Threshold() > 0 || flag&(os.O_WRONLY|os.O_RDWR|os.O_APPEND|os.O_CREATE|os.O_TRUNC) == 0 {
+		return nil
+	}
+	hc, ok := handlerCtx(ctx)
+	if !ok {
+		return nil
+	}
+	abs := path
+	if !filepath.IsAbs(abs) {
+		abs = filepath.Join(hc.Dir, abs)
+	}
+	if fi, err := os.Stat(abs); err == nil && !fi.Mode().IsRegular() && !fi.IsDir() {
+		return nil
+	}
+	v, audit := DryRunVerdict(guardsh.Verdict{Effects: guardsh.Effects{Writes: []string{abs}}})
+	v.Reason += ": the redirection writes " + abs
+	if a := g.cfg.Audit; a != nil {
+		a.Decide(&guardsh.AuditRecord{
+			Cwd: hc.Dir, Project: g.cfg.Project, Argv: []string{"redirect", path}, Via: "redirect", Mode: g.policy.Mode,
+			Decision: v.Decision.String(), Rule: v.Rule, Reason: v.Reason, Effects: v.Effects,
+			Sandbox: g.cfg.Sandbox, Advisor: audit,
+		})
+	}
+	return &os.PathError{Op: v.Message(), Path: "", Err: errors.New("not opened")}
+}

@@ -48,6 +48,7 @@ type AuditLog struct {
 	written int64 // bytes of this session's records so far
 	capped  bool  // written passed lim.SessionBytes (the limit record is out)
 	seen    map[uint64]struct{}
+	rules   map[string]struct{} // rules of the refusals written (at most auditRulesMax)
 	counts  map[string]uint64
 	dropped guardsh.AuditDropped
 	// countsNew: counts or dropped changed since the last counts record;
@@ -106,9 +107,15 @@ func OpenAuditFile(path string, lim guardsh.AuditLimits) (*os.File, error) {
 	// O_NONBLOCK: a FIFO put where the log goes would block the open (and
 	// the session) until something reads it; it is refused instead, as
 	// is anything else but a regular file.
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE|syscall.O_NONBLOCK, 0o600)
+	// O_NOFOLLOW, and one link only: a log path made a link to another
+	// file (where its directory is writable from a session) would have
+	// the privileged side append records, argv and all, to that file.
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE|syscall.O_NONBLOCK|syscall.O_NOFOLLOW, 0o600)
 	if errors.Is(err, syscall.ENXIO) {
 		return nil, fmt.Errorf("audit log: %s is not a regular file (a FIFO nobody reads)", path)
+	}
+	if errors.Is(err, syscall.ELOOP) {
+		return nil, fmt.Errorf("audit log: %s is a symbolic link; remove it (guardsh writes its log only to a file of its own)", path)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("audit log: %w", err)
@@ -116,6 +123,9 @@ func OpenAuditFile(path string, lim guardsh.AuditLimits) (*os.File, error) {
 	fi, err := f.Stat()
 	if err == nil && !fi.Mode().IsRegular() {
 		err = fmt.Errorf("%s is not a regular file (%s)", path, fi.Mode().Type())
+	}
+	if st, ok := fi.Sys().(*syscall.Stat_t); err == nil && ok && st.Nlink > 1 {
+		err = fmt.Errorf("%s has %d hard links; remove it (guardsh writes its log only to a file of its own)", path, st.Nlink)
 	}
 	if err == nil {
 		// Writes to a regular file block as usual whatever the flag says;
@@ -329,6 +339,10 @@ func (a *AuditLog) putLocked(rec *guardsh.AuditRecord) {
 		rec.EnvScrubbed, a.envScrubbed = a.envScrubbed, nil
 	}
 	rec.Time = auditTime()
+	rec.Argv = boundArgv(rec.Argv)
+	if len(rec.Reason) > auditWordMax {
+		rec.Reason = rec.Reason[:auditWordMax] + "..."
+	}
 	a.scratch = append(appendRecord(a.scratch[:0], rec), '\n')
 	a.written += int64(len(a.scratch))
 	a.roomLocked(len(a.scratch))
@@ -338,13 +352,64 @@ func (a *AuditLog) putLocked(rec *guardsh.AuditRecord) {
 }
 
 // auditSeenMax bounds the distinct refusals and asks a capped session
-// remembers; past it they are counted, not written.
-const auditSeenMax = 1 << 16
+// remembers; past it they are counted, not written. auditRulesMax bounds
+// the rules whose first refusal is written even past twice the cap.
+const (
+	auditSeenMax  = 1 << 16
+	auditRulesMax = 256
+)
+
+// A record's argv is bounded: each word to auditWordMax bytes, all of
+// them to auditArgvMax (what is cut is said in the word), so that one
+// record cannot take a session far past its cap.
+const (
+	auditWordMax = 4 << 10
+	auditArgvMax = 64 << 10
+)
+
+// boundArgv returns argv shortened to the bounds (a copy when it cuts).
+func boundArgv(argv []string) []string {
+	total, cut := 0, false
+	for _, w := range argv {
+		total += len(w)
+		if len(w) > auditWordMax {
+			cut = true
+		}
+	}
+	if !cut && total <= auditArgvMax {
+		return argv
+	}
+	out := make([]string, 0, len(argv))
+	total = 0
+	for i, w := range argv {
+		if total > auditArgvMax {
+			out = append(out, fmt.Sprintf("...(%d more words)", len(argv)-i))
+			break
+		}
+		if len(w) > auditWordMax {
+			w = fmt.Sprintf("%s...(%d bytes)", w[:auditWordMax], len(w))
+		}
+		total += len(w)
+		out = append(out, w)
+	}
+	return out
+}
 
 // admitLocked decides whether rec is written under the session's cap, and
 // counts it when it is not.
-func (a *AuditLog) admitLocked(rec *guardsh.AuditRecord) bool {
+func (a *AuditLog) admitLocked(rec *guardsh.AuditRecord) (written bool) {
 	refusal := rec.Event == guardsh.AuditDecide && (rec.Decision == guardsh.Deny.String() || rec.Decision == guardsh.Ask.String())
+	if refusal {
+		defer func() {
+			// the rules a written refusal showed (see below)
+			if _, ok := a.rules[rec.Rule]; !ok && len(a.rules) < auditRulesMax && written {
+				if a.rules == nil {
+					a.rules = map[string]struct{}{}
+				}
+				a.rules[rec.Rule] = struct{}{}
+			}
+		}()
+	}
 	if !a.capped {
 		if refusal && len(a.seen) < auditSeenMax {
 			// remembered from the start: after the cap, a repeat of one
@@ -374,7 +439,12 @@ func (a *AuditLog) admitLocked(rec *guardsh.AuditRecord) bool {
 		return drop(&a.dropped.Allow)
 	}
 	if a.written > 2*a.lim.SessionBytes {
-		return drop(n)
+		// the first refusal of a rule not yet in the log is written all
+		// the same: a flood of distinct refusals cannot hide another kind
+		if _, ok := a.rules[rec.Rule]; ok || len(a.rules) >= auditRulesMax {
+			return drop(n)
+		}
+		return true
 	}
 	k := refusalKey(rec)
 	if _, ok := a.seen[k]; ok {

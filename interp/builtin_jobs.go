@@ -535,8 +535,11 @@ func (g *Runner) builtin(ctx context.Context, hc interp.HandlerContext, args []s
 		}
 		g.sh.timeEnd(hc.Stderr)
 	default:
-		g.errf(hc, "%s: not a guardsh builtin", name)
-		st = 127
+		var ok bool
+		if st, ok = g.bashBuiltin(hc, name, args[1:]); !ok {
+			g.errf(hc, "%s: not a guardsh builtin", name)
+			st = 127
+		}
 	}
 	if st == 0 {
 		return nil

@@ -1,6 +1,7 @@
 package interp
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -187,6 +188,11 @@ func (g *Runner) printfOnce(hc interp.HandlerContext, b *strings.Builder, format
 		case 'd', 'i':
 			a, ok := next()
 			v, good := parseNum(a)
+			if r, out := numRange(a, true); out {
+				// bash clamps as strtoimax does and warns
+				g.errf(hc, "printf: warning: %s: Numerical result out of range", strings.TrimSpace(a))
+				v, good = int64(r), true
+			}
 			if ok && !good {
 				g.errf(hc, "printf: %s: invalid number", a)
 				*st = 1
@@ -195,6 +201,10 @@ func (g *Runner) printfOnce(hc interp.HandlerContext, b *strings.Builder, format
 		case 'u', 'o', 'x', 'X':
 			a, ok := next()
 			v, good := parseNum(a)
+			if r, out := numRange(a, false); out {
+				g.errf(hc, "printf: warning: %s: Numerical result out of range", strings.TrimSpace(a))
+				v, good = int64(r), true
+			}
 			if ok && !good {
 				g.errf(hc, "printf: %s: invalid number", a)
 				*st = 1
@@ -244,6 +254,32 @@ func parseInt(s string) int64 { v, _ := parseNum(s); return v }
 
 // parseNum parses a printf integer argument like bash: decimal, 0octal,
 // 0xhex, 'c (character code), with surrounding blanks.
+// numRange reports whether s is an integer out of the range of int64
+// (signed) or uint64, and the value bash clamps it to (the bits of it,
+// for the unsigned conversions).
+func numRange(s string, signed bool) (uint64, bool) {
+	t := strings.TrimSpace(s)
+	if t == "" || t[0] == '\'' || t[0] == '"' {
+		return 0, false
+	}
+	if signed {
+		if _, err := strconv.ParseInt(t, 0, 64); errors.Is(err, strconv.ErrRange) {
+			if t[0] == '-' {
+				return 1 << 63, true
+			}
+			return 1<<63 - 1, true
+		}
+		return 0, false
+	}
+	if t[0] == '-' {
+		return 0, false // parseNum's value, as bash's (no warning)
+	}
+	if _, err := strconv.ParseUint(t, 0, 64); errors.Is(err, strconv.ErrRange) {
+		return 1<<64 - 1, true
+	}
+	return 0, false
+}
+
 func parseNum(s string) (int64, bool) {
 	t := strings.TrimSpace(s)
 	if t == "" {

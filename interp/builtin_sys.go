@@ -46,6 +46,11 @@ func (g *Runner) umask(hc interp.HandlerContext, args []string) int {
 		return 0
 	}
 	m := args[0]
+	if m == "" {
+		// bash: an empty mask is a symbolic mode without an operator
+		g.errf(hc, "umask: `\x00': invalid symbolic mode operator") // bash prints the NUL it read
+		return 1
+	}
 	if m[0] >= '0' && m[0] <= '9' {
 		v, err := strconv.ParseUint(m, 8, 32)
 		if err != nil || v > 0o777 {

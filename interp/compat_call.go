@@ -59,13 +59,37 @@ func (g *Runner) internalCall(hc interp.HandlerContext, args []string) ([]string
 	case markTimeStart:
 		g.sh.timeStart(len(args) > 1 && args[1] == "-p")
 		return []string{":"}, nil
-	case markTimeEnd, markPS, markPSRet, markFd, markFdSave, markFdRestore:
+	case markTimeEnd, markPS, markPSRet, markFd, markFdSave, markFdRestore,
+		internalPrefix + "err", internalPrefix + "out": // err, out: from guardsh's own eval'd code
 		return args, nil
 	case markPSSet:
 		if len(args) == 3 {
 			return g.quietEval(g.sh.pipeStatusSet(args[1], args[2]), "true"), nil
 		}
 		return []string{":"}, nil
+	case markSuffix, markRepl, markSplit, markDefault, markQuote:
+		// an expansion guardsh computes (compat_suffix.go, compat_ifs.go):
+		// its result is set as a variable of the shell running it (a
+		// subshell's own, too)
+		if len(args) < 3 {
+			return []string{":"}, nil
+		}
+		id, rest := args[1], args[2:]
+		var assign string
+		switch args[0] {
+		case markSuffix:
+			assign = suffixVar + id + "=" + shellQuote(removeShortSuffix(rest[0], rest[1:]))
+		case markRepl:
+			vals, _ := replaceAnchored(rest)
+			assign = suffixVar + id + "=(" + shellJoin(vals) + ")"
+		case markDefault:
+			assign = suffixVar + id + "=(" + shellJoin(g.defaultFields(hc, rest)) + ")"
+		case markQuote:
+			assign = suffixVar + id + "=(" + shellJoin(quoteValues(rest)) + ")"
+		default:
+			assign = suffixVar + id + "=(" + shellJoin(g.splitFields(hc, rest[0])) + ")"
+		}
+		return g.quietEval(assign, "true"), nil
 	case markBgStart:
 		if len(args) == 2 {
 			id, _ := strconv.Atoi(args[1])
@@ -82,6 +106,12 @@ func (g *Runner) internalCall(hc interp.HandlerContext, args []string) ([]string
 // provides itself.
 func (g *Runner) compatCall(ctx context.Context, hc interp.HandlerContext, args []string) []string {
 	switch args[0] {
+	case "type", "compgen", "complete", "compopt", "export", "readonly", "declare", "typeset", "set":
+		if out := g.bashBuiltinCall(hc, args); out[0] != args[0] {
+			return out
+		}
+	}
+	switch args[0] {
 	case "command":
 		if len(args) > 2 && args[1] == "-V" {
 			return append([]string{"type"}, args[2:]...) // mvdan lacks -V; bash's output is type's
@@ -94,6 +124,7 @@ func (g *Runner) compatCall(ctx context.Context, hc interp.HandlerContext, args 
 			return g.compatCall(ctx, hc, args[1:])
 		}
 	case "set":
+		g.bs.noteSetOptions(args[1:])
 		filtered, verbose, changed := filterSetArgs(args[1:])
 		if verbose {
 			g.verbose = true
@@ -119,9 +150,9 @@ func (g *Runner) compatCall(ctx context.Context, hc interp.HandlerContext, args 
 	case "alias":
 		// bash's alias takes "--" (Claude Code's snapshots write
 		// alias -- ll='ls -alF'); mvdan's looks the name "--" up.
-		if len(args) > 1 && args[1] == "--" {
-			return append([]string{"alias"}, args[2:]...)
-		}
+		return g.aliasCall(args)
+	case "unalias":
+		return g.unaliasCall(args)
 	case "cd":
 		return g.cdCall(hc, args)
 	case "read":
@@ -166,7 +197,19 @@ func (g *Runner) compatCall(ctx context.Context, hc interp.HandlerContext, args 
 		}
 		return append([]string{internalPrefix + "test", args[0]}, args[1:]...)
 	case "trap":
-		return trapCall(args)
+		if len(args) > 1 && args[1] == "-p" {
+			return append([]string{internalPrefix + "trap-p"}, args[2:]...)
+		}
+		g.recordTrap(args)
+		out := trapCall(args)
+		if len(out) > 2 && out[0] == "trap" && out[1] != "-" && out[1] != "" {
+			// the trap's code runs with guardsh's rewrites (">&5" to a
+			// high fd in configure's EXIT trap...)
+			if text, ok := g.rewriteText(out[1]); ok {
+				out = append([]string{"trap", text}, out[2:]...)
+			}
+		}
+		return out
 	}
 	if ownBuiltins[args[0]] {
 		return append([]string{internalPrefix + args[0]}, args[1:]...)
@@ -390,7 +433,7 @@ func (g *Runner) evalCall(args []string) []string {
 	// "(" also: eval'd text may define functions (Claude Code's shell
 	// snapshots define theirs with eval "$(... | base64 -d)"), which the
 	// walk records, so that calling them is judged as a function call.
-	if !strings.ContainsAny(src, ">!|(") && !strings.Contains(src, "time") && !strings.Contains(src, "function") {
+	if !strings.ContainsAny(src, ">!|(\\=") && !strings.Contains(src, "time") && !strings.Contains(src, "function") {
 		return args
 	}
 	f, err := syntax.NewParser().Parse(strings.NewReader(src), "")
@@ -400,23 +443,79 @@ func (g *Runner) evalCall(args []string) []string {
 	if !g.rewrite(f) {
 		return args
 	}
-	var b strings.Builder
-	if err := syntax.NewPrinter().Print(&b, f); err != nil {
+	text, ok := printForReparse(f)
+	if !ok {
 		return args
 	}
-	return []string{"eval", b.String()}
+	return []string{"eval", text}
 }
 
-// cdCall reports a failing cd the way bash does.
-func (g *Runner) cdCall(hc interp.HandlerContext, args []string) []string {
-	if len(args) != 2 || args[1] == "-" || strings.HasPrefix(args[1], "-") {
-		return args
+// rewriteText applies guardsh's rewrites to code held as text (a trap's
+// command); ok is false when they change nothing or it does not parse.
+func (g *Runner) rewriteText(src string) (string, bool) {
+	f, err := syntax.NewParser().Parse(strings.NewReader(src), "")
+	if err != nil || !g.rewrite(f) {
+		return "", false
 	}
-	dir := args[1]
+	return printForReparse(f)
+}
+
+// cdCall reports a failing cd the way bash does, and takes bash's
+// options, which mvdan's cd refuses: -L (the default), -P (the directory
+// with its symbolic links resolved), -e, -@ and "--".
+func (g *Runner) cdCall(hc interp.HandlerContext, args []string) []string {
+	rest := args[1:]
+	physical := false
+	for len(rest) > 0 && len(rest[0]) > 1 && rest[0][0] == '-' {
+		opt := rest[0]
+		rest = rest[1:]
+		if opt == "--" {
+			break
+		}
+		for _, c := range opt[1:] {
+			switch c {
+			case 'P':
+				physical = true
+			case 'L':
+				physical = false
+			case 'e', '@':
+			default:
+				return []string{internalPrefix + "err", "2", "cd: -" + string(c) + ": invalid option\ncd: usage: cd [-L|[-P [-e]] [-@]] [dir]"}
+			}
+		}
+	}
+	if len(rest) > 1 {
+		return []string{internalPrefix + "err", "1", "cd: too many arguments"}
+	}
+	if len(rest) == 0 {
+		if len(args) == 1 {
+			return args
+		}
+		return []string{"cd"}
+	}
+	dir := rest[0]
+	if dir == "-" {
+		return []string{"cd", "-"}
+	}
+	if dir == "" {
+		return []string{":"} // bash: an empty name leaves the directory alone
+	}
 	if _, status, msg := statDir(hc.Dir, dir); status != 0 {
 		return []string{internalPrefix + "err", "1", "cd: " + dir + ": " + msg}
 	}
-	return args
+	if physical {
+		p := dir
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(hc.Dir, p)
+		}
+		if real, err := filepath.EvalSymlinks(p); err == nil {
+			return []string{"cd", real}
+		}
+	}
+	if strings.HasPrefix(dir, "-") {
+		dir = "./" + dir // mvdan's cd would read it as an option
+	}
+	return []string{"cd", dir}
 }
 
 // isName reports whether s is a valid shell variable name, optionally
@@ -499,7 +598,7 @@ func (g *Runner) sourceCall(args []string) []string {
 	// Traced as bash traces it: the sourced file's commands, nothing of
 	// the bookkeeping around them.
 	g.sh.traceQuiet.Add(1)
-	src := `BASH_SOURCE=(` + quoted[0] + ` "${BASH_SOURCE[@]}"); ` + quietEnd + `; builtin source ` + strings.Join(quoted, " ") +
+	src := `BASH_SOURCE=(` + quoted[0] + ` "${BASH_SOURCE[@]}"); ` + quietEnd + `; builtin source ` + shellQuote(sourcePrefix+args[1]) + " " + strings.Join(quoted[1:], " ") +
 		`; __guardsh_st=$?; ` + quietBegin + `; BASH_SOURCE=("${BASH_SOURCE[@]:1}"); `
 	return []string{"eval", src + `if [ "$__guardsh_st" = 0 ]; then unset __guardsh_st; ` + quietEnd + `; true; else ` + quietEnd + `; (exit "$__guardsh_st"); fi`}
 }

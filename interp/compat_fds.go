@@ -8,7 +8,9 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 
 	"mvdan.cc/sh/v3/interp"
@@ -31,6 +33,7 @@ const markFd = internalPrefix + "fd"
 const fdPathPrefix = "/dev/guardsh-fd/"
 
 type fdTable struct {
+	last  atomic.Int64 // the fd "exec {name}>..." opened last
 	mu    sync.Mutex
 	fds   map[int]*os.File
 	saved []savedFd
@@ -58,16 +61,46 @@ func (t *fdTable) set(n int, f *os.File) {
 	t.fds[n] = f
 }
 
-// highFd reports whether a word is a literal fd number from 3 to 9.
+// maxFd is the highest file descriptor number guardsh's table takes.
+const maxFd = 1023
+
+// highFd reports whether a word is a literal fd number from 3 to maxFd.
 func highFd(w *syntax.Word) (int, bool) {
 	if w == nil {
 		return 0, false
 	}
-	lit := w.Lit()
-	if len(lit) != 1 || lit[0] < '3' || lit[0] > '9' {
+	return highFdText(w.Lit())
+}
+
+// highFdText reports whether s is an fd number from 3 to maxFd.
+func highFdText(s string) (int, bool) {
+	if s == "" || len(s) > 4 || s[0] == '0' {
 		return 0, false
 	}
-	return int(lit[0] - '0'), true
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 3 || n > maxFd {
+		return 0, false
+	}
+	return n, true
+}
+
+// namedFd reports whether a redirection's N is "{name}" (exec {fd}>file:
+// bash picks a free fd from 10 on and sets name to it).
+func namedFd(rd *syntax.Redirect) (string, bool) {
+	if rd.N == nil || len(rd.N.Value) < 3 || rd.N.Value[0] != '{' || rd.N.Value[len(rd.N.Value)-1] != '}' {
+		return "", false
+	}
+	name := rd.N.Value[1 : len(rd.N.Value)-1]
+	return name, isName(name) && !strings.Contains(name, "[")
+}
+
+// dynamicFdWord is the word of ">&$fd": the fd path with the expansion in
+// it, answered by the open handler as the literal form is.
+func dynamicFdWord(rd *syntax.Redirect) *syntax.Word {
+	parts := []syntax.WordPart{&syntax.Lit{Value: fdPathPrefix}}
+	parts = append(parts, rd.Word.Parts...)
+	parts = append(parts, &syntax.Lit{Value: "_" + strconv.Itoa(int(rd.OpPos.Line()))})
+	return &syntax.Word{Parts: parts}
 }
 
 // rewriteFds rewrites a statement's redirections that use fds 3 to 9.
@@ -80,6 +113,16 @@ func rewriteFds(st *syntax.Stmt) bool {
 		}
 		n, ok := highFd(rd.Word)
 		if !ok {
+			if rd.Word != nil && rd.Word.Lit() == "" && len(rd.Word.Parts) > 0 {
+				// ">&$fd": which fd is known when it runs
+				if rd.Op == syntax.DplOut {
+					rd.Op = syntax.AppOut
+				} else {
+					rd.Op = syntax.RdrIn
+				}
+				rd.Word = dynamicFdWord(rd)
+				changed = true
+			}
 			continue
 		}
 		if rd.Op == syntax.DplOut {
@@ -101,7 +144,7 @@ func rewriteFds(st *syntax.Stmt) bool {
 	}
 	high := false
 	for _, rd := range st.Redirs {
-		if rd.N != nil && len(rd.N.Value) == 1 && rd.N.Value[0] >= '3' && rd.N.Value[0] <= '9' {
+		if isHighN(rd) {
 			high = true
 		}
 	}
@@ -110,13 +153,24 @@ func rewriteFds(st *syntax.Stmt) bool {
 	}
 	var stmts []*syntax.Stmt
 	for _, rd := range st.Redirs {
-		if rd.N == nil || len(rd.N.Value) != 1 || rd.N.Value[0] < '3' || rd.N.Value[0] > '9' {
+		if !isHighN(rd) {
 			stmts = append(stmts, &syntax.Stmt{Position: st.Position, Cmd: &syntax.CallExpr{Args: []*syntax.Word{litWord("exec")}}, Redirs: []*syntax.Redirect{rd}})
 			continue
 		}
 		word := rd.Word
 		if word == nil {
 			word = litWord("")
+		}
+		if name, ok := namedFd(rd); ok {
+			if (rd.Op == syntax.DplOut || rd.Op == syntax.DplIn) && word.Lit() == "-" {
+				// exec {fd}>&-: close the fd the variable holds
+				stmts = append(stmts, markerStmt(markFd, st.Pos(), paramWord(name), litWord(rd.Op.String()), word))
+				continue
+			}
+			stmts = append(stmts, markerStmt(markFd, st.Pos(), litWord("{}"), litWord(rd.Op.String()), word),
+				&syntax.Stmt{Position: st.Position, Cmd: &syntax.CallExpr{Assigns: []*syntax.Assign{{
+					Name: &syntax.Lit{Value: name}, Value: paramWord(fdLastVar)}}}})
+			continue
 		}
 		stmts = append(stmts, markerStmt(markFd, st.Pos(), litWord(rd.N.Value), litWord(rd.Op.String()), word))
 	}
@@ -130,8 +184,31 @@ func (g *Runner) fdBuiltin(ctx context.Context, hc interp.HandlerContext, args [
 	if len(args) != 3 {
 		return 2
 	}
-	n, _ := strconv.Atoi(args[0])
 	op, word := args[1], args[2]
+	n, err := strconv.Atoi(args[0])
+	switch {
+	case args[0] == "{}":
+		n = g.sh.fds.free()
+		g.sh.fds.last.Store(int64(n))
+	case err != nil || n < 0 || n > maxFd:
+		g.errf(hc, "%s: ambiguous redirect", args[0])
+		return 1
+	}
+	switch op {
+	case "<<<":
+		// a here-string on fd N: a pipe that holds the word and a newline
+		r, w, err := os.Pipe()
+		if err != nil {
+			g.errf(hc, "%s", err)
+			return 1
+		}
+		go func() {
+			io.WriteString(w, word+"\n")
+			w.Close()
+		}()
+		g.sh.fds.set(n, r)
+		return 0
+	}
 	switch op {
 	case ">&", "<&":
 		if word == "-" {
@@ -139,7 +216,7 @@ func (g *Runner) fdBuiltin(ctx context.Context, hc interp.HandlerContext, args [
 			return 0
 		}
 		m, err := strconv.Atoi(word)
-		if err != nil || m < 0 || m > 9 {
+		if err != nil || m < 0 || m > maxFd {
 			g.errf(hc, "%s: ambiguous redirect", word)
 			return 1
 		}
@@ -182,6 +259,10 @@ func (g *Runner) fdBuiltin(ctx context.Context, hc interp.HandlerContext, args [
 	path := word
 	if !filepath.IsAbs(path) {
 		path = filepath.Join(hc.Dir, path)
+	}
+	if err := g.dryRunWrite(ctx, path, flag); err != nil {
+		fmt.Fprintln(hc.Stderr, err)
+		return 1
 	}
 	if flag&os.O_TRUNC != 0 && g.cfg.Advisor != nil {
 		// truncating an existing file: the advisor rates it (advisor_source.go)
@@ -253,7 +334,30 @@ func (g *Runner) fdReader(n int) io.Reader {
 }
 
 func isHighN(rd *syntax.Redirect) bool {
-	return rd.N != nil && len(rd.N.Value) == 1 && rd.N.Value[0] >= '3' && rd.N.Value[0] <= '9'
+	if rd.N == nil {
+		return false
+	}
+	if _, ok := namedFd(rd); ok {
+		return true
+	}
+	_, ok := highFdText(rd.N.Value)
+	return ok
+}
+
+// fdLastVar is the variable that reads the fd "exec {name}>..." opened
+// last (dynEnviron).
+const fdLastVar = "__guardsh_fdlast"
+
+// free returns the lowest fd number from 10 on that the table does not
+// hold.
+func (t *fdTable) free() int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for n := 10; ; n++ {
+		if t.fds[n] == nil {
+			return n
+		}
+	}
 }
 
 // scopedFds gives fds 3 to 9 to one command ("{ ...; } 3>&1 1>&2 2>&3",
@@ -332,3 +436,27 @@ type savedFd struct {
 	n int
 	f *os.File
 }
+
+// stdStream is a standard stream of the command as the target of a
+// redirection to its number (">&$fd" with fd=2); closing it leaves the
+// stream open.
+type stdStream struct {
+	r io.Reader
+	w io.Writer
+}
+
+func (s stdStream) Read(p []byte) (int, error) {
+	if s.r == nil {
+		return 0, syscall.EBADF
+	}
+	return s.r.Read(p)
+}
+
+func (s stdStream) Write(p []byte) (int, error) {
+	if s.w == nil {
+		return 0, syscall.EBADF
+	}
+	return s.w.Write(p)
+}
+
+func (stdStream) Close() error { return nil }

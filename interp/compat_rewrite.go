@@ -19,11 +19,17 @@ func (g *Runner) rewrite(f *syntax.File) bool {
 	g.noteStatements(f) // for the advisor, when on (advisor_source.go)
 	changed := false
 	lastpipe := setsLastpipe(f)
+	ifsSplitting := setsNonBlankIFS(f)
 	syntax.Walk(f, func(n syntax.Node) bool {
 		switch n := n.(type) {
 		case *syntax.Redirect:
 			if n.Op == syntax.RdrClob {
+				// mvdan has no ">|": a ">" whose target carries a mark
+				// that the open handler removes (it then ignores set -C)
 				n.Op = syntax.RdrOut
+				if n.Word != nil {
+					n.Word.Parts = append([]syntax.WordPart{&syntax.Lit{ValuePos: n.Word.Pos(), ValueEnd: n.Word.Pos(), Value: clobberPrefix}}, n.Word.Parts...)
+				}
 				changed = true
 			}
 		case *syntax.BinaryCmd:
@@ -42,11 +48,49 @@ func (g *Runner) rewrite(f *syntax.File) bool {
 			if rewriteFds(n) {
 				changed = true
 			}
+			if fixArithAssign(n) {
+				changed = true
+			}
+			if declAsCall(n) {
+				changed = true
+			}
+			if fixSuffixNewline(n) {
+				changed = true
+			}
+			if ifsSplitting && fixIFSSplit(n) {
+				changed = true
+			}
+			if fixDefaultWords(n) {
+				changed = true
+			}
 			if tc, ok := n.Cmd.(*syntax.TimeClause); ok {
 				n.Cmd = g.timeBlock(tc)
 				changed = true
 			}
+		case *syntax.ArithmExp:
+			if unsupportedElemAssign(&n.X) {
+				changed = true
+			}
+		case *syntax.ArithmCmd:
+			if unsupportedElemAssign(&n.X) {
+				changed = true
+			}
+		case *syntax.Assign:
+			if fixAssign(n) {
+				changed = true
+			}
+		case *syntax.Word:
+			if splitQuotedAt(n) {
+				changed = true
+			}
+		case *syntax.CallExpr:
+			if fixElemAppend(n) {
+				changed = true
+			}
 		case *syntax.FuncDecl:
+			if localInSubshells(n) {
+				changed = true
+			}
 			if n.Name != nil {
 				g.sh.noteFunction(n.Name.Value)
 			}

@@ -50,6 +50,9 @@ func (g *Runner) startExternal(ctx context.Context, hc interp.HandlerContext, ar
 		return interp.ExitStatus(status)
 	}
 	if isSelf(path) {
+		if err := g.judgeAsGuardsh(ctx, hc, path, args); err != nil {
+			return err
+		}
 		if inv, pol, env, ok := g.nestedGuardsh(hc, args); ok {
 			return g.runTracked(ctx, hc, func(ctx context.Context, grp *procGroup) error {
 				return g.runInvocation(ctx, hc, "guardsh", inv, env, grp, pol)
@@ -462,6 +465,12 @@ func execEnv(hc interp.HandlerContext) []string {
 	var list []string
 	hc.Env.Each(func(name string, vr expand.Variable) bool {
 		if vr.Exported && vr.IsSet() && vr.Kind != expand.Indexed && vr.Kind != expand.Associative {
+			if strings.HasPrefix(name, "BASH_FUNC_") {
+				return true // exported functions come from their hidden variables
+			}
+			if fn, ok := funcEnvName(name); ok {
+				name = fn
+			}
 			list = append(list, name+"="+vr.String())
 		}
 		return true

@@ -265,8 +265,10 @@ func (f *JailFS) access(hc interp.HandlerContext, path string, res jail.Resolved
 	f.mu.Lock()
 	r := f.runner
 	f.mu.Unlock()
+	env := hc.Env
 	return guardsh.Access{Path: path, Resolved: res.Real, Inside: res.Inside, Link: res.Link,
-		Write: write, Dir: hc.Dir, Project: f.jail.Root(), Home: r.policyHome(hc.Env.Get("HOME").String()), Via: via}
+		Write: write, Dir: hc.Dir, Project: f.jail.Root(), Home: r.policyHome(env.Get("HOME").String()), Via: via,
+		Env: func(name string) string { return env.Get(name).String() }}
 }
 
 // stdioFile is one of the shell's current standard streams behind

@@ -109,7 +109,6 @@ func TestShellJailAttacks(t *testing.T) {
 		{"sibling via dot dot", `echo PWNED > ../app-evil/x.txt`, "write.outside"},
 		{"cd outside then relative", `cd ../outside; echo PWNED > secret.txt`, "write.outside"},
 		{"cd via symlink then relative", `cd linkdir; echo PWNED > secret.txt`, "write.outside"},
-		{"empty path", `x=; echo PWNED > "$x"`, jail.RuleEmpty},
 		{"literal tilde", `echo PWNED > "~/x"`, jail.RuleTilde},
 		{"read outside", `read x < "$SECRET"; echo "$x"`, "read.outside"},
 		{"read via link", `echo "$(<linkfile)"`, "read.outside"},
@@ -137,6 +136,18 @@ func TestShellJailAttacks(t *testing.T) {
 				t.Errorf("stderr lacks the refusal %s:\n%s", tc.rule, errs)
 			}
 		})
+	}
+}
+
+// TestShellEmptyPath: a redirection to an empty name opens nothing and
+// fails as in bash (": No such file or directory", status 1), not as a
+// refusal: no file has an empty name.
+func TestShellEmptyPath(t *testing.T) {
+	w := newJailWorld(t)
+	st, out, errs, _ := runJailed(t, w, strictAccess(nil, nil), `x=; echo PWNED > "$x"; echo "status=$?"; cat < ""`)
+	w.intact(t)
+	if want := "guardsh: line 1: : No such file or directory\nguardsh: line 1: : No such file or directory\n"; errs != want || out != "status=1\n" || st != 1 {
+		t.Errorf("status %d, stdout %q, stderr:\n%s\nwant\n%s", st, out, errs, want)
 	}
 }
 

@@ -1,7 +1,10 @@
 package interp
 
 import (
+	"context"
+	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -33,14 +36,32 @@ var selfInfo = sync.OnceValue(func() os.FileInfo {
 	return fi
 })
 
-// isSelf reports whether the program at path is this guardsh binary.
+// isSelf reports whether the program at path is guardsh: this binary (a
+// hard link or rename of it), or by identity a copy of it or of the
+// installed guardsh (guardsh.IsGuardshBinary: the Go build ID).
 func isSelf(path string) bool {
-	me := selfInfo()
-	if me == nil {
-		return false
+	if me := selfInfo(); me != nil {
+		if fi, err := os.Stat(path); err == nil && os.SameFile(me, fi) {
+			return true
+		}
 	}
-	fi, err := os.Stat(path)
-	return err == nil && os.SameFile(me, fi)
+	return guardsh.IsGuardshBinary(path)
+}
+
+// judgeAsGuardsh decides a guardsh started under another name found on
+// PATH (cp guardsh ./gs; PATH=.:$PATH gs ...) as the guardsh it is: the
+// policy judged the name, which says nothing. Names that say guardsh, and
+// paths (which the policy resolves and recognises itself), were judged so
+// already. nil means it may run.
+func (g *Runner) judgeAsGuardsh(ctx context.Context, hc interp.HandlerContext, path string, args []string) error {
+	if filepath.Base(args[0]) == "guardsh" || strings.Contains(args[0], "/") {
+		return nil
+	}
+	if v := g.decide(ctx, g.command(hc, append([]string{path}, args[1:]...))); v.Decision != guardsh.Allow {
+		fmt.Fprintln(hc.Stderr, v.Message())
+		return interp.ExitStatus(126)
+	}
+	return nil
 }
 
 // nestedLongOpts are the long options of guardsh's shell command line

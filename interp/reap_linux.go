@@ -229,3 +229,11 @@ func reapAdopted(ps []StoppedProc, started map[int]bool) {
 		syscall.Wait4(k.Pid, &ws, syscall.WNOHANG, nil)
 	}
 }
+
+// StopSurvivors stops every process below this one (SIGTERM, then SIGKILL
+// after grace) and reaps those it adopted as a subreaper: what is left of
+// a session once its interpreter has ended.
+func StopSurvivors(grace time.Duration) {
+	gone := KillDescendants(os.Getpid(), nil, nil, grace)
+	reapAdopted(gone, nil)
+}

@@ -31,3 +31,6 @@ type StoppedProc struct {
 }
 
 func reapAdopted(ps []StoppedProc, started map[int]bool) {}
+
+// StopSurvivors does nothing here (no subreaper).
+func StopSurvivors(grace time.Duration) {}

@@ -13,6 +13,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
@@ -116,6 +117,8 @@ type Runner struct {
 	// stmts are the statements as written, for the advisor
 	// (advisor_source.go); empty when it is off.
 	stmts stmtSources
+	// bs is what guardsh's bash builtins remember (builtin_bash.go).
+	bs bashState
 }
 
 // deniedCmd replaces the argv of a refused command. It contains a NUL byte,
@@ -211,12 +214,55 @@ func (g *Runner) openHandler(open interp.OpenHandlerFunc) interp.OpenHandlerFunc
 			// a redirection to fd N of guardsh's table: a duplicate of it
 			// (same file, same offset, as dup2), no new file access
 			n, line, _ := strings.Cut(rest, "_")
-			if f := g.sh.fds.get(int(n[0] - '0')); f != nil {
+			num, err := strconv.Atoi(n)
+			if err == nil && num >= 0 && num <= 2 {
+				// >&$fd naming a standard stream
+				hc := interp.HandlerCtx(ctx)
+				switch num {
+				case 0:
+					return stdStream{r: hc.Stdin}, nil
+				case 1:
+					return stdStream{w: hc.Stdout}, nil
+				case 2:
+					return stdStream{w: hc.Stderr}, nil
+				}
+			}
+			if f := g.sh.fds.get(num); err == nil && f != nil {
 				if d, err := dupFd(f); err == nil {
 					return d, nil
 				}
 			}
 			return nil, &os.PathError{Op: fmt.Sprintf("%s: line %s:", g.name, line), Path: n, Err: errors.New("Bad file descriptor")}
+		}
+		if _, name, ok := strings.Cut(path, sourcePrefix); ok {
+			return g.openSourced(ctx, open, name)
+		}
+		// mvdan may have made the marked path absolute: the mark is inside
+		before, after, clobber := strings.Cut(path, clobberPrefix)
+		if clobber {
+			path = before + after
+			if filepath.IsAbs(after) {
+				path = after
+			}
+		}
+		if g.bs.noclobber.Load() && !clobber && flag&os.O_TRUNC != 0 && flag&(os.O_WRONLY|os.O_RDWR) != 0 {
+			// set -C: ">" does not overwrite an existing regular file
+			p := path
+			if !filepath.IsAbs(p) {
+				p = filepath.Join(interp.HandlerCtx(ctx).Dir, p)
+			}
+			if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
+				line := max(g.lastLine.Load(), 1)
+				return nil, &os.PathError{Op: fmt.Sprintf("%s: line %d:", g.name, line), Path: path, Err: errors.New("cannot overwrite existing file")}
+			}
+		}
+		if path == "" {
+			// bash: no file has an empty name; nothing to judge
+			line := max(g.lastLine.Load(), 1)
+			return nil, &os.PathError{Op: fmt.Sprintf("%s: line %d:", g.name, line), Path: "", Err: errors.New("No such file or directory")}
+		}
+		if err := g.dryRunWrite(ctx, path, flag); err != nil {
+			return nil, err
 		}
 		if flag&os.O_TRUNC != 0 && g.cfg.Advisor != nil {
 			// a redirection that may truncate an existing file: the
@@ -245,6 +291,9 @@ func shellEnv(env []string) []string {
 	out := make([]string, 0, len(env)+1)
 	lvl := 0
 	for _, kv := range env {
+		if strings.HasPrefix(kv, "_=") {
+			continue // $_ is the shell's own (the last argument)
+		}
 		if v, ok := strings.CutPrefix(kv, "SHLVL="); ok {
 			lvl, _ = strconv.Atoi(strings.TrimSpace(v))
 			continue
@@ -292,6 +341,7 @@ func (g *Runner) prelude() error {
 	if g.env.Get("PS4").String() == "" {
 		b.WriteString("PS4='+ '\n")
 	}
+	b.WriteString(importFuncs(g.cfg.Env)) // bash's exported functions
 	f, err := syntax.NewParser().Parse(strings.NewReader(b.String()), "")
 	if err != nil {
 		return err
@@ -568,6 +618,9 @@ var (
 	mvdanErrRe = lazyRE(`^(?:[A-Za-z_][A-Za-z0-9_]*: readonly variable|local: can only be used in a function|type: .+: not found)\n$`)
 	// sourcedErrRe is mvdan's "source: " in front of an error guardsh
 	// already formatted.
+	// getoptsErrRe is mvdan's getopts error for an option it does not
+	// know or one that lacks its argument.
+	getoptsErrRe = lazyRE(`^getopts: (illegal option|option requires an argument) -- "(.+)"\n$`)
 	sourcedErrRe = lazyRE(`^(?:source|\.): (.+: line [0-9]+: .*\n)$`)
 )
 
@@ -600,6 +653,13 @@ func (e *errWriter) Write(p []byte) (int, error) {
 			line = 1
 		}
 		if _, err := fmt.Fprintf(e.w, "%s: line %d: %s", e.g.name, line, p); err != nil {
+			return 0, err
+		}
+		return len(p), nil
+	}
+	if m := getoptsErrRe().FindSubmatch(p); m != nil {
+		// bash: "NAME: illegal option -- z", without quotes or a line
+		if _, err := fmt.Fprintf(e.w, "%s: %s -- %s\n", e.g.name, m[1], m[2]); err != nil {
 			return 0, err
 		}
 		return len(p), nil
@@ -720,11 +780,29 @@ func unwrapErr(w io.Writer) io.Writer {
 	return w
 }
 
-// RunFile runs a parsed script and returns its exit status.
-func (g *Runner) RunFile(ctx context.Context, file *syntax.File) int {
+// RunFile runs a parsed script and returns its exit status. A panic of
+// the interpreter (an input it does not handle) ends the script with a
+// bash-style error and status 2 instead of a Go stack trace.
+func (g *Runner) RunFile(ctx context.Context, file *syntax.File) (status int) {
+	defer func() {
+		if p := recover(); p != nil {
+			g.errW.flushTrace()
+			fmt.Fprintf(g.cfg.Stderr, "%s: %v\n", g.name, panicText(p))
+			status = 2
+		}
+	}()
 	err := g.r.Run(ctx, file)
 	g.errW.flushTrace()
 	return g.statusOf(err)
+}
+
+// panicText words a recovered interpreter panic as a shell error.
+func panicText(p any) string {
+	msg := fmt.Sprint(p)
+	if e, ok := p.(error); ok {
+		msg = e.Error()
+	}
+	return "unsupported by the interpreter: " + strings.TrimPrefix(msg, "runtime error: ")
 }
 
 // Exited reports whether the last run ended the shell ("exit", errexit).
@@ -783,6 +861,9 @@ func (g *Runner) call(ctx context.Context, args []string) ([]string, error) {
 	if hc.Pos.IsValid() {
 		g.lastLine.Store(int64(hc.Pos.Line()))
 	}
+	if strings.HasPrefix(args[0], reparseToken) {
+		unmaskInternal(args)
+	}
 	if strings.HasPrefix(args[0], internalPrefix) {
 		return g.internalCall(hc, args)
 	}
@@ -804,7 +885,10 @@ func (g *Runner) call(ctx context.Context, args []string) ([]string, error) {
 		return []string{":"}, nil
 	case exitCmd:
 		return []string{"exit"}, nil
+	case aliasCmd:
+		return g.aliasRun(args), nil
 	}
+	g.bs.setLastArg(args[len(args)-1])
 	if args[0] == markBgDone {
 		if len(args) == 3 {
 			g.sh.bgDone(args[1], args[2])
@@ -951,6 +1035,12 @@ func (e *dynEnviron) Get(name string) expand.Variable {
 	case "EPOCHREALTIME":
 		now := time.Now()
 		return str(fmt.Sprintf("%d.%06d", now.Unix(), now.Nanosecond()/1000))
+	}
+	if name == "_" {
+		return str(e.g.bs.lastArgValue())
+	}
+	if name == fdLastVar {
+		return str(strconv.FormatInt(e.g.sh.fds.last.Load(), 10))
 	}
 	if name == bangVar {
 		pid := e.g.sh.lastBgPid()

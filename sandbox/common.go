@@ -37,8 +37,21 @@ type Session struct {
 	Backend string    // the backend confining it
 	Desc    string    // its description for audit records
 	Cmd     *exec.Cmd // the started process (bwrap's, under bubblewrap)
+	// ProcLimit says what limits the number of the session's processes
+	// (a pids cgroup of its own, RLIMIT_NPROC, or none and why).
+	ProcLimit string
 
-	gate *os.File // StartGated: the write end the stage waits on
+	gate    *os.File // StartGated: the write end the stage waits on
+	cleanup func()   // removes what the session's process limit made
+}
+
+// Close removes what the session set up for itself (its pids cgroup) once
+// its process has ended; call it after Cmd.Wait.
+func (s *Session) Close() {
+	if s.cleanup != nil {
+		s.cleanup()
+		s.cleanup = nil
+	}
 }
 
 // Release lets a stage started by StartGated go on: confine itself, then
@@ -175,6 +188,7 @@ type stageSpec struct {
 	Argv0    string     `json:"argv0,omitempty"`    // run: the interpreter's argv[0] ("-bash" for a login shell)
 	KeepFDs  int        `json:"keep_fds,omitempty"` // descriptors passed on purpose, from 3; all others above 2 are closed
 	GateFD   int        `json:"gate_fd,omitempty"`  // run: wait for the go-ahead on this descriptor before confining (StartGated)
+	NProc    int        `json:"nproc,omitempty"`    // run: set RLIMIT_NPROC to this first (no pids cgroup)
 	Probe    *probeSpec `json:"probe,omitempty"`
 }
 

@@ -4,8 +4,11 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
+
+	"github.com/guardsh/guardsh/protect"
 )
 
 // Backend names, in the order guardsh tries them.
@@ -40,7 +43,9 @@ type Config struct {
 	// write (GUARDSH_SANDBOX_WRITE, colon separated).
 	Writable []string `json:"writable,omitempty"`
 	// Protected are paths that stay read-only even inside a writable tree:
-	// .git/hooks, .git/config, .gitmodules, shell rc files, ~/.ssh.
+	// package protect's list anchored for this session (git's config,
+	// hooks and indirection files, .gitmodules, shell rc files, ~/.ssh,
+	// guardsh's configuration).
 	Protected []string `json:"protected,omitempty"`
 	// Network allows sockets of every family (escalations only).
 	Network bool `json:"network,omitempty"`
@@ -82,17 +87,9 @@ func (c Config) With(r Rights) Config {
 	return c
 }
 
-// rcFiles are the shell start-up files kept read-only wherever they are.
-var rcFiles = []string{
-	".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile",
-	".zshrc", ".zshenv", ".zprofile", ".zlogin", ".zlogout", ".kshrc", ".mkshrc",
-	".config/fish/config.fish", ".inputrc", ".ssh",
-}
-
 // NewConfig returns the default session sandbox for project (the user's
-// home is home; neither it, its ancestors nor / count as a project): the project, tmpDir and /tmp writable; .git/hooks,
-// .git/config, .gitmodules, the project's .guardsh.toml, guardsh's user
-// configuration, shell rc files and ~/.ssh protected. The
+// home is home; neither it, its ancestors nor / count as a project): the
+// project, tmpDir and /tmp writable; package protect's things protected. The
 // environment can adjust it: GUARDSH_SANDBOX_WRITE (extra writable paths,
 // colon separated), GUARDSH_SANDBOX_TMP=0 (keep /tmp read-only),
 // GUARDSH_SANDBOX_UNIX=1 (allow AF_UNIX sockets on old kernels).
@@ -114,24 +111,38 @@ func NewConfig(project, tmpDir, home string, getenv func(string) string) Config 
 		}
 	}
 	c.Unix = getenv("GUARDSH_SANDBOX_UNIX") == "1"
-	if c.Project != "" {
-		for _, p := range []string{".git/hooks", ".git/config", ".gitmodules", ".guardsh.toml"} {
-			c.Protected = append(c.Protected, filepath.Join(c.Project, p))
-		}
-	}
-	if home != "" {
-		h := canon(home)
-		for _, f := range rcFiles {
-			c.Protected = append(c.Protected, filepath.Join(h, f))
-		}
-		// guardsh's own configuration: what the privileged side trusts.
-		c.Protected = append(c.Protected, filepath.Join(h, ".config", "guardsh"))
-	}
+	// The protected things (package protect) are kept read-only where they
+	// exist inside a writable root; those missing are watched.
+	w := protect.Where{Project: c.Project, Home: canon(home)}
 	if x := getenv("XDG_CONFIG_HOME"); filepath.IsAbs(x) {
-		c.Protected = append(c.Protected, filepath.Join(canon(x), "guardsh"))
+		w.ConfigHome = canon(x)
 	}
 	if x := getenv("GUARDSH_CONFIG"); filepath.IsAbs(x) {
-		c.Protected = append(c.Protected, canon(x))
+		w.Config = canon(x)
+	}
+	if x := getenv("GUARDSH_LAUNCH_SHIM"); filepath.IsAbs(x) {
+		w.Shim = canon(x)
+	}
+	c.Protected = protect.Paths(w)
+	if c.Project != "" {
+		// the git directories of existing submodules (three levels): the
+		// user's git status in the project reads their config and hooks
+		mods := filepath.Join(c.Project, ".git", "modules")
+		for depth := 0; depth < 3; depth++ {
+			dirs, _ := filepath.Glob(filepath.Join(mods, "*"))
+			for _, d := range dirs {
+				if fi, err := os.Lstat(d); err != nil || !fi.IsDir() {
+					continue
+				}
+				for _, p := range []string{"hooks", "config", "commondir", "config.worktree"} {
+					q := filepath.Join(d, p)
+					if _, err := os.Lstat(q); err == nil && !slices.Contains(c.Protected, q) {
+						c.Protected = append(c.Protected, q)
+					}
+				}
+			}
+			mods = filepath.Join(mods, "*", "modules")
+		}
 	}
 	return c
 }

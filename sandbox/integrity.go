@@ -2,11 +2,14 @@ package sandbox
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
+	"syscall"
 )
 
 // Integrity guards protected paths that the kernel cannot keep read-only
@@ -21,7 +24,9 @@ import (
 // What it does not stop: a planted file is there while the session runs,
 // for the session's own commands (which run inside the sandbox, with no
 // more rights than they already have); a privileged side killed by
-// SIGKILL restores nothing.
+// SIGKILL restores nothing. Processes a command detached are stopped by
+// the privileged side (a subreaper) before the final restore; a repository
+// the session creates in the work tree is not a protected path.
 type Integrity struct {
 	paths   []string
 	entries map[string]entry // by path; absent paths are recorded too
@@ -35,8 +40,32 @@ type Integrity struct {
 type entry struct {
 	exists bool
 	mode   fs.FileMode
+	size   int64
 	link   string
-	data   []byte
+	data   []byte // nil for a file over integrityMaxBytes (or not readable as a regular file)
+}
+
+// readBounded reads the regular file p without following a link and
+// without blocking on a FIFO swapped in; a file over integrityMaxBytes is
+// not read (nil, nil): it differs from any snapshot, which holds no such
+// file.
+func readBounded(p string) ([]byte, error) {
+	f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file", p)
+	}
+	if fi.Size() > integrityMaxBytes {
+		return nil, nil
+	}
+	return io.ReadAll(io.LimitReader(f, integrityMaxBytes+1))
 }
 
 // integrity limits: what one snapshot holds at most.
@@ -62,6 +91,9 @@ func Snapshot(paths []string) (*Integrity, error) {
 	total := 0
 	for _, root := range paths {
 		err := walk(root, func(p string, e entry) error {
+			if e.mode.IsRegular() && (e.size < 0 || e.size > integrityMaxBytes) {
+				return fmt.Errorf("integrity: %s cannot be recorded (over %d MiB or unreadable)", p, integrityMaxBytes>>20)
+			}
 			if len(s.entries) >= integrityMaxFiles {
 				return fmt.Errorf("integrity: more than %d files under %v", integrityMaxFiles, paths)
 			}
@@ -93,13 +125,13 @@ func walk(root string, fn func(string, entry) error) error {
 		if err != nil {
 			return fn(p, entry{})
 		}
-		e := entry{exists: true, mode: info.Mode()}
+		e := entry{exists: true, mode: info.Mode(), size: info.Size()}
 		switch {
 		case info.Mode()&fs.ModeSymlink != 0:
 			e.link, _ = os.Readlink(p)
 		case info.Mode().IsRegular():
-			if e.data, err = os.ReadFile(p); err != nil {
-				return err
+			if e.data, err = readBounded(p); err != nil {
+				e.size = -1 // unreadable now: differs from any recorded file
 			}
 		}
 		return fn(p, e)
@@ -133,7 +165,7 @@ func (s *Integrity) Changes() []string {
 			out = append(out, p+": removed")
 		case !was.exists && is.exists:
 			out = append(out, p+": created")
-		case was.exists && (was.mode != is.mode || was.link != is.link || !bytes.Equal(was.data, is.data)):
+		case was.exists && (was.mode != is.mode || was.size != is.size || was.link != is.link || !bytes.Equal(was.data, is.data)):
 			out = append(out, p+": changed")
 		}
 	}
@@ -220,13 +252,12 @@ func (s *Integrity) Restore() ([]string, error) {
 			if err == nil && !fi.Mode().IsRegular() {
 				keep(os.RemoveAll(p))
 			}
-			cur, rerr := os.ReadFile(p)
-			if rerr != nil || !bytes.Equal(cur, e.data) || err == nil && fi.Mode() != e.mode {
-				// a new file: a hard link planted in its place is not written through
-				tmp := p + ".guardsh-restore"
-				keep(os.WriteFile(tmp, e.data, e.mode.Perm()))
-				keep(os.Chmod(tmp, e.mode.Perm()))
-				keep(os.Rename(tmp, p))
+			cur, rerr := readBounded(p)
+			if rerr != nil || cur == nil && len(e.data) > 0 || !bytes.Equal(cur, e.data) || err == nil && fi.Mode() != e.mode {
+				// a new file: a hard link planted in its place is not
+				// written through, nor a link planted at a name guessed
+				// for it (O_EXCL, a random name)
+				keep(replaceFile(p, e.data, e.mode.Perm()))
 			}
 		}
 	}
@@ -234,6 +265,28 @@ func (s *Integrity) Restore() ([]string, error) {
 		return changes, fmt.Errorf("integrity: restoring the protected paths: %w", firstErr)
 	}
 	return changes, nil
+}
+
+// replaceFile puts a new file with data at p: written under a fresh name
+// in p's directory (created exclusively, so never through a planted link),
+// then renamed over p.
+func replaceFile(p string, data []byte, perm fs.FileMode) error {
+	f, err := os.CreateTemp(filepath.Dir(p), ".guardsh-restore-*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	_, werr := f.Write(data)
+	cerr := f.Chmod(perm)
+	if err := errors.Join(werr, cerr, f.Close()); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	if err := os.Rename(tmp, p); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	return nil
 }
 
 func removeIfExists(p string) error {

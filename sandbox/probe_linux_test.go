@@ -14,6 +14,7 @@ import (
 
 func TestMain(m *testing.M) {
 	Stage()
+	forgedInherited()
 	if addr := os.Getenv("GUARDSH_TEST_DIAL"); addr != "" {
 		// Helper command for the escalation tests: connect and say hello.
 		c, err := net.DialTimeout("tcp", addr, 2*time.Second)

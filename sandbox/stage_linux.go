@@ -42,6 +42,14 @@ func Stage() {
 	if spec.GateFD > 0 {
 		waitGate(spec.GateFD)
 	}
+	if spec.NProc > 0 {
+		// no pids cgroup here: the next best limit, inherited by every
+		// process the session starts
+		if err := setNProc(spec.NProc); err != nil {
+			fmt.Fprintf(os.Stderr, "guardsh: sandbox: process limit: %v\n", err)
+			os.Exit(126)
+		}
+	}
 	if err := confine(spec); err != nil {
 		if spec.Action == "probe" {
 			json.NewEncoder(os.Stdout).Encode([]Check{{Name: "confine", Detail: err.Error()}})
@@ -113,7 +121,7 @@ func Inherited() (desc string, ok bool, err error) {
 	// merely runs under some other seccomp filter (a container's) does not
 	// pass for a sandboxed one. (System calls, not /proc/self/status and
 	// mountinfo: this runs at every start of a confined interpreter.)
-	if selfConfined() && (rootReadOnly() || strings.HasPrefix(desc, BackendContainer+":")) {
+	if selfConfined() && (rootReadOnly() || strings.HasPrefix(desc, BackendContainer+":") && ownFilter()) {
 		return desc, true, nil
 	}
 	st, err := SelfStatus()
@@ -121,6 +129,16 @@ func Inherited() (desc string, ok bool, err error) {
 		return "", false, err
 	}
 	return "", false, fmt.Errorf("%s is set but this process is not in a guardsh sandbox (no_new_privs=%v seccomp=%d CapEff=%x, / read-only=%v)", EnvRun, st.NoNewPrivs, st.Seccomp, st.CapEff, rootReadOnly())
+}
+
+// ownFilter reports whether guardsh's own seccomp filter is on the calling
+// thread, not just some filter (a container runtime's): the container
+// level has no read-only root to tell it by. guardsh's filter refuses
+// ioctl TIOCSTI by its request alone (EPERM), before the kernel would
+// answer EBADF for the descriptor -1; no other filter known does.
+func ownFilter() bool {
+	_, _, e := unix.Syscall(unix.SYS_IOCTL, ^uintptr(0), uintptr(unix.TIOCSTI), 0)
+	return e == unix.EPERM
 }
 
 // selfConfined is Status.Confined for the calling thread, by system calls:
@@ -237,8 +255,14 @@ func BwrapArgs(c Config) []string {
 // becomes its escalation channel.
 func Start(backend string, c Config, desc string, env []string, broker *os.File, files map[string]*os.File) (*Session, error) {
 	extra, env := passFiles(env, broker, files)
-	cmd, err := command(backend, stageSpec{Config: c, Action: "run", Desc: desc, Argv0: os.Args[0], KeepFDs: len(extra)}, env, extra)
+	lim := newProcLimit(sessionMaxProcs())
+	spec := stageSpec{Config: c, Action: "run", Desc: desc, Argv0: os.Args[0], KeepFDs: len(extra)}
+	if lim.kind == "rlimit" {
+		spec.NProc = lim.max
+	}
+	cmd, err := command(backend, spec, env, extra)
 	if err != nil {
+		lim.close()
 		return nil, err
 	}
 	if backend != BackendBwrap {
@@ -248,10 +272,11 @@ func Start(backend string, c Config, desc string, env []string, broker *os.File,
 		cmd.Args = append(cmd.Args, os.Args[1:]...)
 	}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
-	if err := cmd.Start(); err != nil {
+	if err := lim.startCmd(cmd); err != nil {
+		lim.close()
 		return nil, err
 	}
-	return &Session{Backend: backend, Desc: desc, Cmd: cmd}, nil
+	return &Session{Backend: backend, Desc: desc, Cmd: cmd, ProcLimit: lim.Describe(), cleanup: lim.close}, nil
 }
 
 // StartGated is Start for the Landlock backend with the stage held back:
@@ -273,18 +298,24 @@ func StartGated(backend string, c Config, desc string, env []string, broker *os.
 	extra, env := passFiles(env, broker, files)
 	extra = append(extra, r)
 	spec := stageSpec{Config: c, Action: "run", Desc: desc, Argv0: os.Args[0], KeepFDs: len(extra), GateFD: 2 + len(extra)}
+	lim := newProcLimit(sessionMaxProcs())
+	if lim.kind == "rlimit" {
+		spec.NProc = lim.max
+	}
 	cmd, err := command(backend, spec, env, extra)
 	if err != nil {
 		w.Close()
+		lim.close()
 		return nil, err
 	}
 	cmd.Args = os.Args
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
-	if err := cmd.Start(); err != nil {
+	if err := lim.startCmd(cmd); err != nil {
 		w.Close()
+		lim.close()
 		return nil, err
 	}
-	return &Session{Backend: backend, Desc: desc, Cmd: cmd, gate: w}, nil
+	return &Session{Backend: backend, Desc: desc, Cmd: cmd, gate: w, ProcLimit: lim.Describe(), cleanup: lim.close}, nil
 }
 
 // ExecCommand builds the process that runs argv confined by c on backend
@@ -344,7 +375,24 @@ func mountCheck(c Config) Check {
 
 // closeStrayFDs closes every descriptor from first up.
 func closeStrayFDs(first int) {
-	if err := unix.CloseRange(uint(first), ^uint(0), 0); err == nil {
+	// The Go runtime's own descriptors (its netpoller's epoll and eventfd,
+	// made by the first file a package's init opened) must stay: closing
+	// them kills the process at its next poll ("netpoll failed"). They are
+	// close-on-exec, so the exec'd interpreter does not inherit them.
+	keep := runtimeFDs(first)
+	if len(keep) == 0 {
+		if err := unix.CloseRange(uint(first), ^uint(0), 0); err == nil {
+			return
+		}
+	}
+	fd := first
+	for _, k := range keep {
+		if k > fd {
+			unix.CloseRange(uint(fd), uint(k-1), 0)
+		}
+		fd = k + 1
+	}
+	if err := unix.CloseRange(uint(fd), ^uint(0), 0); err == nil {
 		return
 	}
 	entries, err := os.ReadDir("/proc/self/fd")
@@ -352,10 +400,35 @@ func closeStrayFDs(first int) {
 		return
 	}
 	for _, e := range entries {
-		if fd, err := strconv.Atoi(e.Name()); err == nil && fd >= first {
-			unix.Close(fd)
+		if n, err := strconv.Atoi(e.Name()); err == nil && n >= first && !slices.Contains(keep, n) {
+			unix.Close(n)
 		}
 	}
+}
+
+// runtimeFDs lists, sorted, the descriptors from first up that are the Go
+// runtime's netpoller (an epoll instance or an eventfd, close-on-exec).
+func runtimeFDs(first int) []int {
+	entries, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		return nil
+	}
+	var out []int
+	for _, e := range entries {
+		n, err := strconv.Atoi(e.Name())
+		if err != nil || n < first {
+			continue
+		}
+		l, err := os.Readlink("/proc/self/fd/" + e.Name())
+		if err != nil || l != "anon_inode:[eventpoll]" && l != "anon_inode:[eventfd]" {
+			continue
+		}
+		if flags, err := unix.FcntlInt(uintptr(n), unix.F_GETFD, 0); err == nil && flags&unix.FD_CLOEXEC != 0 {
+			out = append(out, n)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // haveCapSysAdmin reports whether this process may create a mount

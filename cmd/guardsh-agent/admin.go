@@ -8,6 +8,8 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/guardsh/guardsh/guardsh"
@@ -58,7 +60,52 @@ func insideSession(getenv func(string) string) string {
 			}
 		}
 	}
+	return agentAncestor()
+}
+
+// agentAncestor says which ancestor of this process is a guardsh-agent
+// ("" if none is, or /proc cannot tell): this very program (the same file)
+// or a program named guardsh-agent. A command cannot leave its run's tree:
+// the agent is a subreaper, so even an orphan's new parent is the agent.
+// Without the sandbox this is what holds when a command removed
+// GUARDSH_AGENT or started a renamed copy.
+func agentAncestor() string {
+	self, _ := os.Executable()
+	me, _ := os.Stat(self)
+	pid := os.Getppid()
+	for range 64 {
+		if pid <= 1 {
+			return ""
+		}
+		if exe, err := os.Readlink(fmt.Sprintf("/proc/%d/exe", pid)); err == nil {
+			exe = strings.TrimSuffix(exe, " (deleted)")
+			fi, err := os.Stat(exe)
+			if me != nil && err == nil && os.SameFile(me, fi) || filepath.Base(exe) == "guardsh-agent" {
+				return fmt.Sprintf("started under guardsh-agent (pid %d, %s)", pid, exe)
+			}
+		}
+		pid = parentOf(pid)
+	}
 	return ""
+}
+
+// parentOf is pid's parent from /proc/PID/stat (0 if unknown).
+func parentOf(pid int) int {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	// pid (comm) state ppid ...: comm may hold spaces and parentheses.
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return 0
+	}
+	f := strings.Fields(string(b[i+1:]))
+	if len(f) < 2 {
+		return 0
+	}
+	n, _ := strconv.Atoi(f[1])
+	return n
 }
 
 // adminArgs hands the grant to the sandboxed session process (its argv,

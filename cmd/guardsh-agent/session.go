@@ -129,7 +129,7 @@ func startShell(root string, md guardsh.Mode, policy *guardsh.Policy, local *int
 			return nil, nil, fmt.Errorf("cannot start the sandboxed shell session: %v", err)
 		}
 		exited := make(chan struct{})
-		go func() { s.Cmd.Wait(); close(exited) }()
+		go func() { s.Cmd.Wait(); s.Close(); close(exited) }()
 		stop := func() {
 			reqW.Close() // the session ends when its requests end
 			select {

@@ -183,3 +183,29 @@ func TestNestedInBwrap(t *testing.T) {
 		t.Error("a file appeared outside")
 	}
 }
+
+// TestMissingProtectedRemoved: at the full level a protected path that did
+// not exist when the session started cannot be a read-only mount; one that
+// a program the rules do not read creates during the session (a
+// .git/commondir sending git to a planted config, a .guardsh.toml) is
+// removed when the session ends, and said.
+func TestMissingProtectedRemoved(t *testing.T) {
+	backendsUnderTest(t)
+	if sandbox.LandlockABI() < 2 {
+		t.Skip("no Landlock")
+	}
+	f := newFixture(t)
+	os.WriteFile(filepath.Join(f.project, "plant.py"), []byte("open('.git/commondir', 'w').write('../tools\\n')\nopen('.guardsh.toml', 'w').write('trusted_projects = [\"/\"]\\n')\n"), 0o644)
+	stdout, stderr, _ := f.run(t, sandbox.BackendLandlock, `python3 plant.py && echo planted`, "GUARDSH_MODE=auto")
+	if !strings.Contains(stdout, "planted") {
+		t.Skipf("the program could not run here: %s %s", stdout, stderr)
+	}
+	for _, p := range []string{".git/commondir", ".guardsh.toml"} {
+		if _, err := os.Lstat(filepath.Join(f.project, p)); err == nil {
+			t.Errorf("%s planted during the session is still there", p)
+		}
+	}
+	if !strings.Contains(stderr, "restored when the session ended") || !strings.Contains(stderr, "commondir: created") {
+		t.Errorf("the removal is not said:\n%s", stderr)
+	}
+}

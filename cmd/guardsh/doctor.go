@@ -96,6 +96,7 @@ func doctorSandbox(w io.Writer) bool {
 		fmt.Fprintln(w, "  project: none (started in /, your home directory or an ancestor of it, which are never writable; cd into a project or set GUARDSH_PROJECT)")
 	}
 	fmt.Fprintf(w, "  writable: %s\n", strings.Join(c.WritableRoots(), ", "))
+	fmt.Fprintf(w, "  process limit per session: %s\n", sandbox.DescribeProcLimit())
 	if prot := c.ProtectedInside(); len(prot) > 0 && chosen.Backend == sandbox.BackendContainer {
 		fmt.Fprintf(w, "  guarded inside them (container level: not read-only; guardsh checks and restores them before an approved command runs and when the session ends): %s\n", strings.Join(prot, ", "))
 	} else if len(prot) > 0 {

@@ -47,12 +47,12 @@ const maxHookInput = 8 << 20
 type hookOptions struct {
 	agent   string // claude, codex, gemini
 	mode    string // --mode; "" leaves it to hookMode
-	rewrite bool   // --rewrite: run allowed commands under guardsh
+	rewrite bool   // run allowed commands under guardsh (the default for claude and gemini; --no-rewrite)
 	exe     string // guardsh binary named in rewritten commands
 	note    string // added to an allow's reason (the advisor's, hook_advisor.go)
 }
 
-const hookUsage = "usage: guardsh --hook claude|codex|gemini [--mode MODE] [--rewrite]"
+const hookUsage = "usage: guardsh --hook claude|codex|gemini [--mode MODE] [--rewrite|--no-rewrite]"
 
 // runHook is the --hook mode. It reads one event from stdin, writes the
 // answer to stdout and returns the exit status.
@@ -119,7 +119,15 @@ func parseHookArgs(args []string, getenv func(string) string) (hookOptions, erro
 	default:
 		return o, fmt.Errorf("--hook: unknown agent %q", args[0])
 	}
-	o.rewrite = truthy(getenv("GUARDSH_HOOK_REWRITE"))
+	// Claude Code and Gemini CLI run allowed commands under guardsh unless
+	// told otherwise (docs/agents.md has the measurements): the static
+	// verdict alone cannot hold for what a script file, a variable's value
+	// at run time or a program's own behaviour does. Codex keeps its
+	// answer-by-default (allow needs updatedInput there).
+	o.rewrite = o.agent == "claude" || o.agent == "gemini"
+	if env := strings.TrimSpace(getenv("GUARDSH_HOOK_REWRITE")); env != "" {
+		o.rewrite = truthy(env)
+	}
 	for i := 1; i < len(args); i++ {
 		a := args[i]
 		switch {
@@ -172,30 +180,6 @@ type hookEvent struct {
 	Input   map[string]json.RawMessage // tool_input as sent, for updatedInput
 }
 
-// claudeEvent is Claude Code's (and Codex CLI's) PreToolUse input.
-type claudeEvent struct {
-	SessionID      string          `json:"session_id"`
-	TranscriptPath *string         `json:"transcript_path"`
-	Cwd            string          `json:"cwd"`
-	PermissionMode string          `json:"permission_mode"`
-	HookEventName  string          `json:"hook_event_name"`
-	ToolName       *string         `json:"tool_name"`
-	ToolInput      json.RawMessage `json:"tool_input"`
-	ToolUseID      string          `json:"tool_use_id"`
-	Model          string          `json:"model"` // Codex
-}
-
-// geminiEvent is Gemini CLI's BeforeTool input.
-type geminiEvent struct {
-	SessionID      string          `json:"session_id"`
-	TranscriptPath string          `json:"transcript_path"`
-	Cwd            string          `json:"cwd"`
-	HookEventName  string          `json:"hook_event_name"`
-	Timestamp      string          `json:"timestamp"`
-	ToolName       *string         `json:"tool_name"`
-	ToolInput      json.RawMessage `json:"tool_input"`
-}
-
 // shellTool is each agent's name for its shell tool, and the event the hook
 // must be registered on.
 var shellTool = map[string]struct{ tool, event string }{
@@ -210,27 +194,30 @@ func parseHookEvent(agent string, data []byte) (hookEvent, error) {
 	if len(data) == 0 {
 		return ev, errors.New("empty hook event on stdin (expected the agent's JSON)")
 	}
+	// Claude Code's, Codex CLI's and Gemini CLI's events share the fields
+	// the hook relies on; each is read by its exact key (hook_decode.go).
+	top, err := exactObject(data)
+	if err != nil {
+		return ev, fmt.Errorf("malformed hook event: %v", err)
+	}
+	var fields [5]string
 	var toolName *string
-	var input json.RawMessage
-	var eventName string
-	dec := json.NewDecoder(bytes.NewReader(data))
-	switch agent {
-	case "gemini":
-		var g geminiEvent
-		if err := dec.Decode(&g); err != nil {
+	for i, key := range []string{"tool_name", "hook_event_name", "cwd", "session_id", "permission_mode"} {
+		v, present, err := stringField(top, key)
+		if err != nil {
 			return ev, fmt.Errorf("malformed hook event: %v", err)
 		}
-		toolName, input, eventName, ev.Dir, ev.Session = g.ToolName, g.ToolInput, g.HookEventName, g.Cwd, g.SessionID
-	default:
-		var c claudeEvent
-		if err := dec.Decode(&c); err != nil {
-			return ev, fmt.Errorf("malformed hook event: %v", err)
+		fields[i] = v
+		if i == 0 && present {
+			toolName = &fields[0]
 		}
-		toolName, input, eventName, ev.Dir, ev.Mode, ev.Session = c.ToolName, c.ToolInput, c.HookEventName, c.Cwd, c.PermissionMode, c.SessionID
 	}
-	if dec.More() {
-		return ev, errors.New("malformed hook event: more than one JSON value on stdin")
+	eventName := fields[1]
+	ev.Dir, ev.Session = fields[2], fields[3]
+	if agent != "gemini" {
+		ev.Mode = fields[4]
 	}
+	input := top["tool_input"]
 	want := shellTool[agent]
 	if eventName != "" && eventName != want.event {
 		return ev, fmt.Errorf("guardsh --hook %s answers %s events only, got %q; register it under %s",
@@ -243,10 +230,11 @@ func parseHookEvent(agent string, data []byte) (hookEvent, error) {
 		return ev, fmt.Errorf("guardsh --hook %s checks the %s tool only, not %q; register it with the matcher %q",
 			agent, want.tool, *toolName, want.tool)
 	}
+	input = bytes.TrimSpace(input)
 	if len(input) == 0 || input[0] != '{' {
 		return ev, errors.New("malformed hook event: tool_input is not an object")
 	}
-	if err := json.Unmarshal(input, &ev.Input); err != nil {
+	if ev.Input, err = exactObject(input); err != nil {
 		return ev, fmt.Errorf("malformed hook event: tool_input: %v", err)
 	}
 	raw, ok := ev.Input["command"]
@@ -340,9 +328,20 @@ func hookVerdict(opts hookOptions, ev hookEvent, getenv func(string) string) (ho
 	}
 	sv, _ := cfg.Policy(mode).CheckScript(ev.Command, guardsh.CheckEnv{
 		Dir: ev.Dir, Project: d.project, Home: d.home, Env: env, Via: "hook",
+		Environ: hookEnviron(getenv),
 	}) // a parse error comes back as the verdict (ask), with its reason
 	d.v = sv.Verdict
 	return d, nil
+}
+
+// hookEnviron is the environment the agent's command inherits: the hook's
+// own (agents run hooks with theirs). An empty variable counts as unset:
+// bash evaluates both as 0.
+func hookEnviron(getenv func(string) string) func(string) (string, bool) {
+	return func(name string) (string, bool) {
+		v := getenv(name)
+		return v, v != ""
+	}
 }
 
 // hookAudit appends the decision to the audit log, as the shell does for

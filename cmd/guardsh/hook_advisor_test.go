@@ -53,13 +53,13 @@ func TestHookAdvisor(t *testing.T) {
 		{"claude", inProj(claudeBash(": > data.db"))},
 		{"claude", inProj(claudeBash("echo 'DELETE FROM t' | sqlite3 data.db"))},
 	} {
-		r := runHookTest(t, []string{tc.agent}, tc.in, env)
+		r := runHookTest(t, []string{tc.agent, "--no-rewrite"}, tc.in, env)
 		if r.code != 0 || r.decision != "deny" || !strings.HasPrefix(r.reason, refused) {
 			t.Errorf("%s %s: code %d decision %q reason %q stderr %q", tc.agent, tc.in, r.code, r.decision, r.reason, r.stderr)
 		}
 	}
 	// below the threshold: allowed, the rating in the reason
-	r := runHookTest(t, []string{"claude"}, inProj(claudeBash("ls -la")), env)
+	r := runHookTest(t, []string{"claude", "--no-rewrite"}, inProj(claudeBash("ls -la")), env)
 	if r.decision != "allow" || !strings.Contains(r.reason, "advisor: 0% (threshold 70%)") {
 		t.Errorf("ls: %+v", r)
 	}
@@ -74,17 +74,17 @@ func TestHookAdvisor(t *testing.T) {
 		t.Errorf("--rewrite: %+v, %d requests", r, srv.Hits()-hits)
 	}
 	// a rule's deny never reaches the model
-	if r := runHookTest(t, []string{"claude"}, inProj(claudeBash("rm -rf ~")), env); r.decision != "deny" || srv.Hits() != hits {
+	if r := runHookTest(t, []string{"claude", "--no-rewrite"}, inProj(claudeBash("rm -rf ~")), env); r.decision != "deny" || srv.Hits() != hits {
 		t.Errorf("rule deny: %+v, %d requests", r, srv.Hits()-hits)
 	}
 	// no server: allow, visibly
 	writeCfg("http://127.0.0.1:1")
-	r = runHookTest(t, []string{"claude"}, inProj(claudeBash("rm data.db")), env)
+	r = runHookTest(t, []string{"claude", "--no-rewrite"}, inProj(claudeBash("rm data.db")), env)
 	if r.code != 0 || r.decision != "allow" || !strings.Contains(r.reason, "; advisor unavailable: no Ollama server at http://127.0.0.1:1") ||
 		!strings.Contains(r.stderr, "guardsh: advisor unavailable: ") {
 		t.Errorf("no server: %+v", r)
 	}
-	if r := runHookTest(t, []string{"gemini"}, inProj(geminiShell("rm data.db")), env); r.decision != "allow" || !strings.Contains(r.reason, "advisor unavailable") {
+	if r := runHookTest(t, []string{"gemini", "--no-rewrite"}, inProj(geminiShell("rm data.db")), env); r.decision != "allow" || !strings.Contains(r.reason, "advisor unavailable") {
 		t.Errorf("gemini, no server: %+v", r)
 	}
 }
@@ -103,7 +103,7 @@ func TestHookAdvisorDryRun(t *testing.T) {
 	json.Unmarshal([]byte(claudeBash("ls -la")), &m)
 	m["cwd"] = proj
 	b, _ := json.Marshal(m)
-	r := runHookTest(t, []string{"claude"}, string(b), env)
+	r := runHookTest(t, []string{"claude", "--no-rewrite"}, string(b), env)
 	if r.decision != "deny" || !strings.Contains(r.reason, "[advisor.dry-run]") {
 		t.Errorf("ls at threshold 0: %+v", r)
 	}

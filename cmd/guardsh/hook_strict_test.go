@@ -39,7 +39,7 @@ func TestHookStrictRewrites(t *testing.T) {
 		}
 	}
 	// other modes keep the agent's choice
-	if r := runHookTest(t, []string{"claude", "--mode", "auto"}, claudeBash("ls -la"), nil); r.command != "" {
-		t.Errorf("auto mode without --rewrite rewrote: %q", r.command)
+	if r := runHookTest(t, []string{"claude", "--mode", "auto", "--no-rewrite"}, claudeBash("ls -la"), nil); r.command != "" {
+		t.Errorf("auto mode with --no-rewrite rewrote: %q", r.command)
 	}
 }

@@ -14,6 +14,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"github.com/guardsh/guardsh/sandbox"
 	"io"
 	"os"
 	"os/exec"
@@ -109,14 +110,13 @@ func runLaunch(args []string) int {
 		fmt.Fprintf(os.Stderr, "guardsh: --launch: %v\n", err)
 		return 127
 	}
-	// A confined agent may write /tmp: its shim must live where it cannot
-	// write, or it could put a real bash there.
-	shimBase := ""
-	if opts.confine {
-		if home := os.Getenv("HOME"); home != "" {
-			shimBase = filepath.Join(home, ".local", "share", "guardsh")
-			os.MkdirAll(shimBase, 0o700)
-		}
+	// The shim must live where no session can write (every session may
+	// write /tmp, its project and its temp dir), or one allowed ln -sf
+	// would put the real bash there for every later command.
+	shimBase, err := shimBaseDir(os.Getenv)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "guardsh: --launch: %v\n", err)
+		return 1
 	}
 	shim, err := makeShim(shimBase, exe)
 	if err != nil {
@@ -151,9 +151,46 @@ func runLaunch(args []string) int {
 	return runChild(cmd, os.Stderr)
 }
 
-// makeShim creates the private shim directory in base ("" for the
-// temporary directory): "bash" and "sh" linking to exe. Only the current
-// user can write to it.
+// shimBaseDir is where the launcher makes its shim directories: outside
+// the shared temp dirs, which every session may write: ~/.local/share/guardsh,
+// else $XDG_RUNTIME_DIR/guardsh. A HOME below a shared temp dir (a CI
+// runner's) still serves: package protect keeps ~/.local/share/guardsh
+// read-only in every session, and the policy denies writing it.
+func shimBaseDir(getenv func(string) string) (string, error) {
+	var cands []string
+	for _, c := range [...]struct{ dir, sub string }{{getenv("HOME"), ".local/share/guardsh"}, {getenv("XDG_RUNTIME_DIR"), "guardsh"}} {
+		if c.dir != "" && filepath.IsAbs(c.dir) {
+			cands = append(cands, filepath.Join(sandbox.Canon(c.dir), c.sub))
+		}
+	}
+	var tried []string
+	for pass := 0; pass < 2; pass++ {
+		for i, base := range cands {
+			if pass == 0 && sharedTemp(base) || pass == 1 && i > 0 {
+				continue
+			}
+			if err := os.MkdirAll(base, 0o700); err != nil {
+				tried = append(tried, base+": "+err.Error())
+				continue
+			}
+			return base, nil
+		}
+	}
+	return "", fmt.Errorf("no place for the shell shim outside the shared temp dirs (%s); set HOME", strings.Join(append(tried, "HOME and XDG_RUNTIME_DIR tried"), "; "))
+}
+
+// sharedTemp reports whether p lies in a temp dir every session may write.
+func sharedTemp(p string) bool {
+	for _, t := range [...]string{"/tmp", "/var/tmp", "/dev/shm", "/private/tmp"} {
+		if p == t || strings.HasPrefix(p, t+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// makeShim creates the private shim directory in base: "bash" and "sh"
+// linking to exe. Only the current user can write to it.
 func makeShim(base, exe string) (string, error) {
 	dir, err := os.MkdirTemp(base, "guardsh-shim-")
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/guardsh/guardsh/guardsh"
@@ -91,7 +92,12 @@ func confineAgent(cmd *exec.Cmd, dir, tmpDir string, extra []string) (*exec.Cmd,
 	if cfg, err := guardsh.LoadConfig(home, c.Project, os.Getenv); err == nil {
 		if p := cfg.AuditLogPath(home, os.Getenv); p != "" {
 			if err := os.MkdirAll(filepath.Dir(p), 0o700); err == nil {
-				c.Writable = append(c.Writable, filepath.Dir(p))
+				d := sandbox.Canon(filepath.Dir(p))
+				c.Writable = append(c.Writable, d)
+				// protected for every session, but written by these shells
+				c.Protected = slices.DeleteFunc(c.Protected, func(q string) bool {
+					return q == d || strings.HasPrefix(d, q+"/") || strings.HasPrefix(q, d+"/")
+				})
 			}
 		}
 	}

@@ -312,3 +312,48 @@ func TestLaunchClaudeSnapshot(t *testing.T) {
 		t.Errorf("cwd file %q (%v), want %s/sub", cwd, err, real)
 	}
 }
+
+// TestLaunchShimNotWritable: without --confine the agent runs outside the
+// sandbox and finds its shell in the shim; the commands it sends run in
+// guardsh sessions, which must not be able to replace the shim's bash
+// with the real one (one allowed ln -sf would hand every later command to
+// bash, without rules or sandbox). Auto mode: the rules refuse; bypass
+// mode (root, a real sandbox): the kernel refuses. Afterwards the shim is
+// still guardsh: rm -rf ~ is denied and the fake home's canary stays.
+func TestLaunchShimNotWritable(t *testing.T) {
+	modes := []string{"auto"}
+	if os.Geteuid() == 0 {
+		modes = append(modes, "bypass")
+	}
+	for _, mode := range modes {
+		t.Run(mode, func(t *testing.T) {
+			dir := t.TempDir()
+			home, canary := fakeHome(t)
+			agent := fakeAgent(t, dir, "agent", `
+"$SHELL" -c 'ln -sf /bin/bash "$SHELL"; ln -sf /bin/bash "$GUARDSH_LAUNCH_SHIM/sh"; echo x > "$GUARDSH_LAUNCH_SHIM/new"'
+case "$(readlink "$SHELL")" in /bin/bash) echo shim-replaced;; esac
+"$SHELL" -c 'rm -rf ~'
+echo "shim=$GUARDSH_LAUNCH_SHIM"
+`)
+			code, out, errOut := launch(t, dir, home, "--mode", mode, "--", agent)
+			if strings.Contains(errOut, "no sandbox backend could be verified") {
+				t.Skip("no sandbox backend here")
+			}
+			if strings.Contains(out, "shim-replaced") {
+				t.Errorf("a session replaced the shim's bash (exit %d)\nstdout: %s\nstderr: %s", code, out, errOut)
+			}
+			if _, err := os.Stat(canary); err != nil {
+				t.Fatalf("rm -rf ~ ran through the shim: %v\nstderr: %s", err, errOut)
+			}
+			for _, l := range strings.Split(out, "\n") {
+				if s, ok := strings.CutPrefix(l, "shim="); ok {
+					for _, root := range []string{"/tmp/", "/var/tmp/", "/dev/shm/", dir + "/"} {
+						if strings.HasPrefix(s+"/", root) {
+							t.Errorf("the shim %s lies in %s, which every session may write", s, root)
+						}
+					}
+				}
+			}
+		})
+	}
+}

@@ -131,8 +131,9 @@ Tools (each runs instead of a shell; see README.md):
 	--check [--mode M] [--json] [-c CMD | FILE]
 	                                  verdicts for command lines (stdin: one per line), nothing runs
 	--explain CMD                     how the policy reads one command line
-	--hook claude|codex|gemini [--rewrite]
-	                                  answer an agent's pre-tool-use hook on stdin
+	--hook claude|codex|gemini [--rewrite|--no-rewrite]
+	                                  answer an agent's pre-tool-use hook on stdin (claude
+	                                  and gemini run allowed commands under guardsh by default)
 	--launch [--confine] -- AGENT [ARGS...]
 	                                  start an agent with guardsh as its shell
 	--doctor                          what the sandbox can do on this machine, verified

@@ -63,7 +63,7 @@ func sessionProxy(n *guardsh.NetworkPolicy, audit *interp.AuditLog, sandboxDesc 
 			a := gate.Approve(context.Background(), interp.GateRequest{Command: cmd,
 				Verdict: guardsh.Verdict{Decision: guardsh.Ask, Rule: v.Rule, Reason: v.Reason, Hint: v.Hint, Effects: guardsh.Effects{Network: true}}})
 			if a == interp.GateAllowSession {
-				n.Rules = append(n.Rules, guardsh.NetRule{Host: d.Host, Port: d.Port, Decision: guardsh.Allow, Source: "allowed for this session"})
+				n.AllowForSession(d.Host, d.Port)
 			}
 			return a == interp.GateAllowOnce || a == interp.GateAllowSession
 		},

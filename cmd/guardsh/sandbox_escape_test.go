@@ -621,17 +621,17 @@ func TestSandboxDoctorAndSwitch(t *testing.T) {
 			t.Errorf("doctor with landlock off: exit %d\n%s", code, out)
 		}
 	}
-	out, code := doctor("GUARDSH_SANDBOX_DISABLE=landlock,bwrap")
+	out, code := doctor("GUARDSH_SANDBOX_DISABLE=landlock,bwrap,container")
 	if code == 0 || !strings.Contains(out, "no backend") {
 		t.Errorf("doctor with every backend off: exit %d\n%s", code, out)
 	}
-	stdout, stderr, code := f.run(t, "", `echo ran`, "GUARDSH_SANDBOX_DISABLE=landlock,bwrap")
+	stdout, stderr, code := f.run(t, "", `echo ran`, "GUARDSH_SANDBOX_DISABLE=landlock,bwrap,container")
 	if code == 0 || strings.Contains(stdout, "ran") || !strings.Contains(stderr, "--no-sandbox") || !strings.Contains(stderr, "GUARDSH_SANDBOX=off") {
 		t.Errorf("no backend: exit %d stdout %q stderr %q", code, stdout, stderr)
 	}
 	for _, sw := range [][]string{{"GUARDSH_SANDBOX=off"}, {"--no-sandbox"}} {
 		cmd := exec.Command(f.bin, "-c", `echo ran`)
-		env := f.env("", "GUARDSH_SANDBOX_DISABLE=landlock,bwrap")
+		env := f.env("", "GUARDSH_SANDBOX_DISABLE=landlock,bwrap,container")
 		if sw[0] == "--no-sandbox" {
 			cmd = exec.Command(f.bin, "--no-sandbox", "-c", `echo ran`)
 		} else {
@@ -911,5 +911,68 @@ func TestSandboxProbeRejectsLyingBackend(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(f.outside, "lying")); err == nil {
 		t.Error("the command wrote outside")
+	}
+}
+
+// TestSandboxForkBomb: a fork bomb in a sandboxed session stops at the
+// session's process limit (GUARDSH_SANDBOX_PROCS lowers it to 64 here, so
+// the test never holds more than that many processes). Bounded on every
+// side: the bomb forks at most 300 times, each child sleeps 5 s and is
+// killed by its parent, and the whole run has a 60 s timeout.
+func TestSandboxForkBomb(t *testing.T) {
+	backends := backendsUnderTest(t)
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("python3 not installed")
+	}
+	if d := sandbox.DescribeProcLimit(); strings.HasPrefix(d, "none") {
+		t.Skipf("no process limit available here: %s", d)
+	}
+	const bomb = `python3 -c '
+import os, signal, time
+kids = []
+for i in range(300):
+    try:
+        pid = os.fork()
+    except OSError as e:
+        print("fork failed after", len(kids))
+        break
+    if pid == 0:
+        time.sleep(5)
+        os._exit(0)
+    kids.append(pid)
+else:
+    print("all", len(kids))
+for k in kids:
+    os.kill(k, signal.SIGKILL)
+for k in kids:
+    os.waitpid(k, 0)
+'`
+	for _, backend := range backends {
+		t.Run(backend, func(t *testing.T) {
+			f := newFixture(t)
+			env := f.env(backend, "GUARDSH_SANDBOX_PROCS=64")
+			cmd := exec.Command(f.bin, "-c", bomb)
+			cmd.Dir, cmd.Env = f.project, env
+			var out bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &out, &out
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			done := make(chan error, 1)
+			go func() { done <- cmd.Wait() }()
+			select {
+			case <-done:
+			case <-time.After(60 * time.Second):
+				syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+				cmd.Process.Kill()
+				<-done
+				t.Fatalf("the session did not end in 60 s:\n%s", out.String())
+			}
+			var n int
+			if _, err := fmt.Sscanf(out.String()[strings.Index(out.String()+"fork failed after", "fork failed after"):], "fork failed after %d", &n); err != nil || n >= 64 {
+				t.Errorf("the fork bomb was not stopped by the session's limit of 64:\n%s", out.String())
+			}
+			t.Logf("%s: %s", backend, strings.TrimSpace(out.String()))
+		})
 	}
 }

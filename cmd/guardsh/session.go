@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	_ "github.com/guardsh/guardsh/cmd/guardsh/internal/stagefirst" // the confining stage, before other packages' init
 	"github.com/guardsh/guardsh/guardsh"
@@ -232,7 +233,7 @@ func sandboxSession(inv *invocation) (code int, done bool, describe string) {
 		}
 		changes, err := guard.Restore()
 		if len(changes) > 0 {
-			fmt.Fprintf(os.Stderr, "guardsh: container level: protected paths changed during the session were restored %s: %s\n", when, strings.Join(changes, "; "))
+			fmt.Fprintf(os.Stderr, "guardsh: protected paths changed during the session were restored %s: %s\n", when, strings.Join(changes, "; "))
 		}
 		if err != nil {
 			fmt.Fprintf(os.Stderr, "guardsh: %v\n", err)
@@ -305,15 +306,40 @@ func sandboxSession(inv *invocation) (code int, done bool, describe string) {
 		abort() // another backend passed: start that one instead
 	}
 	missing := c.ProtectedMissing() // before anything confined can run
+	// Every level: a protected path missing at the start cannot be covered
+	// by a read-only mount, so one created during the session (a planted
+	// .git/commondir or .guardsh.toml) is removed like the container
+	// level's restores.
+	guardPaths := missing
 	if res.Backend == sandbox.BackendContainer {
-		g, err := sandbox.Snapshot(append(c.ProtectedInside(), missing...))
+		guardPaths = append(c.ProtectedInside(), missing...)
+	}
+	if len(guardPaths) > 0 {
+		g, err := sandbox.Snapshot(guardPaths)
 		if err != nil {
 			abort()
 			fmt.Fprintf(os.Stderr, "guardsh: sandbox: %v\n", err)
 			return 126, true, ""
 		}
 		guard = g
-		defer restore("when the session ended")
+		if res.Backend == sandbox.BackendContainer {
+			// No PID namespace at this level: a process a command detached
+			// (setsid, a double fork) would outlive the session and could
+			// plant what the final restore just undid. As a subreaper the
+			// privileged side adopts such orphans, and stops every one of
+			// them before that restore.
+			subreaper := interp.BecomeSubreaper() == nil
+			defer func() {
+				if subreaper {
+					interp.StopSurvivors(time.Second)
+				}
+				restore("when the session ended")
+			}()
+		} else {
+			defer restore("when the session ended")
+		}
+	}
+	if res.Backend == sandbox.BackendContainer {
 		fmt.Fprintln(os.Stderr, "guardsh: note: sandbox level \"container\" (Landlock + seccomp; this environment allows no namespaces): writes outside the project and the network are refused by the kernel; .git's hooks and config and the other protected paths inside the project are restored by guardsh, not kept read-only (guardsh --doctor)")
 	}
 	if s != nil {
@@ -336,13 +362,6 @@ func sandboxSession(inv *invocation) (code int, done bool, describe string) {
 		}
 		broker = b
 	}
-	defer func() {
-		for _, p := range missing {
-			if _, err := os.Lstat(p); err == nil {
-				fmt.Fprintf(os.Stderr, "guardsh: warning: %s was created during this sandboxed session (it is protected when it exists at the start); review it before git or your shell uses it\n", p)
-			}
-		}
-	}()
 	broker.Advise = privilegedAdvise // nil unless [advisor] is on
 	broker.Handlers = map[string]func(sandbox.Request, []*os.File) sandbox.Response{proxy.Kind: brokerProxyHandler(netProxy)}
 	go broker.Serve()
@@ -352,6 +371,7 @@ func sandboxSession(inv *invocation) (code int, done bool, describe string) {
 		}
 	}()
 	err = s.Cmd.Wait()
+	s.Close()
 	var ee interface {
 		ExitCode() int
 		Sys() any

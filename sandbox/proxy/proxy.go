@@ -94,8 +94,12 @@ type Conn struct {
 	Err      string
 }
 
-// maxHead bounds a request's line and headers.
-const maxHead = 64 << 10
+// maxHead bounds a request's line and headers; maxConns the connections
+// a proxy carries at once (each holds descriptors of the privileged side).
+const (
+	maxHead  = 64 << 10
+	maxConns = 512
+)
 
 // Serve accepts connections on l until l or the proxy is closed.
 func (p *Proxy) Serve(l net.Listener) error {
@@ -114,9 +118,14 @@ func (p *Proxy) Serve(l net.Listener) error {
 			}
 			return err
 		}
-		if !p.track(c, true) {
+		ok, full := p.admit(c)
+		if !ok {
 			c.Close()
 			return nil
+		}
+		if full {
+			go busy(c)
+			continue
 		}
 		go p.serve(c)
 	}
@@ -125,11 +134,37 @@ func (p *Proxy) Serve(l net.Listener) error {
 // ServeConn serves one client connection (a stream the broker handed
 // over) and closes it.
 func (p *Proxy) ServeConn(c net.Conn) {
-	if !p.track(c, true) {
+	ok, full := p.admit(c)
+	if !ok {
 		c.Close()
 		return
 	}
+	if full {
+		busy(c)
+		return
+	}
 	p.serve(c)
+}
+
+// admit tracks c unless the proxy is closed (ok false) or carries
+// maxConns connections already (full).
+func (p *Proxy) admit(c net.Conn) (ok, full bool) {
+	p.mu.Lock()
+	n, closed := len(p.conns), p.closed
+	p.mu.Unlock()
+	if closed {
+		return false, false
+	}
+	if n >= maxConns {
+		return true, true
+	}
+	return p.track(c, true), false
+}
+
+// busy answers a connection past maxConns and closes it.
+func busy(c net.Conn) {
+	answer(c, 503, "net.proxy-busy", fmt.Sprintf("guardsh proxy: %d connections at once already; retry when some have ended", maxConns))
+	c.Close()
 }
 
 func (p *Proxy) serve(c net.Conn) {
@@ -188,15 +223,25 @@ func readRequest(br *bufio.Reader) (*request, error) {
 	var lines []string
 	n := 0
 	for {
-		line, err := br.ReadString('\n')
-		n += len(line)
-		if n > maxHead {
-			return nil, errors.New("request head too large")
+		// ReadSlice, not ReadString: a line without an end is never held
+		// past maxHead
+		var buf []byte
+		for {
+			frag, err := br.ReadSlice('\n')
+			n += len(frag)
+			if n > maxHead {
+				return nil, errors.New("request head too large")
+			}
+			buf = append(buf, frag...)
+			if err == bufio.ErrBufferFull {
+				continue
+			}
+			if err != nil {
+				return nil, err
+			}
+			break
 		}
-		if err != nil {
-			return nil, err
-		}
-		line = strings.TrimRight(line, "\r\n")
+		line := strings.TrimRight(string(buf), "\r\n")
 		if line == "" {
 			if len(lines) == 0 {
 				continue // blank lines before a request are allowed
@@ -323,7 +368,6 @@ func (p *Proxy) forward(c net.Conn, br *bufio.Reader, req *request, client strin
 	// The request in origin form, one request a connection.
 	var head bytes.Buffer
 	fmt.Fprintf(&head, "%s %s %s\r\n", req.method, u.RequestURI(), req.version)
-	hasHost := false
 	for _, h := range req.headers {
 		k, _, _ := strings.Cut(h, ":")
 		k = strings.TrimSpace(k)
@@ -337,13 +381,13 @@ func (p *Proxy) forward(c net.Conn, br *bufio.Reader, req *request, client strin
 			continue
 		}
 		if strings.EqualFold(k, "Host") {
-			hasHost = true
+			// the decided host, whatever the client wrote (RFC 9112
+			// 3.2.2): a server routes by it
+			continue
 		}
 		head.WriteString(h + "\r\n")
 	}
-	if !hasHost {
-		head.WriteString("Host: " + u.Host + "\r\n")
-	}
+	head.WriteString("Host: " + u.Host + "\r\n")
 	head.WriteString("Connection: close\r\n\r\n")
 	var down atomic.Int64
 	done := make(chan struct{})
@@ -463,7 +507,7 @@ func refuse(c net.Conn, v Verdict) {
 }
 
 func answer(c net.Conn, code int, rule, body string) {
-	status := map[int]string{400: "Bad Request", 403: "Forbidden", 502: "Bad Gateway"}[code]
+	status := map[int]string{400: "Bad Request", 403: "Forbidden", 502: "Bad Gateway", 503: "Service Unavailable"}[code]
 	body += "\n"
 	var b strings.Builder
 	fmt.Fprintf(&b, "HTTP/1.1 %d %s\r\n", code, status)

@@ -401,7 +401,7 @@ func FuzzClientHello(f *testing.F) {
 	f.Add([]byte{0x16, 3, 1, 0, 5, 1, 0, 0, 1, 0})
 	f.Add([]byte("SSH-2.0-x\r\n"))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		name, ok := clientHelloServerName(b)
+		name, _, ok := clientHelloServerName(b)
 		if ok && name != "" && !strings.Contains(string(b), name) {
 			t.Fatalf("name %q not in the input", name)
 		}

@@ -14,9 +14,12 @@ func checkSNI(first []byte, host string) string {
 	if len(first) == 0 || first[0] != 0x16 { // not a TLS handshake record
 		return ""
 	}
-	name, ok := clientHelloServerName(first)
+	name, ech, ok := clientHelloServerName(first)
 	if !ok {
 		return "the TLS client's first message could not be read"
+	}
+	if ech {
+		return fmt.Sprintf("the TLS client hides the server it goes to (Encrypted Client Hello) behind %q", name)
 	}
 	_, ipErr := netip.ParseAddr(strings.Trim(host, "[]"))
 	switch {
@@ -32,72 +35,82 @@ func checkSNI(first []byte, host string) string {
 
 // clientHelloServerName reads the server_name extension (RFC 6066) of the
 // ClientHello in the TLS record b: "" and true when the hello has none,
-// false when b is not a whole ClientHello record.
-func clientHelloServerName(b []byte) (string, bool) {
+// false when b is not a whole ClientHello record. ech: the hello carries an
+// encrypted_client_hello extension (its server_name is then a cover, the
+// real one is encrypted).
+func clientHelloServerName(b []byte) (name string, ech, ok bool) {
 	r := reader(b)
 	typ, _ := r.u8()
 	r.skip(2) // record version
 	n, ok := r.u16()
 	if typ != 0x16 || !ok || n > len(r) {
-		return "", false
+		return "", false, false
 	}
 	r = r[:n]
 	if ht, _ := r.u8(); ht != 1 { // ClientHello
-		return "", false
+		return "", false, false
 	}
 	hl, ok := r.u24()
 	if !ok || hl > len(r) {
-		return "", false
+		return "", false, false
 	}
 	r = r[:hl]
 	if !r.skip(2 + 32) { // client_version, random
-		return "", false
+		return "", false, false
 	}
 	for _, lenBytes := range []int{1, 2, 1} { // session_id, cipher_suites, compression_methods
 		l, ok := r.len(lenBytes)
 		if !ok || !r.skip(l) {
-			return "", false
+			return "", false, false
 		}
 	}
 	if len(r) == 0 {
-		return "", true // no extensions
+		return "", false, true // no extensions
 	}
 	el, ok := r.u16()
 	if !ok || el > len(r) {
-		return "", false
+		return "", false, false
 	}
 	exts := r[:el]
+	seen := false
 	for len(exts) > 0 {
 		et, ok1 := exts.u16()
 		l, ok2 := exts.u16()
 		if !ok1 || !ok2 || l > len(exts) {
-			return "", false
+			return "", false, false
 		}
 		data := exts[:l]
 		exts = exts[l:]
-		if et != 0 {
+		switch et {
+		case 0xfe0d: // encrypted_client_hello
+			ech = true
+			continue
+		case 0:
+		default:
 			continue
 		}
+		if seen {
+			return "", false, false // two server_name extensions
+		}
+		seen = true
 		ll, ok := data.u16()
 		if !ok || ll > len(data) {
-			return "", false
+			return "", false, false
 		}
 		list := data[:ll]
 		for len(list) > 0 {
 			nt, _ := list.u8()
 			nl, ok := list.u16()
 			if !ok || nl > len(list) {
-				return "", false
+				return "", false, false
 			}
-			name := string(list[:nl])
+			if nt == 0 && name == "" {
+				name = string(list[:nl])
+			}
 			list = list[nl:]
-			if nt == 0 {
-				return name, true
-			}
 		}
-		return "", true
 	}
-	return "", true
+	return name, ech, true
 }
 
 // reader consumes big-endian fields from a byte slice.
