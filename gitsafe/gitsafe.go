@@ -174,20 +174,33 @@ func localPush(gitPath, dir string, env, globals, rest []string) bool {
 			break
 		}
 	}
+	g := func(args ...string) []string { return append(append([]string(nil), globals...), args...) }
 	if target == "" {
-		target = "origin" // an unconfigured default remote is origin
-		if b, err := run(gitPath, dir, env, append(append([]string(nil), globals...), "config", "--get", "remote.pushDefault")...); err == nil && b != "" {
-			target = b
+		// git's order for a push with no repository: the current branch's
+		// pushRemote, remote.pushDefault, the branch's remote, origin
+		target = "origin"
+		var keys []string
+		if b, err := run(gitPath, dir, env, g("symbolic-ref", "-q", "--short", "HEAD")...); err == nil && b != "" {
+			keys = append(keys, "branch."+b+".pushRemote", "remote.pushDefault", "branch."+b+".remote")
+		} else {
+			keys = append(keys, "remote.pushDefault")
 		}
-	}
-	urls := []string{target}
-	if !strings.ContainsAny(target, "/:") && target != "." {
-		urls = nil
-		for _, key := range []string{"remote." + target + ".pushurl", "remote." + target + ".url"} {
-			if out, err := run(gitPath, dir, env, append(append([]string(nil), globals...), "config", "--get-all", key)...); err == nil {
-				urls = append(urls, strings.Split(out, "\n")...)
+		for _, key := range keys {
+			if v, err := run(gitPath, dir, env, g("config", "--get", key)...); err == nil && v != "" {
+				target = v
+				break
 			}
 		}
+	}
+	var urls []string
+	if out, err := run(gitPath, dir, env, g("remote", "get-url", "--push", "--all", target)...); err == nil {
+		// a configured remote: its push URLs, insteadOf and
+		// pushInsteadOf applied by git
+		urls = strings.Split(out, "\n")
+	} else {
+		// not a remote: git takes the word for a URL or a path (a
+		// directory named like a remote the repository does not have)
+		urls = rewrites(gitPath, dir, env, globals, target)
 	}
 	for _, u := range urls {
 		u = strings.TrimSpace(u)
@@ -199,6 +212,30 @@ func localPush(gitPath, dir string, env, globals, rest []string) bool {
 		}
 	}
 	return false
+}
+
+// rewrites returns u and what the url.<base>.insteadOf and pushInsteadOf
+// settings whose value starts u make of it (any of them may be the one git
+// uses).
+func rewrites(gitPath, dir string, env, globals []string, u string) []string {
+	out := []string{u}
+	list, err := run(gitPath, dir, env, append(append([]string(nil), globals...), "config", "--get-regexp", "-z", `^url\..*\.(push)?insteadof$`)...)
+	if err != nil {
+		return out
+	}
+	for _, rec := range strings.Split(list, "\x00") {
+		k, v, ok := strings.Cut(rec, "\n")
+		if !ok || v == "" || !strings.HasPrefix(u, v) {
+			continue
+		}
+		lk := strings.ToLower(k)
+		base := k[len("url.") : len(k)-len(".insteadof")]
+		if strings.HasSuffix(lk, ".pushinsteadof") {
+			base = k[len("url.") : len(k)-len(".pushinsteadof")]
+		}
+		out = append(out, base+u[len(v):])
+	}
+	return out
 }
 
 // scpLike reports whether u is git's host:path form (a colon before the
@@ -337,18 +374,30 @@ func checkSubmodules(gitPath, top string, env []string, depth int) error {
 				gd = filepath.Join(wt, gd)
 			}
 		}
-		cfg, err := run(gitPath, top, env, "config", "--file", filepath.Join(gd, "config"), "--list", "--includes", "-z")
-		if err == nil {
-			for _, kv := range strings.Split(cfg, "\x00") {
-				k, v, _ := strings.Cut(kv, "\n")
-				lk := strings.ToLower(k)
-				if lk == "core.hookspath" || lk == "core.fsmonitor" || lk == "core.pager" {
-					continue // overridden: command-line config reaches the submodule's git
+		// the file as it stands, and as git in the submodule reads it:
+		// includeIf conditions (onbranch:, gitdir:) judged against the
+		// submodule's own git directory, not the superproject's
+		var kvs []string
+		if cfg, err := run(gitPath, top, env, "config", "--file", filepath.Join(gd, "config"), "--list", "--includes", "-z"); err == nil {
+			kvs = strings.Split(cfg, "\x00")
+		}
+		if cfg, err := run(gitPath, top, env, "--git-dir="+gd, "config", "--list", "--show-scope", "--includes", "-z"); err == nil {
+			recs := strings.Split(cfg, "\x00")
+			for n := 0; n+1 < len(recs); n += 2 {
+				if recs[n] == "local" || recs[n] == "worktree" {
+					kvs = append(kvs, recs[n+1])
 				}
-				if RunsProgram(lk, v) {
-					return &Refusal{Why: fmt.Sprintf("the config of submodule %s (%s) sets %s = %q, which git would run when it looks into the submodule", path, gd, k, v),
-						Hint: strings.Replace(hintConfig, "KEY", k, 1)}
-				}
+			}
+		}
+		for _, kv := range kvs {
+			k, v, _ := strings.Cut(kv, "\n")
+			lk := strings.ToLower(k)
+			if lk == "core.hookspath" || lk == "core.fsmonitor" || lk == "core.pager" {
+				continue // overridden: command-line config reaches the submodule's git
+			}
+			if RunsProgram(lk, v) {
+				return &Refusal{Why: fmt.Sprintf("the config of submodule %s (%s) sets %s = %q, which git would run when it looks into the submodule", path, gd, k, v),
+					Hint: strings.Replace(hintConfig, "KEY", k, 1)}
 			}
 		}
 		if err := checkSubmodules(gitPath, wt, env, depth+1); err != nil {
@@ -393,7 +442,8 @@ func RunsProgram(k, v string) bool {
 		return !harmlessPager(v)
 	case "core.sshcommand", "core.hookspath", "core.askpass", "core.gitproxy", "core.alternaterefscommand",
 		"diff.external", "credential.helper", "gpg.program", "uploadpack.packobjectshook", "interactive.difffilter",
-		"web.browser", "sendemail.smtpserver", "imap.tunnel", "init.templatedir", "sendemail.tocmd", "sendemail.cccmd":
+		"web.browser", "sendemail.smtpserver", "imap.tunnel", "init.templatedir", "sendemail.tocmd", "sendemail.cccmd",
+		"gpg.ssh.defaultkeycommand", "sendemail.sendmailcmd", "sendemail.headercmd":
 		return true
 	}
 	if strings.HasPrefix(k, "pager.") {
@@ -417,7 +467,8 @@ func RunsProgram(k, v string) bool {
 	}
 	for _, suf := range [...]string{".textconv", ".command", ".driver", ".cmd", ".program", ".helper", ".receivepack",
 		".uploadpack", ".clean", ".smudge", ".process", ".tool", ".path"} {
-		if strings.HasSuffix(k, suf) && (suf != ".path" || strings.HasPrefix(k, "difftool.") || strings.HasPrefix(k, "mergetool.") || strings.HasPrefix(k, "man.")) &&
+		if strings.HasSuffix(k, suf) && (suf != ".path" || strings.HasPrefix(k, "difftool.") || strings.HasPrefix(k, "mergetool.") || strings.HasPrefix(k, "man.") ||
+			strings.HasPrefix(k, "browser.") || strings.HasPrefix(k, "lfs.customtransfer.")) &&
 			(suf != ".tool" || k == "diff.tool" || k == "merge.tool") {
 			return true
 		}
@@ -479,7 +530,7 @@ func CheckArgs(args []string) error {
 		}
 		name, _, _ := strings.Cut(a, "=")
 		long := func(full string) bool {
-			return strings.HasPrefix(name, "--") && len(name) >= 4 && strings.HasPrefix(full, name)
+			return strings.HasPrefix(name, "--") && len(name) >= 3 && strings.HasPrefix(full, name)
 		}
 		switch sub {
 		case "fetch", "pull", "clone", "ls-remote", "archive", "fetch-pack", "submodule":
@@ -490,6 +541,16 @@ func CheckArgs(args []string) error {
 		case "push", "send-pack":
 			if long("--receive-pack") || long("--exec") {
 				return &Refusal{Why: fmt.Sprintf("git %s %s names the program to run on the other side (through ssh or locally)", sub, a), Hint: hintArgs}
+			}
+			if long("--recurse-submodules") {
+				v, ok := strings.CutPrefix(a, name+"=")
+				if !ok && k+1 < len(rest) {
+					v = rest[k+1]
+				}
+				if v != "no" && v != "check" {
+					return &Refusal{Why: fmt.Sprintf("git push %s pushes submodules to their own remotes, with their own config and, on this machine, hooks", a),
+						Hint: "Push each submodule from its own directory, or use --recurse-submodules=check"}
+				}
 			}
 		case "rebase":
 			if long("--exec") || a == "-x" {
@@ -530,6 +591,13 @@ func CheckArgs(args []string) error {
 func checkConfig(kv string) error {
 	k, v, _ := strings.Cut(kv, "=")
 	lk := strings.ToLower(k)
+	for i := 1; i < len(overrides); i += 2 {
+		// a later -c beats the overrides: one of their keys is refused
+		ok, ov, _ := strings.Cut(overrides[i], "=")
+		if strings.ToLower(ok) == lk && v != ov && !(lk == "core.pager" && harmlessPager(v)) {
+			return &Refusal{Why: fmt.Sprintf("-c %s changes a setting guardsh fixes for git outside the sandbox (%s)", kv, overrides[i]), Hint: hintArgs}
+		}
+	}
 	if RunsProgram(lk, v) || strings.HasPrefix(lk, "include") || lk == "core.worktree" || strings.HasPrefix(lk, "protocol.") {
 		return &Refusal{Why: fmt.Sprintf("-c %s makes git run a program or read config from elsewhere", kv), Hint: hintArgs}
 	}

@@ -2,6 +2,7 @@ package guardsh
 
 import (
 	"path"
+	"path/filepath"
 	"slices"
 	"strings"
 )
@@ -623,7 +624,7 @@ func (p *Policy) classified(cx *cmdCtx, c *Command, args []string, depth int, fr
 		// what the program acts on is not known to stay in the sandbox
 		v = verdictOf(idUnknown, j.f.detail, j.eff)
 	}
-	v = p.applyRules(v, args, j.f.id.String())
+	v = p.applyRules(v, c, args, j.f.id.String(), fromInput, depth)
 	if j.hasNested {
 		n := j.nested
 		if j.priv != "" && n.Decision == Deny && (v.Decision != Deny || v.Rule == idModePlan.String()) {
@@ -655,8 +656,12 @@ func (p *Policy) classified(cx *cmdCtx, c *Command, args []string, depth int, fr
 //
 // finding is the built-in rule that asked at this level ("" none): a
 // session approval covers only the finding it was given for, and no option
-// word the human did not see (Rule.Unlocks, Rule.Options).
-func (p *Policy) applyRules(v Verdict, args []string, finding string) Verdict {
+// word the human did not see (Rule.Unlocks, Rule.Options); fromInput: args
+// are completed at run time (xargs), with words nobody saw, which no
+// session approval covers; depth > 0: args run under another program
+// (timeout, sh -c), which is what would be escalated, and an approval of
+// git (escalated as a hardened git) does not cover it.
+func (p *Policy) applyRules(v Verdict, c *Command, args []string, finding string, fromInput bool, depth int) Verdict {
 	if len(p.Rules) == 0 && len(p.Session) == 0 {
 		return v
 	}
@@ -674,7 +679,7 @@ func (p *Policy) applyRules(v Verdict, args []string, finding string) Verdict {
 	if best == nil || best.Decision == Allow {
 		for i := range p.Session {
 			r := &p.Session[i]
-			if (r.matchArgs(norm) || r.matchArgs(basic) || r.matchArgs(args)) && r.approves(args, finding) {
+			if (r.matchArgs(norm) || r.matchArgs(basic) || r.matchArgs(args)) && !fromInput && (depth == 0 || r.Dir == "") && r.approves(c, args, finding) {
 				best = r
 				break
 			}
@@ -772,9 +777,31 @@ func namesOption(prefix []string) bool {
 // built-in rule that asked) is finding: the same finding as the approved
 // command's, and every option or NAME=value word of args one the approved
 // command had. Rules that are not approvals (no Options) cover by prefix.
-func (r *Rule) approves(args []string, finding string) bool {
+func (r *Rule) approves(c *Command, args []string, finding string) bool {
 	if r.Options == nil {
 		return true
+	}
+	if r.Dir != "" && (c == nil || filepath.Clean(c.Dir) != r.Dir) {
+		// git in another directory is another repository, with a config
+		// (remotes, URLs) the human did not see
+		return false
+	}
+	if r.Dir != "" && (len(args) == 0 || filepath.Base(args[0]) != "git") {
+		// an approved git is escalated as git, hardened (gitsafe); under
+		// a wrapper (timeout, env, nice) the escalated program is the
+		// wrapper, and git would run with the repository's hooks
+		return false
+	}
+	for a, n := args, 0; len(a) > 0 && n < 4; n++ {
+		// xargs and parallel add words the human never saw
+		if b := basicArgv(a); len(b) > 0 && (b[0] == "xargs" || b[0] == "parallel") {
+			return false
+		}
+		inner, _, ok := unwrap(basicArgv(a))
+		if !ok || len(inner) >= len(a) {
+			break
+		}
+		a = inner
 	}
 	if finding != "" && finding != r.Unlocks {
 		// asked for another reason than the one approved ("" nothing
@@ -822,6 +849,9 @@ func ApprovalRule(c Command) Rule {
 		return r
 	}
 	name := args[0]
+	if name == "git" && c.Dir != "" {
+		r.Dir = filepath.Clean(c.Dir)
+	}
 	prefix := make([]string, 0, len(args)+1)
 	switch {
 	case name == "git" && len(args) >= 2:

@@ -212,7 +212,9 @@ func TestSessionApprovals(t *testing.T) {
 		allowed []string
 		still   []string // not covered by the approval
 	}{
-		{"git push origin main", "git push origin *", []string{"git push origin feature", "/usr/bin/git push origin x", "timeout 9 git push origin y"}, []string{"git push upstream main", "git push --force origin main",
+		{"git push origin main", "git push origin *", []string{"git push origin feature", "/usr/bin/git push origin x"}, []string{"git push upstream main", "git push --force origin main",
+			// under a wrapper the broker would escalate the wrapper, not a hardened git
+			"timeout 9 git push origin y",
 			// options that run a program, and any option the human never saw
 			"git push origin main --receive-pack=x.py", "git push origin main --exec=x.py", "git push --receive-pack x.py origin main",
 			"git -c core.sshCommand=x.py push origin main", "git -c core.hooksPath=h push origin main", "env GIT_SSH_COMMAND=x.py git push origin main",

@@ -810,6 +810,12 @@ func (cx *cmdCtx) xargs(name string, args []string) {
 		return
 	}
 	i := specXargs.skip(args, 1)
+	if name == "xargs" {
+		// xargs -a FILE: the file's words become the command's arguments
+		if f, ok := optValue(args[1:i], 'a', "arg-file"); ok {
+			cx.read(f)
+		}
+	}
 	inner := []string{"echo"}
 	if i < len(args) {
 		inner = append([]string(nil), args[i:]...)
@@ -1123,7 +1129,14 @@ func hCopy(cx *cmdCtx, name string, args []string) {
 			}
 		}
 	case "ln":
-		// the link target is not touched; the link itself is written
+		// a symbolic link's target is not touched; a hard link is the
+		// same file under a new name, readable where the link is; the
+		// link itself is written
+		if !hasOpt(args[1:], 's', "symbolic") {
+			for _, o := range ops {
+				cx.read(o)
+			}
+		}
 		cx.writeName(dest, false)
 		return
 	default:
@@ -1749,6 +1762,18 @@ func hAwk(cx *cmdCtx, name string, args []string) {
 		switch {
 		case a == "-f" || a == "--file" || strings.HasPrefix(a, "--file=") || strings.HasPrefix(a, "-f") && len(a) > 2:
 			hasProgFile = true
+			f := strings.TrimPrefix(strings.TrimPrefix(a, "--file="), "-f")
+			if (a == "-f" || a == "--file") && k+1 < len(args) {
+				f = args[k+1]
+			}
+			if f == "-" || f == "/dev/stdin" || f == "/dev/fd/0" || f == "/proc/self/fd/0" {
+				// the program is the standard input
+				if text, ok := cx.stdinText(); ok {
+					cx.inlineCode("awk", text)
+				} else {
+					cx.j.other(idInlineCode, "awk -f - runs a program read from standard input, not known before it runs")
+				}
+			}
 		case (a == "-e" || a == "--source") && k+1 < len(args):
 			prog = args[k+1]
 		}
@@ -1823,6 +1848,10 @@ func hSed(cx *cmdCtx, name string, args []string) {
 		if execs {
 			cx.j.other(idInlineCode, "sed e command runs shell commands")
 		}
+		// the r and R commands read a file (to the end of the line)
+		for _, m := range sedRead().FindAllStringSubmatch(s, 8) {
+			cx.read(strings.TrimSpace(m[1]))
+		}
 		for _, w := range writes {
 			cx.write(w, false)
 		}
@@ -1835,6 +1864,10 @@ func hSed(cx *cmdCtx, name string, args []string) {
 		}
 	}
 }
+
+// sedRead matches sed's r and R commands (after an optional address) and
+// their file name.
+var sedRead = lazyRE(`(?m)(?:^|[;{}])\s*(?:(?:\d+|\$|/(?:[^/\\]|\\.)*/)(?:,(?:\d+|\$|/(?:[^/\\]|\\.)*/))?)?\s*!?\s*[rR]\s*([^\n;}]+)`)
 
 // sedEffects finds the e command / s///e flag (run shell commands) and the
 // w command / s///w flag (write files) in a sed script.
@@ -2010,6 +2043,10 @@ func hTar(cx *cmdCtx, name string, args []string) {
 		for _, o := range operands(args[start:], optSpec{short: "CfTXIbHgKLMNV", long: []string{"directory", "file", "exclude", "files-from", "exclude-from", "transform", "owner", "group", "mode", "mtime", "format"}}) {
 			if o != file {
 				cx.readTree(o)
+				// -C DIR: the operands after it are in DIR
+				if hasDir && !strings.HasPrefix(o, "/") && !isDynamic(dir) {
+					cx.readTree(strings.TrimSuffix(dir, "/") + "/" + o)
+				}
 				if removes {
 					p := o
 					if hasDir && !strings.HasPrefix(o, "/") {
@@ -2072,6 +2109,12 @@ func hArchive(cx *cmdCtx, name string, args []string) {
 	}
 	if hasOpt(args[1:], 'c', "stdout", "to-stdout") || hasOpt(args[1:], 'l', "list") || hasOpt(args[1:], 't', "test") {
 		cx.j.kind = kRead
+		if hasOpt(args[1:], 'c', "stdout", "to-stdout") {
+			// the file's contents, compressed or not, on standard output
+			for _, o := range operands(args[1:], optSpec{short: "S", long: []string{"suffix"}}) {
+				cx.read(o)
+			}
+		}
 		return
 	}
 	for _, o := range operands(args[1:], optSpec{short: "S", long: []string{"suffix"}}) {
@@ -2928,8 +2971,10 @@ func hMake(cx *cmdCtx, name string, args []string) {
 		for k, a := range args[1:] {
 			if v, ok := strings.CutPrefix(a, "--eval="); ok {
 				cx.makefileText(v)
-			} else if a == "--eval" && k+2 < len(args) {
-				cx.makefileText(args[k+2])
+			} else if (a == "--eval" || a == "-E") && k+2 < len(args) {
+				cx.makefileText(args[k+2]) // -E is GNU make's --eval
+			} else if v, ok := strings.CutPrefix(a, "-E"); ok && v != "" {
+				cx.makefileText(v)
 			}
 		}
 	}
@@ -2979,6 +3024,10 @@ func hCommandBuiltin(cx *cmdCtx, name string, args []string) {
 	}
 }
 
+// vimShell matches an ex command line that runs a program other than
+// through a leading ! (which hEditor judges as the command it runs).
+var vimShell = lazyRE(`system(list)?\s*\(|(^|[|\s])(r|re|rea|read|w|wr|wri|writ|write|[0-9%,.$]*)\s*!|\bter(m|mi|min|mina|minal)?\b|(^|[|\s])(py|py3|python|python3|pyx|lua|luado|perl|perldo|rub|ruby|rubydo|mz|mzscheme|tcl|tcldo)\b|\bexe(c|cu|cut|cute)?\b|\bjob_start|\bjobstart|\blibcall`)
+
 func hEditor(cx *cmdCtx, name string, args []string) {
 	// interactive editors edit the files they are given
 	cx.j.atLeast(kEdit)
@@ -3023,6 +3072,11 @@ func hEditor(cx *cmdCtx, name string, args []string) {
 		if c, ok := strings.CutPrefix(cmd, "!"); ok {
 			cx.j.other(idInlineCode, name+" runs a shell command: "+c)
 			cx.nestScript(c)
+		} else if cmd != "" && vimShell().MatchString(cmd) {
+			// :call system(...), :r !cmd, :w !cmd, :%!cmd, :terminal,
+			// :py/:lua/:perl/:ruby code: a command of vim's that runs
+			// another program
+			cx.j.other(idInlineCode, name+" -c runs another program: "+displayArg(cmd))
 		}
 	}
 }

@@ -1,6 +1,12 @@
 package guardsh
 
-import "strings"
+import (
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/guardsh/guardsh/gitsafe"
+)
 
 // gitExecKey reports whether setting git config key k (lower case) to v
 // makes git run a program.
@@ -28,7 +34,8 @@ func gitExecKey(k, v string) bool {
 			return true
 		}
 	}
-	return false
+	// and whatever git that guardsh runs outside the sandbox refuses
+	return gitsafe.RunsProgram(k, v)
 }
 
 // hGit judges git: global options, then the subcommand.
@@ -326,6 +333,10 @@ func gitSub(cx *cmdCtx, sub string, rest, lrest []string, cfg map[string]string)
 				cx.writeName(o, false)
 			}
 		case "apply", "am":
+			if sub == "am" && longHas(lrest, "--abort", 4) {
+				// the sequencer's rollback, as git cherry-pick --abort
+				j.other(idGitAbort, "git am --abort")
+			}
 			// the files the patches name (patch file read here; -p1 default)
 			strip := 1
 			if p, ok := optValue(rest, 'p', ""); ok {
@@ -348,6 +359,18 @@ func gitSub(cx *cmdCtx, sub string, rest, lrest []string, cfg map[string]string)
 		case "read-tree":
 			if longHas(lrest, "--reset", 4) && shortHas(rest, 'u') {
 				j.match(idGitResetHard, "git read-tree -u --reset (what git reset --hard does)")
+			}
+		case "revert":
+			// the sequencer's rollback, as git cherry-pick --abort
+			if longHas(lrest, "--abort", 4) {
+				j.other(idGitAbort, "git "+sub+" --abort")
+			}
+		case "repack":
+			// -a -d deletes the old packs with the unreachable objects
+			// in them (-A, --cruft and --keep-unreachable keep those)
+			if shortHas(rest, 'a') && (shortHas(rest, 'd') || longHas(lrest, "--delete", 5)) && !shortHas(rest, 'A') &&
+				!longHas(lrest, "--cruft", 4) && !shortHas(rest, 'k') && !longHas(lrest, "--keep-unreachable", 4) {
+				j.match(idGitGcPrune, "git repack -a -d deletes the unreachable objects in packs (what git gc --prune=now does)")
 			}
 		case "checkout-index":
 			if shortHasA(rest, 'f', "") || longHas(lrest, "--force", 4) {
@@ -580,6 +603,10 @@ func gitSub(cx *cmdCtx, sub string, rest, lrest []string, cfg map[string]string)
 			j.match(idGitSwitchDiscard, "")
 			return
 		}
+		if shortHasA(opts, 'C', "c") || longHas(lrest, "--force-create", 8) {
+			j.other(idGitBranchForce, "git switch -C resets an existing branch (what git branch -f does)")
+			return
+		}
 		j.atLeast(kEdit)
 	case "restore":
 		gitRestore(cx, rest)
@@ -792,13 +819,27 @@ func gitCheckout(cx *cmdCtx, rest, lrest []string) {
 		j.match(idGitCheckoutDiscard, "--pathspec-from-file")
 	case !newBranch && len(pos) >= 2:
 		j.match(idGitCheckoutDiscard, strings.Join(displayArgs(pos[1:], 3), " "))
-	case !newBranch && len(pos) == 1 && pathLike(pos[0]):
+	case !newBranch && len(pos) == 1 && (pathLike(pos[0]) || cx.existingFile(pos[0])):
+		// a bare name that is a file here (Makefile) is a path to git
+		// when no branch has that name
 		j.match(idGitCheckoutDiscard, pos[0])
 	case longHas(lrest, "--ours", 5) || longHas(lrest, "--theirs", 5):
 		j.match(idGitCheckoutDiscard, "--ours/--theirs")
+	case shortHasA(opts, 'B', "b"):
+		j.other(idGitBranchForce, "git checkout -B resets an existing branch (what git branch -f does)")
 	default:
 		j.atLeast(kEdit)
 	}
+}
+
+// existingFile reports whether word names an existing file or directory
+// relative to the command's directory (not a dynamic word, not an option).
+func (cx *cmdCtx) existingFile(word string) bool {
+	if word == "" || isDynamic(word) || strings.HasPrefix(word, "-") || cx.pe.dir == "" {
+		return false
+	}
+	_, err := os.Lstat(filepath.Join(cx.pe.dir, word))
+	return err == nil
 }
 
 func gitConfig(cx *cmdCtx, rest, lrest []string) {

@@ -1,6 +1,8 @@
 package guardsh
 
 import (
+	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 )
@@ -29,6 +31,8 @@ var codeMarkers = []codeMarker{
 	{"popen(", 's'}, {"proc_open", 's'}, {"os.execute", 's'}, {"io.popen", 's'}, {"Runtime.getRuntime", 'a'},
 	{"ProcessBuilder", 'a'}, {"do shell script", 's'}, {"Start-Process", 'a'}, {"Invoke-Expression", 'x'},
 	{"eval(", 'x'}, {"__import__", 'x'}, {"importlib", 'x'}, {"compile(", 'x'}, {"getattr(", 'x'},
+	{"__dict__", 'x'}, {"eval ", 'x'}, {".send(", 'x'}, {"__send__", 'x'}, {"public_send", 'x'}, {"method(:", 'x'},
+	{"readpipe", 's'}, {"create_subprocess_shell", 's'}, {"create_subprocess_exec", 'a'},
 	// lisps (scheme (system "..."), sbcl run-program), erlang/elixir
 	{"(system ", 's'}, {"run-program", 'a'}, {"System.cmd", 'a'}, {"os:cmd", 's'}, {":os.cmd", 's'}, {"open_port", 'a'},
 	{"Port.open", 'a'}, {"System.shell", 's'}, {"Runtime.exec", 'a'}, {".execute()", 'a'},
@@ -54,6 +58,46 @@ var codeMarkers = []codeMarker{
 	{"net/http", 'n'}, {"http://", 'n'}, {"https://", 'n'},
 	// decoding code at run time
 	{"b64decode", 'x'}, {"fromCharCode", 'x'}, {"base64", 'x'}, {"'base64'", 'x'}, {"pack(", 'x'}, {"decode(", 'x'},
+}
+
+// lookupByName are ways to reach a function, a program or native code by a
+// name or value the scanner cannot follow; each asks (code.inline).
+var lookupByName = []struct {
+	lang, what string
+	re         func() *regexp.Regexp
+}{
+	{"python", "looks up a function by name (vars(), __getattribute__)", lazyRE(`\bvars\s*\(|__getattribute__|\bglobals\s*\(\s*\)\s*\[|\blocals\s*\(\s*\)\s*\[`)},
+	{"node", "builds code at run time (Function)", lazyRE(`\bFunction\s*\(`)},
+	{"perl", "runs a program through system/exec { PROGRAM } LIST", lazyRE(`\b(system|exec)\s*\{`)},
+	{"perl", "makes a system call (syscall)", lazyRE(`\bsyscall\b`)},
+	{"ruby", "makes a system call (syscall)", lazyRE(`\bsyscall\b`)},
+	{"php", "calls a function whose name is a variable", lazyRE(`\$[A-Za-z_][A-Za-z0-9_]*\s*\(`)},
+	{"php", "replaces the process with a program (pcntl_exec)", lazyRE(`\bpcntl_exec\b`)},
+	{"lua", "looks up a library function by a computed name", lazyRE(`\b(os|io|package|debug)\s*\[`)},
+	{"awk", "loads a native extension (@load)", lazyRE(`@load\b`)},
+}
+
+// inputInterpreters are interpreters that run the program they read on
+// standard input when given none.
+var inputInterpreters = map[string]bool{"python": true, "python3": true, "python2": true, "perl": true, "ruby": true,
+	"node": true, "php": true, "lua": true, "tclsh": true, "sqlite3": true, "awk": true, "gawk": true}
+
+// stringLiterals returns the values of the string literals in code (the
+// first 64), as scanString reads them.
+func stringLiterals(code string) []string {
+	var out []string
+	for i := 0; i < len(code) && len(out) < 64; {
+		switch code[i] {
+		case '\'', '"', '`':
+			if v, n, ok := scanString(code[i:]); ok && n > 0 {
+				out = append(out, v)
+				i += n
+				continue
+			}
+		}
+		i++
+	}
+	return out
 }
 
 // scanString parses a string literal at s[0] (', ", `, python prefixes)
@@ -328,6 +372,38 @@ func (cx *cmdCtx) inlineCode(lang, code string) {
 	}
 	defer func(prev string) { cx.code = prev }(cx.code)
 	cx.code = code
+	lits := stringLiterals(code)
+	for _, v := range lits {
+		// a literal path to a credential, whatever function it is given
+		// to (shutil.copy, perl's open F, "<", PATH, awk's getline < PATH)
+		if strings.HasPrefix(v, "/") || strings.HasPrefix(v, "~/") {
+			if t := cx.pe.resolve(v); t.abs != "" && cx.pe.credential(t.abs) {
+				cx.read(v)
+			}
+		}
+	}
+	for _, e := range lookupByName {
+		if e.lang == lang && e.re().MatchString(code) {
+			j.other(idInlineCode, lang+" code "+e.what)
+		}
+	}
+	if lang == "perl" {
+		// open(F, "|-", CMD), open(F, "-|", CMD), open(F, "CMD |"),
+		// open(F, "| CMD"): a pipe to or from a shell command
+		for k, v := range lits {
+			t := strings.TrimSpace(v)
+			switch {
+			case t == "|-" || t == "-|":
+				if k+1 < len(lits) {
+					cx.nestScript(lits[k+1])
+				} else {
+					j.other(idInlineCode, "perl code opens a pipe to a command built at run time")
+				}
+			case len(t) > 1 && (strings.HasSuffix(t, "|") || strings.HasPrefix(t, "|")):
+				cx.nestScript(strings.Trim(t, "| "))
+			}
+		}
+	}
 	if lang == "awk" {
 		j.atLeast(kRead)
 		cx.awkCode(code)
@@ -468,6 +544,27 @@ func (cx *cmdCtx) codeCall(lang string, m codeMarker, rest string) {
 			}
 			return
 		}
+		if m.text == "__dict__" && lang == "python" {
+			j.other(idInlineCode, lang+" code looks up a function by name (__dict__)")
+			return
+		}
+		if (m.text == ".send(" || m.text == "__send__" || m.text == "public_send" || m.text == "method(:") && lang == "ruby" {
+			j.other(idInlineCode, lang+" code calls a method by name ("+strings.TrimRight(m.text, "(:")+")")
+			return
+		}
+		if m.text == "eval " && (lang == "perl" || lang == "ruby" || lang == "php") {
+			// eval STRING runs code of the same language
+			if strings.HasPrefix(strings.TrimLeft(rest, " \t"), "{") {
+				return // perl's eval BLOCK
+			}
+			if dyn || len(args) == 0 {
+				j.other(idInlineCode, lang+" code runs code built at run time (eval)")
+			} else if cx.depth < maxDepth {
+				sub := &cmdCtx{p: cx.p, c: cx.c, pe: cx.pe, depth: cx.depth + 1, j: j, fromInput: cx.fromInput, stdin: cx.stdin, code: cx.code}
+				sub.inlineCode(lang, args[0])
+			}
+			return
+		}
 		if m.text == "__import__" || m.text == "importlib" {
 			j.other(idInlineCode, lang+" code imports modules dynamically")
 			return
@@ -487,6 +584,19 @@ func (cx *cmdCtx) codeCall(lang string, m codeMarker, rest string) {
 		}
 		if dyn || len(args) == 0 {
 			j.other(idInlineCode, lang+" code starts a process with a command built at run time ("+strings.TrimRight(m.text, "( ")+")")
+			return
+		}
+		if m.text == "Deno.Command" && !list && len(args) == 1 {
+			// new Deno.Command(program, {args: [...]})
+			if i := strings.Index(rest, "args"); i >= 0 {
+				more, mlist, mdyn := literalArgs(strings.TrimLeft(rest[i+len("args"):], " :\t"))
+				if mdyn || !mlist {
+					j.other(idInlineCode, lang+" code starts a process with arguments built at run time (Deno.Command)")
+					return
+				}
+				args = append(args, more...)
+			}
+			cx.nest(args)
 			return
 		}
 		if (strings.HasPrefix(m.text, "os.exec") || m.text == "os.posix_spawn" || m.text == "os.spawn") && list && len(args) > 1 {
@@ -806,6 +916,37 @@ func (cx *cmdCtx) edScript(name string) {
 	if !ok {
 		cx.j.other(idInlineCode, name+" runs the commands it reads on standard input (! runs shell commands), and they are not known before it runs")
 		return
+	}
+	// the text typed into the buffer (a, i, c up to a line "."), which
+	// w !CMD hands to CMD on its standard input
+	var typed []string
+	in := false
+	for _, line := range strings.Split(text, "\n") {
+		l := strings.TrimSpace(line)
+		if in {
+			if l == "." {
+				in = false
+			} else {
+				typed = append(typed, line)
+			}
+			continue
+		}
+		if c := strings.TrimLeft(l, "0123456789,.$;+- "); c == "a" || c == "i" || c == "c" {
+			in = true
+			continue
+		}
+		if k := strings.IndexByte(l, '!'); k >= 0 {
+			pre := strings.TrimRight(strings.TrimSpace(l[:k]), "0123456789,.$;+- ")
+			pre = strings.TrimLeft(pre, "0123456789,.$;+- ")
+			if f := strings.Fields(l[k+1:]); (pre == "w" || pre == "W") && len(f) > 0 && (shellNames[filepath.Base(f[0])] || inputInterpreters[filepath.Base(f[0])]) {
+				// the buffer is the program of the shell or interpreter
+				if len(typed) > 0 && shellNames[filepath.Base(f[0])] {
+					cx.nestScript(strings.Join(typed, "\n"))
+				} else {
+					cx.j.other(idInlineCode, name+" hands its buffer to "+f[0]+" as a program")
+				}
+			}
+		}
 	}
 	for _, line := range strings.Split(text, "\n") {
 		l := strings.TrimSpace(line)

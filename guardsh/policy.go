@@ -60,6 +60,10 @@ type Rule struct {
 	// its own finding is Unlocks and it has no option word outside Options.
 	Unlocks string   `toml:"-" json:"unlocks,omitempty"`
 	Options []string `toml:"-" json:"options,omitempty"`
+	// Dir, for an approval of git, is the directory it was approved in:
+	// git elsewhere is another repository, with remotes the human did not
+	// see, and the approval does not cover it.
+	Dir string `toml:"-" json:"dir,omitempty"`
 }
 
 // Access is one file access guardsh makes in its own process (a
