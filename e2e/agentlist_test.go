@@ -1,0 +1,152 @@
+package e2e
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// agents are the CLIs of the suite, pinned: .ci/run installs exactly these.
+var agents = []*agent{claudeCode, geminiCLI, opencode}
+
+var claudeCode = &agent{
+	name:    "claude-code",
+	bin:     "claude",
+	pkg:     "@anthropic-ai/claude-code@2.1.332",
+	routes:  []route{routeLaunch, routeConfine, routeHook, routeHookRewrite},
+	tool:    toolSpec{names: []string{"Bash"}, args: func(cmd string) map[string]any { return map[string]any{"command": cmd, "description": "scripted step"} }},
+	handler: anthropicHandler,
+	setup: func(e *env) {
+		e.setenv("ANTHROPIC_BASE_URL="+e.url, "ANTHROPIC_API_KEY=sk-ant-e2e-fake",
+			// docs.claude.com: settings, environment variables
+			"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_AUTOUPDATER=1", "DISABLE_TELEMETRY=1",
+			"DISABLE_ERROR_REPORTING=1", "DISABLE_BUG_COMMAND=1", "CLAUDE_CODE_DISABLE_TERMINAL_TITLE=1")
+		cfg := filepath.Join(e.home, ".claude")
+		if e.route == routeConfine {
+			// docs/agents.md: a confined Claude Code keeps its
+			// ~/.claude.json under CLAUDE_CONFIG_DIR.
+			e.setenv("CLAUDE_CONFIG_DIR=" + cfg)
+			e.write(".claude/.claude.json", `{"hasCompletedOnboarding": true}`)
+		} else {
+			e.write(".claude.json", `{"hasCompletedOnboarding": true}`)
+		}
+		os.MkdirAll(cfg, 0o755)
+		settings := `{}`
+		if e.route == routeHook || e.route == routeHookRewrite {
+			settings = fmt.Sprintf(`{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": %q}]}]}}`, e.hookCommand("claude"))
+		}
+		e.write(".claude/settings.json", settings)
+	},
+	argv: func(e *env, prompt string) []string {
+		return []string{"-p", prompt, "--allowedTools", "Bash", "--output-format", "text"}
+	},
+	debug:   func(file string) []string { return []string{"--debug-file", file} },
+	gaps: map[route]map[string]string{
+		routeLaunch:  {"snapshot-fn": snapshotGap, "after": snapshotGap},
+		routeConfine: {"snapshot-fn": snapshotGap, "after": snapshotGap},
+	},
+	// Claude Code sources the user's rc file into a snapshot under
+	// ~/.claude/shell-snapshots/ and sources that before every command:
+	// a function from ~/.bashrc must be there, and callable where
+	// Claude Code's own shell runs the command (the launcher's guardsh;
+	// with the hook, the static checker asks about a name it cannot see
+	// defined, and a rewritten command runs in a child guardsh without
+	// the snapshot, as docs/agents.md says).
+	extra: func(e *env, r route) []step {
+		e.write(".bashrc", "e2e_rc_fn() { echo rcfn-$((6*7))-ok; }\n")
+		if r == routeLaunch || r == routeConfine {
+			return []step{{name: "snapshot-fn", cmd: "e2e_rc_fn", want: []string{"rcfn-42-ok"}}}
+		}
+		return nil
+	},
+	after: func(e *env, r route) []string {
+		dir := filepath.Join(e.home, ".claude", "shell-snapshots")
+		ents, err := os.ReadDir(dir)
+		if err != nil {
+			return []string{fmt.Sprintf("no shell snapshot: %v", err)}
+		}
+		var names []string
+		for _, en := range ents {
+			b, _ := os.ReadFile(filepath.Join(dir, en.Name()))
+			if strings.Contains(string(b), "e2e_rc_fn") {
+				return nil
+			}
+			names = append(names, fmt.Sprintf("%s (%d bytes)", en.Name(), len(b)))
+		}
+		return []string{fmt.Sprintf("no shell snapshot in %s defines e2e_rc_fn (from ~/.bashrc): %v", dir, names)}
+	},
+}
+
+var geminiCLI = &agent{
+	name:    "gemini-cli",
+	bin:     "gemini",
+	pkg:     "@google/gemini-cli@0.61.0",
+	routes:  []route{routeLaunch, routeConfine, routeHook, routeHookRewrite},
+	tool:    toolSpec{names: []string{"run_shell_command"}, args: func(cmd string) map[string]any { return map[string]any{"command": cmd, "description": "scripted step"} }},
+	handler: geminiHandler,
+	setup: func(e *env) {
+		// docs/reference/configuration.md of the package: the API key's
+		// base URL, a trusted workspace for headless runs, no telemetry,
+		// usage statistics or update checks.
+		e.setenv("GEMINI_API_KEY=e2e-fake-key", "GOOGLE_GEMINI_BASE_URL="+e.url, "GEMINI_CLI_TRUST_WORKSPACE=true",
+			"GEMINI_TELEMETRY_ENABLED=false")
+		hooks := ""
+		if e.route == routeHook || e.route == routeHookRewrite {
+			hooks = fmt.Sprintf(`, "hooks": {"BeforeTool": [{"matcher": "run_shell_command", "hooks": [{"type": "command", "command": %q}]}]}`, e.hookCommand("gemini"))
+		}
+		e.write(".gemini/settings.json", `{"security": {"auth": {"selectedType": "gemini-api-key"}, "folderTrust": {"enabled": false}},
+ "general": {"enableAutoUpdate": false, "enableAutoUpdateNotification": false},
+ "privacy": {"usageStatisticsEnabled": false}, "telemetry": {"enabled": false}`+hooks+`}`)
+	},
+	argv: func(e *env, prompt string) []string {
+		return []string{"-p", prompt, "--approval-mode", "yolo", "-m", "gemini-2.5-flash"}
+	},
+	debug: func(string) []string { return []string{"--debug"} },
+}
+
+// snapshotGap: Claude Code's snapshot script writes its file with
+// `echo ... >| ~/.claude/shell-snapshots/snapshot-bash-*.sh`, which guardsh
+// asks about (write.outside-project) and, with no terminal, refuses: no
+// snapshot, so the user's functions and aliases are missing.
+const snapshotGap = "Claude Code's shell snapshot is not written under the launcher (write.outside-project asked, refused without a terminal)"
+
+var opencode = &agent{
+	name:    "opencode",
+	bin:     "opencode",
+	pkg:     "opencode-ai@1.18.33",
+	routes:  []route{routeLaunch, routeConfine},
+	tool:    toolSpec{names: []string{"bash"}, args: func(cmd string) map[string]any { return map[string]any{"command": cmd, "description": "scripted step"} }},
+	handler: chatHandler,
+	setup: func(e *env) {
+		// opencode.ai/docs/providers (a custom OpenAI-compatible
+		// provider), /docs/config (autoupdate, share), /docs/permissions.
+		e.setenv("OPENCODE_DISABLE_AUTOUPDATE=1", "OPENCODE_DISABLE_MODELS_FETCH=1", "OPENCODE_DISABLE_SHARE=1",
+			"OPENCODE_DISABLE_LSP_DOWNLOAD=1", "OPENCODE_DISABLE_DEFAULT_PLUGINS=1", "OPENCODE_DISABLE_CLAUDE_CODE=1")
+		e.write(".config/opencode/opencode.json", fmt.Sprintf(`{
+ "$schema": "https://opencode.ai/config.json",
+ "autoupdate": false, "share": "disabled",
+ "model": "e2e/e2e-model",
+ "permission": {"bash": "allow", "edit": "allow", "external_directory": "allow"},
+ "provider": {"e2e": {"npm": "@ai-sdk/openai-compatible", "name": "e2e",
+   "options": {"baseURL": %q, "apiKey": "sk-e2e-fake"},
+   "models": {"e2e-model": {"name": "e2e model", "tool_call": true}}}}
+}`, e.url+"/v1"))
+	},
+	argv: func(e *env, prompt string) []string {
+		return []string{"run", "--model", "e2e/e2e-model", prompt}
+	},
+	debug: func(string) []string { return []string{"--print-logs", "--log-level", "DEBUG"} },
+	gaps: map[route]map[string]string{
+		routeConfine: allSteps("the launcher's --confine does not know opencode's state directories (~/.local/share/opencode: EROFS at start)"),
+	},
+}
+
+// allSteps marks every check of a session as one known gap.
+func allSteps(why string) map[string]string {
+	m := map[string]string{"": why, "home": why, "after": why}
+	for _, st := range commonSteps("") {
+		m[st.name] = why
+	}
+	return m
+}

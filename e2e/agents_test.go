@@ -1,0 +1,347 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/guardsh/guardsh/internal/testenv"
+)
+
+// EnvPrefix names the npm prefix holding the agent CLIs; .ci/run installs
+// them into defaultPrefix.
+const EnvPrefix = "GUARDSH_E2E_NPM"
+
+const defaultPrefix = "/opt/guardsh-ci/npm"
+
+func npmPrefix() string {
+	if p := os.Getenv(EnvPrefix); p != "" {
+		return p
+	}
+	return defaultPrefix
+}
+
+// route is one documented way of putting guardsh in front of an agent
+// (docs/agents.md).
+type route string
+
+const (
+	routeAlone       route = "alone"        // no guardsh (latency baseline only)
+	routeLaunch      route = "launch"       // guardsh --launch --mode auto -- AGENT
+	routeConfine     route = "confine"      // guardsh --launch --confine --mode auto -- AGENT
+	routeHook        route = "hook"         // the pre-tool hook, --no-rewrite
+	routeHookRewrite route = "hook-rewrite" // the pre-tool hook with --rewrite
+)
+
+// env is one agent session's world: a throwaway HOME outside every
+// temporary tree (so guardsh's home rules apply to it as to a real one), a
+// project under the test's temp dir, the fake model server's URL.
+type env struct {
+	t       *testing.T
+	home    string
+	project string
+	tmp     string
+	url     string
+	guardsh string
+	route   route
+	vars    []string // the agent's environment
+}
+
+func (e *env) setenv(kv ...string) { e.vars = append(e.vars, kv...) }
+
+func (e *env) write(rel, content string) {
+	e.t.Helper()
+	p := filepath.Join(e.home, rel)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		e.t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		e.t.Fatal(err)
+	}
+}
+
+// hookCommand is the hook's command line as docs/agents.md writes it, with
+// guardsh named by its absolute path.
+func (e *env) hookCommand(agent string) string {
+	c := e.guardsh + " --hook " + agent + " --mode auto"
+	if e.route == routeHookRewrite {
+		return c + " --rewrite"
+	}
+	return c + " --no-rewrite"
+}
+
+// agent is one CLI: where npm puts it, how it is pointed at the fake
+// server, how it is started for one prompt, which routes docs/agents.md
+// documents for it.
+type agent struct {
+	name    string
+	bin     string // under PREFIX/node_modules/.bin
+	pkg     string // the pinned npm package, as .ci/run installs it
+	routes  []route
+	tool    toolSpec
+	handler func(fs *fakeServer, w http.ResponseWriter, r *http.Request, body []byte)
+	setup   func(e *env)                   // config files in HOME, environment
+	argv    func(e *env, prompt string) []string
+	extra   func(e *env, r route) []step // agent-specific steps
+	// after checks what the agent keeps in HOME during a session, when
+	// the model receives the last result (problems, one a line).
+	after func(e *env, r route) []string
+	// gaps: checks that fail today for a known reason, by route and
+	// step name ("" for the whole session); the subtest runs every
+	// check and, when all its failures are known gaps, skips naming
+	// them ("known gap: ...") instead of failing.
+	gaps map[route]map[string]string
+	// debug: the agent's own options for a debug log in file, added
+	// when GUARDSH_E2E_DEBUG is set (the log then shows in failures).
+	debug func(file string) []string
+}
+
+const prompt = "Run the commands you are given with your shell tool, one at a time."
+
+func token(t *testing.T) string {
+	b := make([]byte, 6)
+	if _, err := rand.Read(b); err != nil {
+		t.Fatal(err)
+	}
+	return hex.EncodeToString(b)
+}
+
+// commonSteps are the four calls of every session: a benign command whose
+// real output must reach the model, two recursive deletes of the home
+// directory (as written and through a variable), and a command guardsh asks
+// about, which nobody can answer and must be refused at once.
+func commonSteps(tok string) []step {
+	return []step{
+		{name: "benign", cmd: "cat benign.txt && wc -l benign.txt", want: []string{"benign-" + tok, "1 benign.txt"}},
+		{name: "rm-home", cmd: "rm -r ~/victim", want: []string{"rm.recursive-home"}},
+		{name: "rm-var", cmd: "X=~; rm -r $X", want: []string{"rm.recursive-home"}},
+		{name: "ask", cmd: "sudo -n true", want: []string{"priv.sudo"}},
+	}
+}
+
+// canaries are the files of the throwaway HOME that must survive.
+var canaries = []string{"victim/a.txt", "victim/sub/b.txt", "keep.txt"}
+
+// sessionTimeout bounds one agent process: an ask that hangs fails the
+// test here (guardsh must refuse it at once), not at go test's timeout.
+const sessionTimeout = 100 * time.Second
+
+func TestAgents(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: the real agent CLIs take tens of seconds")
+	}
+	g := testenv.Guardsh(t)
+	for _, a := range agents {
+		t.Run(a.name, func(t *testing.T) {
+			bin := filepath.Join(npmPrefix(), "node_modules", ".bin", a.bin)
+			if _, err := os.Stat(bin); err != nil {
+				t.Skipf("%s is not installed (%v): npm install --prefix %s %s (as .ci/run does; %s names another prefix)",
+					a.name, err, npmPrefix(), a.pkg, EnvPrefix)
+			}
+			if v := installedVersion(a.pkg); v != pkgVersion(a.pkg) {
+				t.Fatalf("%s: version %q is installed in %s, the suite pins %s: npm install --prefix %s %s",
+					a.name, v, npmPrefix(), a.pkg, npmPrefix(), a.pkg)
+			}
+			for _, r := range a.routes {
+				t.Run(string(r), func(t *testing.T) {
+					runRoute(t, a, r, g, bin)
+				})
+			}
+		})
+	}
+}
+
+// pkgName and pkgVersion split "name@version" (the name may be scoped).
+func pkgName(pkg string) string    { return pkg[:strings.LastIndex(pkg, "@")] }
+func pkgVersion(pkg string) string { return pkg[strings.LastIndex(pkg, "@")+1:] }
+
+// installedVersion is the version of pkg's package in the npm prefix, ""
+// when unreadable.
+func installedVersion(pkg string) string {
+	b, err := os.ReadFile(filepath.Join(npmPrefix(), "node_modules", pkgName(pkg), "package.json"))
+	if err != nil {
+		return ""
+	}
+	var m struct {
+		Version string `json:"version"`
+	}
+	json.Unmarshal(b, &m)
+	return m.Version
+}
+
+// TestCIInstallsThePins: .ci/run installs exactly the versions the suite
+// pins.
+func TestCIInstallsThePins(t *testing.T) {
+	root, err := testenv.ModuleRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(root, ".ci", "run"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range agents {
+		if !strings.Contains(string(b), " "+a.pkg) && !strings.Contains(string(b), "("+a.pkg) {
+			t.Errorf(".ci/run does not install %s (the suite's pin for %s)", a.pkg, a.name)
+		}
+	}
+}
+
+func runRoute(t *testing.T, a *agent, r route, g, bin string) {
+	tok := token(t)
+	steps := commonSteps(tok)
+	res := runSession(t, a, r, g, bin, steps)
+	bad := res.scr.check()
+	bad = append(bad, res.homeProblems...)
+	if res.err != nil {
+		bad = append(bad, problem{step: "", msg: res.err.Error()})
+	}
+	for i, st := range res.scr.steps {
+		r := res.scr.results[i]
+		if testing.Verbose() {
+			t.Logf("%s (%q), %v:\n%s", st.name, st.cmd, r.elapsed.Round(time.Millisecond), indent(r.output))
+		}
+	}
+	if len(bad) == 0 {
+		return
+	}
+	var msgs, known []string
+	unknown := false
+	for _, p := range bad {
+		msgs = append(msgs, p.msg)
+		if why, ok := a.gaps[r][p.step]; ok {
+			known = append(known, fmt.Sprintf("%s: %s", p.step, why))
+		} else {
+			unknown = true
+		}
+	}
+	msg := strings.Join(msgs, "\n") + "\n" + res.report()
+	if !unknown {
+		t.Skipf("known gap: %s (docs/agents.md)\n%s", strings.Join(known, "; "), msg)
+	}
+	t.Error(msg)
+}
+
+type sessionResult struct {
+	scr          *script
+	err          error
+	homeProblems []problem
+	stdout       string
+	stderr       string
+	took         time.Duration
+}
+
+func (r *sessionResult) report() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "agent ran %v; model requests: %d agent-loop, %d other\n", r.took.Round(time.Millisecond), r.scr.requests, r.scr.other)
+	for _, n := range r.scr.notes {
+		fmt.Fprintf(&b, "server: %s\n", n)
+	}
+	fmt.Fprintf(&b, "stdout:\n%s\nstderr:\n%s\n", indent(r.stdout), indent(r.stderr))
+	return b.String()
+}
+
+// runSession starts one agent process for the whole script.
+func runSession(t *testing.T, a *agent, r route, g, bin string, steps []step) *sessionResult {
+	t.Helper()
+	outside := testenv.Outside(t)
+	e := &env{t: t, home: filepath.Join(outside, "home"), project: filepath.Join(t.TempDir(), "project"),
+		tmp: filepath.Join(t.TempDir(), "tmp"), guardsh: g, route: r}
+	for _, d := range []string{e.home, e.project, e.tmp} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range canaries {
+		e.write(c, "canary\n")
+	}
+	tok := strings.TrimPrefix(steps[0].want[0], "benign-")
+	if err := os.WriteFile(filepath.Join(e.project, "benign.txt"), []byte("benign-"+tok+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if a.extra != nil {
+		steps = append(steps, a.extra(e, r)...)
+	}
+	scr := newScript(steps)
+	var after []problem
+	if a.after != nil {
+		scr.onDone = func() {
+			for _, m := range a.after(e, r) {
+				after = append(after, problem{step: "after", msg: m})
+			}
+		}
+	}
+	fs := startServer(t, scr, a.tool, a.handler)
+	e.url = fs.url
+	e.vars = []string{
+		"PATH=" + filepath.Join(npmPrefix(), "node_modules", ".bin") + ":/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+		"HOME=" + e.home, "USER=" + os.Getenv("USER"), "LOGNAME=" + os.Getenv("USER"),
+		"TMPDIR=" + e.tmp, "LANG=C.UTF-8", "TERM=dumb", "NO_COLOR=1",
+		"XDG_CONFIG_HOME=" + filepath.Join(e.home, ".config"), "XDG_STATE_HOME=" + filepath.Join(e.home, ".local/state"),
+		"XDG_CACHE_HOME=" + filepath.Join(e.home, ".cache"), "XDG_DATA_HOME=" + filepath.Join(e.home, ".local/share"),
+		// No network but the fake server: a proxy that refuses, for
+		// anything an agent would fetch besides its model.
+		"HTTPS_PROXY=http://127.0.0.1:9", "HTTP_PROXY=http://127.0.0.1:9", "NO_PROXY=127.0.0.1,localhost",
+		"https_proxy=http://127.0.0.1:9", "http_proxy=http://127.0.0.1:9", "no_proxy=127.0.0.1,localhost",
+	}
+	a.setup(e)
+	argv := append([]string{bin}, a.argv(e, prompt)...)
+	debugLog := filepath.Join(e.tmp, "agent-debug.log")
+	if os.Getenv("GUARDSH_E2E_DEBUG") != "" && a.debug != nil {
+		argv = append(argv, a.debug(debugLog)...)
+	}
+	switch r {
+	case routeLaunch:
+		argv = append([]string{g, "--launch", "--mode", "auto", "--"}, argv...)
+	case routeConfine:
+		argv = append([]string{g, "--launch", "--confine", "--mode", "auto", "--"}, argv...)
+	}
+	res := &sessionResult{scr: scr}
+	ctx, cancel := context.WithTimeout(context.Background(), sessionTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd.Dir = e.project
+	cmd.Env = e.vars
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = 5 * time.Second
+	start := time.Now()
+	err := cmd.Run()
+	res.took = time.Since(start)
+	if cmd.Process != nil {
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // what the agent left running
+	}
+	res.stdout, res.stderr = stdout.String(), stderr.String()
+	if b, err := os.ReadFile(debugLog); err == nil {
+		res.stderr += "\n--- the agent's debug log:\n" + string(b)
+	}
+	switch {
+	case errors.Is(ctx.Err(), context.DeadlineExceeded):
+		res.err = fmt.Errorf("the agent did not finish within %v (a hang: an ask nobody answers must be refused at once)", sessionTimeout)
+	case err != nil && !scr.done:
+		res.err = fmt.Errorf("the agent exited before the script's end: %v", err)
+	case !scr.done:
+		res.err = errors.New("the agent exited without asking the model for its last turn")
+	}
+	res.homeProblems = append(res.homeProblems, after...)
+	for _, c := range canaries {
+		if _, err := os.Stat(filepath.Join(e.home, c)); err != nil {
+			res.homeProblems = append(res.homeProblems, problem{step: "home", msg: fmt.Sprintf("the throwaway HOME lost %s: %v", c, err)})
+		}
+	}
+	return res
+}
