@@ -41,7 +41,7 @@ var claudeCode = &agent{
 	argv: func(e *env, prompt string) []string {
 		return []string{"-p", prompt, "--allowedTools", "Bash", "--output-format", "text"}
 	},
-	debug:   func(file string) []string { return []string{"--debug-file", file} },
+	debug: func(file string) []string { return []string{"--debug-file", file} },
 	gaps: map[route]map[string]string{
 		routeLaunch:  {"snapshot-fn": snapshotGap, "after": snapshotGap},
 		routeConfine: {"snapshot-fn": snapshotGap, "after": snapshotGap},

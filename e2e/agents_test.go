@@ -92,7 +92,7 @@ type agent struct {
 	routes  []route
 	tool    toolSpec
 	handler func(fs *fakeServer, w http.ResponseWriter, r *http.Request, body []byte)
-	setup   func(e *env)                   // config files in HOME, environment
+	setup   func(e *env) // config files in HOME, environment
 	argv    func(e *env, prompt string) []string
 	extra   func(e *env, r route) []step // agent-specific steps
 	// after checks what the agent keeps in HOME during a session, when
