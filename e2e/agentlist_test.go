@@ -8,14 +8,16 @@ import (
 )
 
 // agents are the CLIs of the suite, pinned: .ci/run installs exactly these.
-var agents = []*agent{claudeCode, geminiCLI, opencode}
+var agents = []*agent{claudeCode, geminiCLI, codex, opencode, pi, qwenCode}
 
 var claudeCode = &agent{
-	name:    "claude-code",
-	bin:     "claude",
-	pkg:     "@anthropic-ai/claude-code@2.1.332",
-	routes:  []route{routeLaunch, routeConfine, routeHook, routeHookRewrite},
-	tool:    toolSpec{names: []string{"Bash"}, args: func(cmd string) map[string]any { return map[string]any{"command": cmd, "description": "scripted step"} }},
+	name:   "claude-code",
+	bin:    "claude",
+	pkg:    "@anthropic-ai/claude-code@2.1.332",
+	routes: []route{routeLaunch, routeConfine, routeHook, routeHookRewrite},
+	tool: toolSpec{names: []string{"Bash"}, args: func(_, cmd string) map[string]any {
+		return map[string]any{"command": cmd, "description": "scripted step"}
+	}},
 	handler: anthropicHandler,
 	setup: func(e *env) {
 		e.setenv("ANTHROPIC_BASE_URL="+e.url, "ANTHROPIC_API_KEY=sk-ant-e2e-fake",
@@ -79,11 +81,13 @@ var claudeCode = &agent{
 }
 
 var geminiCLI = &agent{
-	name:    "gemini-cli",
-	bin:     "gemini",
-	pkg:     "@google/gemini-cli@0.61.0",
-	routes:  []route{routeLaunch, routeConfine, routeHook, routeHookRewrite},
-	tool:    toolSpec{names: []string{"run_shell_command"}, args: func(cmd string) map[string]any { return map[string]any{"command": cmd, "description": "scripted step"} }},
+	name:   "gemini-cli",
+	bin:    "gemini",
+	pkg:    "@google/gemini-cli@0.61.0",
+	routes: []route{routeLaunch, routeConfine, routeHook, routeHookRewrite},
+	tool: toolSpec{names: []string{"run_shell_command"}, args: func(_, cmd string) map[string]any {
+		return map[string]any{"command": cmd, "description": "scripted step"}
+	}},
 	handler: geminiHandler,
 	setup: func(e *env) {
 		// docs/reference/configuration.md of the package: the API key's
@@ -112,11 +116,13 @@ var geminiCLI = &agent{
 const snapshotGap = "Claude Code's shell snapshot is not written under the launcher (write.outside-project asked, refused without a terminal)"
 
 var opencode = &agent{
-	name:    "opencode",
-	bin:     "opencode",
-	pkg:     "opencode-ai@1.18.33",
-	routes:  []route{routeLaunch, routeConfine},
-	tool:    toolSpec{names: []string{"bash"}, args: func(cmd string) map[string]any { return map[string]any{"command": cmd, "description": "scripted step"} }},
+	name:   "opencode",
+	bin:    "opencode",
+	pkg:    "opencode-ai@1.18.33",
+	routes: []route{routeLaunch, routeConfine},
+	tool: toolSpec{names: []string{"bash"}, args: func(_, cmd string) map[string]any {
+		return map[string]any{"command": cmd, "description": "scripted step"}
+	}},
 	handler: chatHandler,
 	setup: func(e *env) {
 		// opencode.ai/docs/providers (a custom OpenAI-compatible
@@ -150,3 +156,128 @@ func allSteps(why string) map[string]string {
 	}
 	return m
 }
+
+var pi = &agent{
+	name:    "pi",
+	bin:     "pi",
+	pkg:     "@mariozechner/pi-coding-agent@0.73.1",
+	routes:  []route{routeLaunch, routeConfine},
+	tool:    toolSpec{names: []string{"bash"}, args: func(_, cmd string) map[string]any { return map[string]any{"command": cmd} }},
+	handler: chatHandler,
+	setup: func(e *env) {
+		// docs/models.md (a custom provider in ~/.pi/agent/models.json),
+		// docs/settings.md (PI_OFFLINE: no update checks or telemetry).
+		e.setenv("PI_OFFLINE=1", "PI_SKIP_VERSION_CHECK=1")
+		e.write(".pi/agent/models.json", fmt.Sprintf(`{"providers": {"e2e": {"baseUrl": %q, "api": "openai-completions", "apiKey": "sk-e2e-fake",
+ "compat": {"supportsDeveloperRole": false, "supportsReasoningEffort": false},
+ "models": [{"id": "e2e-model", "name": "e2e model", "reasoning": false}]}}}`, e.url+"/v1"))
+		e.write(".pi/agent/settings.json", `{"enableInstallTelemetry": false}`)
+	},
+	argv: func(e *env, prompt string) []string {
+		return []string{"--offline", "--provider", "e2e", "--model", "e2e-model", "-p", prompt}
+	},
+	gaps: map[route]map[string]string{
+		routeLaunch:  {"rm-home": piBinBash, "rm-var": piBinBash, "ask": piBinBash, "home": piBinBash},
+		routeConfine: allSteps("pi does not start under --confine: ~/.pi/agent/sessions is not writable"),
+	},
+}
+
+// piBinBash: pi's bash tool runs /bin/bash by absolute path, which the
+// launcher's PATH shim does not replace.
+const piBinBash = "pi runs /bin/bash by absolute path, past the launcher's PATH shim"
+
+var qwenCode = &agent{
+	name:   "qwen-code",
+	bin:    "qwen",
+	pkg:    "@qwen-code/qwen-code@0.24.4",
+	routes: []route{routeLaunch, routeConfine},
+	tool: toolSpec{names: []string{"run_shell_command"}, args: func(_, cmd string) map[string]any {
+		return map[string]any{"command": cmd, "description": "scripted step", "is_background": false}
+	}},
+	handler: chatHandler,
+	setup: func(e *env) {
+		// bundled/qc-helper/docs/configuration/settings.md and auth.md
+		// of the package: an OpenAI-compatible provider by flags, no
+		// usage statistics, telemetry or update checks.
+		e.write(".qwen/settings.json", `{"general": {"enableAutoUpdate": false}, "privacy": {"usageStatisticsEnabled": false},
+ "telemetry": {"enabled": false}, "security": {"folderTrust": {"enabled": false}}}`)
+	},
+	gaps: map[route]map[string]string{
+		routeConfine: allSteps("qwen-code does not start under --confine: ~/.qwen is not writable (mkdir ~/.qwen/extensions: ENOENT)"),
+	},
+	argv: func(e *env, prompt string) []string {
+		return []string{"--auth-type", "openai", "--openai-api-key", "sk-e2e-fake", "--openai-base-url", e.url + "/v1",
+			"-m", "e2e-model", "--yolo", prompt}
+	},
+	debug: func(string) []string { return []string{"--debug"} },
+}
+
+var codex = &agent{
+	name:   "codex",
+	bin:    "codex",
+	pkg:    "@openai/codex@0.171.0",
+	routes: []route{routeLaunch, routeConfine, routeHook, routeHookRewrite},
+	// Codex's models (gpt-6.2-sol is the first of its catalogue) get
+	// "code mode": one freeform tool, exec, running JavaScript that calls
+	// the nested tools, the shell among them as exec_command ({cmd}); a
+	// model outside the catalogue gets exec_command as a function.
+	tool: toolSpec{names: []string{"exec", "exec_command", "shell_command"}, args: func(tool, cmd string) map[string]any {
+		switch tool {
+		case "exec":
+			return map[string]any{"input": fmt.Sprintf("const r = await tools.exec_command({cmd: %s, yield_time_ms: 30000});\n"+
+				"text(typeof r === \"string\" ? r : (r.output ?? \"\") + \"\\nexit_code: \" + r.exit_code);\n", mustJSON(cmd))}
+		case "exec_command":
+			return map[string]any{"cmd": cmd}
+		}
+		return map[string]any{"command": cmd}
+	}},
+	handler: responsesHandler,
+	setup: func(e *env) {
+		// developers.openai.com/codex/config-reference: a model provider
+		// speaking the Responses API, no update check, no analytics.
+		e.setenv("E2E_OPENAI_KEY=sk-e2e-fake", "CODEX_HOME="+filepath.Join(e.home, ".codex"))
+		e.write(".codex/config.toml", fmt.Sprintf(`model = "gpt-6.2-sol"
+model_provider = "e2e"
+approval_policy = "never"
+check_for_update_on_startup = false
+
+[analytics]
+enabled = false
+
+[model_providers.e2e]
+name = "e2e"
+base_url = %q
+env_key = "E2E_OPENAI_KEY"
+wire_api = "responses"
+`, e.url+"/v1"))
+		if e.route == routeHook || e.route == routeHookRewrite {
+			// docs/agents.md: ~/.codex/hooks.json, the shape of Claude
+			// Code's (the set-up given there has --rewrite).
+			e.write(".codex/hooks.json", fmt.Sprintf(`{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": %q}]}]}}`,
+				e.hookCommand("codex")))
+		}
+	},
+	argv: func(e *env, prompt string) []string {
+		return []string{"exec", "--skip-git-repo-check", prompt}
+	},
+	gaps: map[route]map[string]string{
+		routeLaunch:      {"rm-home": codexBinBash, "rm-var": codexBinBash, "ask": codexBinBash},
+		routeConfine:     allSteps(codexNested),
+		routeHook:        {"rm-home": codexHookTrust, "rm-var": codexHookTrust, "ask": codexHookTrust},
+		routeHookRewrite: {"rm-home": codexHookTrust, "rm-var": codexHookTrust, "ask": codexHookTrust},
+	},
+}
+
+// codexBinBash: Codex's exec_command runs the login shell /etc/passwd
+// names by absolute path (/bin/bash -lc), past the launcher's PATH shim;
+// only Codex's own read-only sandbox stops the deletes (EROFS), and no
+// guardsh rule reaches the model.
+const codexBinBash = "Codex runs the login shell by absolute path (/bin/bash -lc), past the launcher's PATH shim"
+
+// codexNested: under --confine, Codex's own sandbox cannot start (bwrap:
+// no new namespaces inside guardsh's sandbox), so every command fails.
+const codexNested = "under --confine Codex's own sandbox (bwrap) cannot create its namespaces: every command fails"
+
+// codexHookTrust: Codex runs a hooks.json hook only once the user trusted
+// it; the set-up docs/agents.md gives is silently inert.
+const codexHookTrust = "Codex requires hook trust: the hooks.json of docs/agents.md is silently inert"

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -26,7 +27,7 @@ type fakeServer struct {
 // arguments for a command.
 type toolSpec struct {
 	names []string
-	args  func(cmd string) map[string]any
+	args  func(tool, cmd string) map[string]any
 }
 
 func (ts toolSpec) pick(offered []string) string {
@@ -190,7 +191,7 @@ func anthropicHandler(fs *fakeServer, w http.ResponseWriter, r *http.Request, bo
 		blocks = append(blocks, map[string]any{"type": "text", "text": finalText})
 	} else {
 		stop = "tool_use"
-		blocks = append(blocks, map[string]any{"type": "tool_use", "id": callID(i), "name": tool, "input": fs.tool.args(fs.scr.steps[i].cmd)})
+		blocks = append(blocks, map[string]any{"type": "tool_use", "id": callID(i), "name": tool, "input": fs.tool.args(tool, fs.scr.steps[i].cmd)})
 	}
 	msgID := fmt.Sprintf("msg_e2e_%d", fs.n.Add(1))
 	usage := map[string]any{"input_tokens": 100, "output_tokens": 1, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}
@@ -294,7 +295,7 @@ func geminiHandler(fs *fakeServer, w http.ResponseWriter, r *http.Request, body 
 	} else if i := fs.scr.next(results); i < 0 {
 		parts = []map[string]any{{"text": finalText}}
 	} else {
-		parts = []map[string]any{{"functionCall": map[string]any{"id": callID(i), "name": tool, "args": fs.tool.args(fs.scr.steps[i].cmd)}}}
+		parts = []map[string]any{{"functionCall": map[string]any{"id": callID(i), "name": tool, "args": fs.tool.args(tool, fs.scr.steps[i].cmd)}}}
 	}
 	resp := map[string]any{
 		"candidates":    []any{map[string]any{"content": map[string]any{"role": "model", "parts": parts}, "finishReason": "STOP", "index": 0}},
@@ -371,7 +372,7 @@ func chatHandler(fs *fakeServer, w http.ResponseWriter, r *http.Request, body []
 	} else {
 		finish = "tool_calls"
 		delta = map[string]any{"role": "assistant", "content": nil, "tool_calls": []any{map[string]any{"index": 0, "id": callID(i), "type": "function",
-			"function": map[string]any{"name": tool, "arguments": mustJSON(fs.tool.args(fs.scr.steps[i].cmd))}}}}
+			"function": map[string]any{"name": tool, "arguments": mustJSON(fs.tool.args(tool, fs.scr.steps[i].cmd))}}}}
 	}
 	usage := map[string]any{"prompt_tokens": 100, "completion_tokens": 10, "total_tokens": 110}
 	if !req.Stream {
@@ -396,4 +397,112 @@ func chatHandler(fs *fakeServer, w http.ResponseWriter, r *http.Request, body []
 	sse(w, "", chunk(delta, nil, nil))
 	sse(w, "", chunk(map[string]any{}, finish, usage))
 	fmt.Fprint(w, "data: [DONE]\n\n")
+}
+
+// ---- OpenAI Responses API (Codex CLI) ----
+
+// responsesHandler speaks POST /v1/responses with "stream": true: the
+// response.created, response.output_item.added/done and response.completed
+// events, a function_call item (call_id, name, arguments) for each step;
+// the results come back as function_call_output input items.
+func responsesHandler(fs *fakeServer, w http.ResponseWriter, r *http.Request, body []byte) {
+	if strings.HasSuffix(r.URL.Path, "/models") {
+		fs.scr.countOther()
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprint(w, `{"object": "list", "data": [{"id": "e2e-model", "object": "model", "owned_by": "e2e"}], "models": []}`)
+		return
+	}
+	if !strings.HasSuffix(r.URL.Path, "/responses") {
+		fs.scr.note("responses: unexpected %s %s", r.Method, r.URL.Path)
+		http.NotFound(w, r)
+		return
+	}
+	var req struct {
+		Model string           `json:"model"`
+		Input []map[string]any `json:"input"`
+		Tools []map[string]any `json:"tools"`
+	}
+	if err := json.Unmarshal(body, &req); err != nil {
+		fs.scr.note("responses: bad request body: %v", err)
+		http.Error(w, err.Error(), 400)
+		return
+	}
+	var offered []string
+	custom := map[string]bool{} // freeform tools: called with custom_tool_call
+	var collect func(ts []any)
+	collect = func(ts []any) {
+		for _, x := range ts {
+			t, _ := x.(map[string]any)
+			if t["type"] == "namespace" {
+				sub, _ := t["tools"].([]any)
+				collect(sub)
+				continue
+			}
+			if n, ok := t["name"].(string); ok {
+				offered = append(offered, n)
+				if t["type"] == "custom" {
+					custom[n] = true
+				}
+			}
+		}
+	}
+	for _, t := range req.Tools {
+		collect([]any{t})
+	}
+	// Codex's code mode: the tools come as an additional_tools input
+	// item, the shell among the nested tools of the freeform "exec".
+	for _, it := range req.Input {
+		if it["type"] == "additional_tools" {
+			ts, _ := it["tools"].([]any)
+			collect(ts)
+		}
+	}
+	tool := fs.tool.pick(offered)
+	if os.Getenv("GUARDSH_E2E_DEBUG") != "" {
+		for _, t := range req.Tools {
+			if t["name"] == tool {
+				fs.scr.note("responses: tools offered %v; %s is %s", offered, tool, mustJSON(t))
+			}
+		}
+	}
+	results := map[int]string{}
+	for _, it := range req.Input {
+		if it["type"] == "function_call_output" || it["type"] == "custom_tool_call_output" {
+			id, _ := it["call_id"].(string)
+			results[stepOf(id)] = textOf(it["output"])
+		}
+	}
+	n := fs.n.Add(1)
+	var item map[string]any
+	if tool == "" {
+		fs.scr.countOther()
+		fs.scr.note("responses: no shell tool among %v", offered)
+		if d := os.Getenv("GUARDSH_E2E_DUMP"); d != "" {
+			os.WriteFile(d, body, 0o644)
+		}
+		item = map[string]any{"type": "message", "role": "assistant", "id": fmt.Sprintf("msg_e2e_%d", n), "status": "completed",
+			"content": []any{map[string]any{"type": "output_text", "text": "ok", "annotations": []any{}}}}
+	} else if i := fs.scr.next(results); i < 0 {
+		item = map[string]any{"type": "message", "role": "assistant", "id": fmt.Sprintf("msg_e2e_%d", n), "status": "completed",
+			"content": []any{map[string]any{"type": "output_text", "text": finalText, "annotations": []any{}}}}
+	} else {
+		if custom[tool] {
+			in, _ := fs.tool.args(tool, fs.scr.steps[i].cmd)["input"].(string)
+			item = map[string]any{"type": "custom_tool_call", "id": fmt.Sprintf("ctc_e2e_%d", n), "call_id": callID(i), "name": tool,
+				"input": in, "status": "completed"}
+		} else {
+			item = map[string]any{"type": "function_call", "id": fmt.Sprintf("fc_e2e_%d", n), "call_id": callID(i), "name": tool,
+				"arguments": mustJSON(fs.tool.args(tool, fs.scr.steps[i].cmd)), "status": "completed"}
+		}
+	}
+	respID := fmt.Sprintf("resp_e2e_%d", n)
+	sseHeaders(w)
+	sse(w, "response.created", map[string]any{"type": "response.created", "response": map[string]any{"id": respID, "object": "response",
+		"status": "in_progress", "model": req.Model, "output": []any{}}})
+	sse(w, "response.output_item.added", map[string]any{"type": "response.output_item.added", "output_index": 0, "item": item})
+	sse(w, "response.output_item.done", map[string]any{"type": "response.output_item.done", "output_index": 0, "item": item})
+	sse(w, "response.completed", map[string]any{"type": "response.completed", "response": map[string]any{"id": respID, "object": "response",
+		"status": "completed", "model": req.Model, "output": []any{item},
+		"usage": map[string]any{"input_tokens": 100, "input_tokens_details": map[string]any{"cached_tokens": 0},
+			"output_tokens": 10, "output_tokens_details": map[string]any{"reasoning_tokens": 0}, "total_tokens": 110}}})
 }
