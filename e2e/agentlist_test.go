@@ -84,7 +84,7 @@ var geminiCLI = &agent{
 	name:   "gemini-cli",
 	bin:    "gemini",
 	pkg:    "@google/gemini-cli@0.61.0",
-	routes: []route{routeLaunch, routeConfine, routeHook, routeHookRewrite},
+	routes: []route{routeLaunch, routeLaunchPTY, routeConfine, routeHook, routeHookRewrite},
 	tool: toolSpec{names: []string{"run_shell_command"}, args: func(_, cmd string) map[string]any {
 		return map[string]any{"command": cmd, "description": "scripted step"}
 	}},
@@ -99,9 +99,12 @@ var geminiCLI = &agent{
 		if e.route == routeHook || e.route == routeHookRewrite {
 			hooks = fmt.Sprintf(`, "hooks": {"BeforeTool": [{"matcher": "run_shell_command", "hooks": [{"type": "command", "command": %q}]}]}`, e.hookCommand("gemini"))
 		}
+		// launch-pty: tools.shell.enableInteractiveShell, node-pty, as
+		// the interactive CLI runs its shell by default.
+		pty := fmt.Sprintf(`, "tools": {"shell": {"enableInteractiveShell": %v}}`, e.route == routeLaunchPTY)
 		e.write(".gemini/settings.json", `{"security": {"auth": {"selectedType": "gemini-api-key"}, "folderTrust": {"enabled": false}},
  "general": {"enableAutoUpdate": false, "enableAutoUpdateNotification": false},
- "privacy": {"usageStatisticsEnabled": false}, "telemetry": {"enabled": false}`+hooks+`}`)
+ "privacy": {"usageStatisticsEnabled": false}, "telemetry": {"enabled": false}`+pty+hooks+`}`)
 	},
 	argv: func(e *env, prompt string) []string {
 		return []string{"-p", prompt, "--approval-mode", "yolo", "-m", "gemini-2.5-flash"}
@@ -190,7 +193,7 @@ var qwenCode = &agent{
 	name:   "qwen-code",
 	bin:    "qwen",
 	pkg:    "@qwen-code/qwen-code@0.24.4",
-	routes: []route{routeLaunch, routeConfine},
+	routes: []route{routeLaunch, routeLaunchPTY, routeConfine},
 	tool: toolSpec{names: []string{"run_shell_command"}, args: func(_, cmd string) map[string]any {
 		return map[string]any{"command": cmd, "description": "scripted step", "is_background": false}
 	}},
@@ -199,11 +202,19 @@ var qwenCode = &agent{
 		// bundled/qc-helper/docs/configuration/settings.md and auth.md
 		// of the package: an OpenAI-compatible provider by flags, no
 		// usage statistics, telemetry or update checks.
-		e.write(".qwen/settings.json", `{"general": {"enableAutoUpdate": false}, "privacy": {"usageStatisticsEnabled": false},
- "telemetry": {"enabled": false}, "security": {"folderTrust": {"enabled": false}}}`)
+		// launch-pty: tools.shell.enableInteractiveShell, node-pty, as
+		// qwen's interactive TUI runs its shell by default.
+		pty := e.route == routeLaunchPTY
+		e.write(".qwen/settings.json", fmt.Sprintf(`{"general": {"enableAutoUpdate": false}, "privacy": {"usageStatisticsEnabled": false},
+ "telemetry": {"enabled": false}, "security": {"folderTrust": {"enabled": false}},
+ "tools": {"shell": {"enableInteractiveShell": %v}}}`, pty))
 	},
 	gaps: map[route]map[string]string{
 		routeConfine: allSteps("qwen-code does not start under --confine: ~/.qwen is not writable (mkdir ~/.qwen/extensions: ENOENT)"),
+		// guardsh prompts on the PTY qwen-code made for the command: no
+		// answer comes, the call hangs (and whatever writes to that PTY
+		// could answer it).
+		routeLaunchPTY: {"ask": qwenPTY, "": qwenPTY},
 	},
 	argv: func(e *env, prompt string) []string {
 		return []string{"--auth-type", "openai", "--openai-api-key", "sk-e2e-fake", "--openai-base-url", e.url + "/v1",
@@ -267,6 +278,10 @@ wire_api = "responses"
 		routeHookRewrite: {"rm-home": codexHookTrust, "rm-var": codexHookTrust, "ask": codexHookTrust},
 	},
 }
+
+// qwenPTY: with its shell in a PTY of its own, guardsh's approval prompt
+// goes to qwen-code's PTY and the ask hangs instead of being refused.
+const qwenPTY = "guardsh prompts on the PTY qwen-code made for its shell: the ask hangs instead of being refused at once"
 
 // codexBinBash: Codex's exec_command runs the login shell /etc/passwd
 // names by absolute path (/bin/bash -lc), past the launcher's PATH shim;

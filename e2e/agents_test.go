@@ -40,6 +40,7 @@ type route string
 const (
 	routeAlone       route = "alone"        // no guardsh (latency baseline only)
 	routeLaunch      route = "launch"       // guardsh --launch --mode auto -- AGENT
+	routeLaunchPTY   route = "launch-pty"   // the same, the agent's shell tool in a PTY of its own (its interactive set-up)
 	routeConfine     route = "confine"      // guardsh --launch --confine --mode auto -- AGENT
 	routeHook        route = "hook"         // the pre-tool hook, --no-rewrite
 	routeHookRewrite route = "hook-rewrite" // the pre-tool hook with --rewrite
@@ -138,6 +139,10 @@ var canaries = []string{"victim/a.txt", "victim/sub/b.txt", "keep.txt"}
 // test here (guardsh must refuse it at once), not at go test's timeout.
 const sessionTimeout = 100 * time.Second
 
+// stepTimeout bounds one tool call: every step of the script is a command
+// that ends at once (or is refused at once); waiting this long is a hang.
+const stepTimeout = 20 * time.Second
+
 func TestAgents(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: the real agent CLIs take tens of seconds")
@@ -145,6 +150,9 @@ func TestAgents(t *testing.T) {
 	g := testenv.Guardsh(t)
 	for _, a := range agents {
 		t.Run(a.name, func(t *testing.T) {
+			// One agent at a time per CPU (go test -parallel, GOMAXPROCS
+			// by default): their sessions are mostly waiting on Node.js.
+			t.Parallel()
 			bin := filepath.Join(npmPrefix(), "node_modules", ".bin", a.bin)
 			if _, err := os.Stat(bin); err != nil {
 				t.Skipf("%s is not installed (%v): npm install --prefix %s %s (as .ci/run does; %s names another prefix)",
@@ -202,7 +210,7 @@ func TestCIInstallsThePins(t *testing.T) {
 func runRoute(t *testing.T, a *agent, r route, g, bin string) {
 	tok := token(t)
 	steps := commonSteps(tok)
-	res := runSession(t, a, r, g, bin, steps)
+	res := runSession(t, a, r, g, bin, steps, 0)
 	bad := res.scr.check()
 	bad = append(bad, res.homeProblems...)
 	if res.err != nil {
@@ -253,8 +261,16 @@ func (r *sessionResult) report() string {
 	return b.String()
 }
 
+// sessionKind says what a session is for.
+type sessionKind int
+
+const (
+	checkSession   sessionKind = iota // TestAgents: the agent's extra steps too
+	latencySession                    // TestToolCallLatency: the steps given only
+)
+
 // runSession starts one agent process for the whole script.
-func runSession(t *testing.T, a *agent, r route, g, bin string, steps []step) *sessionResult {
+func runSession(t *testing.T, a *agent, r route, g, bin string, steps []step, kind sessionKind) *sessionResult {
 	t.Helper()
 	outside := testenv.Outside(t)
 	e := &env{t: t, home: filepath.Join(outside, "home"), project: filepath.Join(t.TempDir(), "project"),
@@ -271,12 +287,12 @@ func runSession(t *testing.T, a *agent, r route, g, bin string, steps []step) *s
 	if err := os.WriteFile(filepath.Join(e.project, "benign.txt"), []byte("benign-"+tok+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if a.extra != nil {
+	if a.extra != nil && kind == checkSession {
 		steps = append(steps, a.extra(e, r)...)
 	}
 	scr := newScript(steps)
 	var after []problem
-	if a.after != nil {
+	if a.after != nil && kind == checkSession {
 		scr.onDone = func() {
 			for _, m := range a.after(e, r) {
 				after = append(after, problem{step: "after", msg: m})
@@ -303,7 +319,7 @@ func runSession(t *testing.T, a *agent, r route, g, bin string, steps []step) *s
 		argv = append(argv, a.debug(debugLog)...)
 	}
 	switch r {
-	case routeLaunch:
+	case routeLaunch, routeLaunchPTY:
 		argv = append([]string{g, "--launch", "--mode", "auto", "--"}, argv...)
 	case routeConfine:
 		argv = append([]string{g, "--launch", "--confine", "--mode", "auto", "--"}, argv...)
@@ -320,16 +336,57 @@ func runSession(t *testing.T, a *agent, r route, g, bin string, steps []step) *s
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = 5 * time.Second
 	start := time.Now()
-	err := cmd.Run()
-	res.took = time.Since(start)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// A step whose result does not come is a hang (an ask waiting for an
+	// answer nobody gives): the session ends there, with the step named.
+	var hung string
+	stop := make(chan struct{})
+	watched := make(chan struct{})
+	go func() {
+		defer close(watched)
+		tick := time.NewTicker(250 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case now := <-tick.C:
+				if i, d := scr.pending(now); i >= 0 && d > stepTimeout {
+					hung = fmt.Sprintf("step %s (%q): no result within %v: the agent hangs (an ask nobody can answer must be refused at once)",
+						scr.steps[i].name, scr.steps[i].cmd, stepTimeout)
+					syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+					return
+				}
+			}
+		}
+	}()
+	err := cmd.Wait()
+	close(stop)
+	<-watched
+	end := time.Now()
+	res.took = end.Sub(start)
 	if cmd.Process != nil {
 		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // what the agent left running
 	}
 	res.stdout, res.stderr = stdout.String(), stderr.String()
+	scr.mu.Lock()
+	defer scr.mu.Unlock()
+	if !scr.first.IsZero() && !scr.doneAt.IsZero() {
+		var calls []string
+		for i, st := range scr.steps {
+			calls = append(calls, fmt.Sprintf("%s %v", st.name, scr.results[i].elapsed.Round(time.Millisecond)))
+		}
+		t.Logf("timeline: start to first model request %v; tool calls (reply to next request): %s; last result to exit %v",
+			scr.first.Sub(start).Round(time.Millisecond), strings.Join(calls, ", "), end.Sub(scr.doneAt).Round(time.Millisecond))
+	}
 	if b, err := os.ReadFile(debugLog); err == nil {
 		res.stderr += "\n--- the agent's debug log:\n" + string(b)
 	}
 	switch {
+	case hung != "":
+		res.err = errors.New(hung)
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
 		res.err = fmt.Errorf("the agent did not finish within %v (a hang: an ask nobody answers must be refused at once)", sessionTimeout)
 	case err != nil && !scr.done:

@@ -38,6 +38,8 @@ type script struct {
 	// still runs (what it keeps only during a session, e.g. Claude Code's
 	// shell snapshot, is there to look at).
 	onDone func()
+	first  time.Time // the first agent-loop request
+	doneAt time.Time // the request carrying the last result
 }
 
 func newScript(steps []step) *script {
@@ -66,6 +68,9 @@ func (s *script) next(results map[int]string) int {
 	defer s.mu.Unlock()
 	s.requests++
 	now := time.Now()
+	if s.first.IsZero() {
+		s.first = now
+	}
 	for i, out := range results {
 		if i < 0 || i >= len(s.steps) || s.results[i].got {
 			continue
@@ -83,8 +88,11 @@ func (s *script) next(results map[int]string) int {
 			return i
 		}
 	}
-	if !s.done && s.onDone != nil {
-		s.onDone()
+	if !s.done {
+		s.doneAt = now
+		if s.onDone != nil {
+			s.onDone()
+		}
 	}
 	s.done = true
 	return -1
@@ -139,4 +147,17 @@ func indent(s string) string {
 		s = s[:n] + "\n[...]"
 	}
 	return "\t| " + strings.ReplaceAll(strings.TrimRight(s, "\n"), "\n", "\n\t| ")
+}
+
+// pending returns the step waiting for its result longest, and for how
+// long (-1 when none waits).
+func (s *script) pending(now time.Time) (int, time.Duration) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i := range s.steps {
+		if !s.results[i].got && !s.sentAt[i].IsZero() {
+			return i, now.Sub(s.sentAt[i])
+		}
+	}
+	return -1, 0
 }
