@@ -84,7 +84,7 @@ var geminiCLI = &agent{
 	name:   "gemini-cli",
 	bin:    "gemini",
 	pkg:    "@google/gemini-cli@0.61.0",
-	routes: []route{routeLaunch, routeLaunchPTY, routeConfine, routeHook, routeHookRewrite},
+	routes: []route{routeLaunch, routeConfine, routeHook, routeHookRewrite},
 	tool: toolSpec{names: []string{"run_shell_command"}, args: func(_, cmd string) map[string]any {
 		return map[string]any{"command": cmd, "description": "scripted step"}
 	}},
@@ -99,12 +99,9 @@ var geminiCLI = &agent{
 		if e.route == routeHook || e.route == routeHookRewrite {
 			hooks = fmt.Sprintf(`, "hooks": {"BeforeTool": [{"matcher": "run_shell_command", "hooks": [{"type": "command", "command": %q}]}]}`, e.hookCommand("gemini"))
 		}
-		// launch-pty: tools.shell.enableInteractiveShell, node-pty, as
-		// the interactive CLI runs its shell by default.
-		pty := fmt.Sprintf(`, "tools": {"shell": {"enableInteractiveShell": %v}}`, e.route == routeLaunchPTY)
 		e.write(".gemini/settings.json", `{"security": {"auth": {"selectedType": "gemini-api-key"}, "folderTrust": {"enabled": false}},
  "general": {"enableAutoUpdate": false, "enableAutoUpdateNotification": false},
- "privacy": {"usageStatisticsEnabled": false}, "telemetry": {"enabled": false}`+pty+hooks+`}`)
+ "privacy": {"usageStatisticsEnabled": false}, "telemetry": {"enabled": false}`+hooks+`}`)
 	},
 	argv: func(e *env, prompt string) []string {
 		return []string{"-p", prompt, "--approval-mode", "yolo", "-m", "gemini-2.5-flash"}

@@ -384,6 +384,9 @@ func runSession(t *testing.T, a *agent, r route, g, bin string, steps []step, ki
 	if b, err := os.ReadFile(debugLog); err == nil {
 		res.stderr += "\n--- the agent's debug log:\n" + string(b)
 	}
+	if os.Getenv("GUARDSH_E2E_DEBUG") != "" {
+		defer func() { t.Log(res.report()) }()
+	}
 	switch {
 	case hung != "":
 		res.err = errors.New(hung)
