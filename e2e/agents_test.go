@@ -58,6 +58,14 @@ type env struct {
 	guardsh string
 	route   route
 	vars    []string // the agent's environment
+	srv     *fakeServer
+}
+
+// hits is the number of requests the fake server had for path.
+func (e *env) hits(path string) int {
+	e.srv.mu.Lock()
+	defer e.srv.mu.Unlock()
+	return e.srv.hits[path]
 }
 
 func (e *env) setenv(kv ...string) { e.vars = append(e.vars, kv...) }
@@ -287,10 +295,15 @@ func runSession(t *testing.T, a *agent, r route, g, bin string, steps []step, ki
 	if err := os.WriteFile(filepath.Join(e.project, "benign.txt"), []byte("benign-"+tok+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// The server first (its URL is in the steps and the agent's
+	// configuration), its script before the agent starts.
+	fs := startServer(t, nil, a.tool, a.handler)
+	e.url, e.srv = fs.url, fs
 	if a.extra != nil && kind == checkSession {
 		steps = append(steps, a.extra(e, r)...)
 	}
 	scr := newScript(steps)
+	fs.scr = scr
 	var after []problem
 	if a.after != nil && kind == checkSession {
 		scr.onDone = func() {
@@ -299,8 +312,6 @@ func runSession(t *testing.T, a *agent, r route, g, bin string, steps []step, ki
 			}
 		}
 	}
-	fs := startServer(t, scr, a.tool, a.handler)
-	e.url = fs.url
 	e.vars = []string{
 		"PATH=" + filepath.Join(npmPrefix(), "node_modules", ".bin") + ":/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
 		"HOME=" + e.home, "USER=" + os.Getenv("USER"), "LOGNAME=" + os.Getenv("USER"),

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 )
@@ -20,6 +21,9 @@ type fakeServer struct {
 	scr  *script
 	tool toolSpec
 	n    atomic.Int64 // replies sent, for message ids
+
+	mu   sync.Mutex
+	hits map[string]int // requests by path
 }
 
 // toolSpec says how the scripted model calls the agent's shell tool: the
@@ -28,6 +32,14 @@ type fakeServer struct {
 type toolSpec struct {
 	names []string
 	args  func(tool, cmd string) map[string]any
+}
+
+// args is the tool input of step i's call.
+func (fs *fakeServer) args(tool string, i int) map[string]any {
+	if st := fs.scr.steps[i]; st.input != nil {
+		return st.input(tool)
+	}
+	return fs.tool.args(tool, fs.scr.steps[i].cmd)
 }
 
 func (ts toolSpec) pick(offered []string) string {
@@ -53,9 +65,16 @@ func startServer(t *testing.T, scr *script, tool toolSpec, h func(fs *fakeServer
 	if err != nil {
 		t.Fatal(err)
 	}
-	fs := &fakeServer{url: "http://" + ln.Addr().String(), log: &requestLog{}, scr: scr, tool: tool}
+	fs := &fakeServer{url: "http://" + ln.Addr().String(), log: &requestLog{}, scr: scr, tool: tool, hits: map[string]int{}}
 	fs.srv = &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
+		fs.mu.Lock()
+		fs.hits[r.URL.Path]++
+		fs.mu.Unlock()
+		if r.URL.Path == "/typed-approval" {
+			fmt.Fprintln(w, "APPROVED")
+			return
+		}
 		h(fs, w, r, body)
 	})}
 	go fs.srv.Serve(ln)
@@ -191,7 +210,7 @@ func anthropicHandler(fs *fakeServer, w http.ResponseWriter, r *http.Request, bo
 		blocks = append(blocks, map[string]any{"type": "text", "text": finalText})
 	} else {
 		stop = "tool_use"
-		blocks = append(blocks, map[string]any{"type": "tool_use", "id": callID(i), "name": tool, "input": fs.tool.args(tool, fs.scr.steps[i].cmd)})
+		blocks = append(blocks, map[string]any{"type": "tool_use", "id": callID(i), "name": tool, "input": fs.args(tool, i)})
 	}
 	msgID := fmt.Sprintf("msg_e2e_%d", fs.n.Add(1))
 	usage := map[string]any{"input_tokens": 100, "output_tokens": 1, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}
@@ -295,7 +314,7 @@ func geminiHandler(fs *fakeServer, w http.ResponseWriter, r *http.Request, body 
 	} else if i := fs.scr.next(results); i < 0 {
 		parts = []map[string]any{{"text": finalText}}
 	} else {
-		parts = []map[string]any{{"functionCall": map[string]any{"id": callID(i), "name": tool, "args": fs.tool.args(tool, fs.scr.steps[i].cmd)}}}
+		parts = []map[string]any{{"functionCall": map[string]any{"id": callID(i), "name": tool, "args": fs.args(tool, i)}}}
 	}
 	resp := map[string]any{
 		"candidates":    []any{map[string]any{"content": map[string]any{"role": "model", "parts": parts}, "finishReason": "STOP", "index": 0}},
@@ -372,7 +391,7 @@ func chatHandler(fs *fakeServer, w http.ResponseWriter, r *http.Request, body []
 	} else {
 		finish = "tool_calls"
 		delta = map[string]any{"role": "assistant", "content": nil, "tool_calls": []any{map[string]any{"index": 0, "id": callID(i), "type": "function",
-			"function": map[string]any{"name": tool, "arguments": mustJSON(fs.tool.args(tool, fs.scr.steps[i].cmd))}}}}
+			"function": map[string]any{"name": tool, "arguments": mustJSON(fs.args(tool, i))}}}}
 	}
 	usage := map[string]any{"prompt_tokens": 100, "completion_tokens": 10, "total_tokens": 110}
 	if !req.Stream {
@@ -487,12 +506,12 @@ func responsesHandler(fs *fakeServer, w http.ResponseWriter, r *http.Request, bo
 			"content": []any{map[string]any{"type": "output_text", "text": finalText, "annotations": []any{}}}}
 	} else {
 		if custom[tool] {
-			in, _ := fs.tool.args(tool, fs.scr.steps[i].cmd)["input"].(string)
+			in, _ := fs.args(tool, i)["input"].(string)
 			item = map[string]any{"type": "custom_tool_call", "id": fmt.Sprintf("ctc_e2e_%d", n), "call_id": callID(i), "name": tool,
 				"input": in, "status": "completed"}
 		} else {
 			item = map[string]any{"type": "function_call", "id": fmt.Sprintf("fc_e2e_%d", n), "call_id": callID(i), "name": tool,
-				"arguments": mustJSON(fs.tool.args(tool, fs.scr.steps[i].cmd)), "status": "completed"}
+				"arguments": mustJSON(fs.args(tool, i)), "status": "completed"}
 		}
 	}
 	respID := fmt.Sprintf("resp_e2e_%d", n)

@@ -14,6 +14,9 @@ type step struct {
 	name string
 	cmd  string
 	want []string // every string must appear in the tool result
+	// input, when set, is the tool call's input for the tool offered
+	// (instead of the agent's toolSpec.args for cmd).
+	input func(tool string) map[string]any
 }
 
 // stepResult is what the model received for one step.
