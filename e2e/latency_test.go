@@ -3,6 +3,7 @@ package e2e
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -126,4 +127,78 @@ func quantile(d []time.Duration, q float64) time.Duration {
 	s := append([]time.Duration(nil), d...)
 	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
 	return s[int(q*float64(len(s)-1))]
+}
+
+// pieces are the processes a route adds to one tool call, timed alone in
+// the same rounds as the agents, so that a route's added time can be split
+// into guardsh's share and the agent's.
+func pieces(t *testing.T, g, home, project string) []struct {
+	name string
+	argv []string
+	in   string
+} {
+	shimDir := filepath.Join(home, "shim")
+	os.MkdirAll(shimDir, 0o755)
+	shim := filepath.Join(shimDir, "bash")
+	os.Remove(shim)
+	if err := os.Symlink(g, shim); err != nil {
+		t.Fatal(err)
+	}
+	// Claude Code's form of a call (its snapshot aside).
+	claude := "eval 'cat benign.txt' < /dev/null && pwd -P >| " + filepath.Join(project, ".cwd")
+	event := mustJSON(map[string]any{"session_id": "latency", "hook_event_name": "PreToolUse", "tool_name": "Bash",
+		"tool_input": map[string]any{"command": "cat benign.txt"}, "cwd": project, "permission_mode": "default"})
+	return []struct {
+		name string
+		argv []string
+		in   string
+	}{
+		{"bash -c -l (Claude Code's call, its own bash)", []string{"/bin/bash", "-c", "-l", claude}, ""},
+		{"guardsh as bash -c -l (the launcher's shim)", []string{shim, "-c", "-l", claude}, ""},
+		{"bash -c (Gemini CLI's, opencode's call)", []string{"/bin/bash", "-c", "cat benign.txt"}, ""},
+		{"guardsh as bash -c", []string{shim, "-c", "cat benign.txt"}, ""},
+		{"guardsh --hook claude --no-rewrite", []string{g, "--hook", "claude", "--mode", "auto", "--no-rewrite"}, event},
+		{"guardsh --mode=auto -c (a rewritten call)", []string{g, "--mode=auto", "-c", "cat benign.txt"}, ""},
+		{"guardsh --no-sandbox -c true (start-up, no sandbox)", []string{g, "--no-sandbox", "-c", "true"}, ""},
+	}
+}
+
+// TestShellPieces times each process a route adds to a tool call, alone,
+// interleaved (GUARDSH_E2E_LATENCY=N: N x 20 rounds).
+func TestShellPieces(t *testing.T) {
+	rounds, _ := strconv.Atoi(os.Getenv(EnvLatency))
+	if rounds <= 0 {
+		t.Skipf("a benchmark: %s=N runs it", EnvLatency)
+	}
+	g := testenv.Guardsh(t)
+	home := filepath.Join(testenv.Outside(t), "home")
+	project := filepath.Join(t.TempDir(), "project")
+	for _, d := range []string{home, project} {
+		os.MkdirAll(d, 0o755)
+	}
+	os.WriteFile(filepath.Join(project, "benign.txt"), []byte("benign\n"), 0o644)
+	ps := pieces(t, g, home, project)
+	times := make([][]time.Duration, len(ps))
+	env := []string{"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=" + home, "GUARDSH_MODE=auto", "LANG=C.UTF-8",
+		"XDG_CACHE_HOME=" + filepath.Join(home, ".cache"), "XDG_STATE_HOME=" + filepath.Join(home, ".local/state")}
+	for i := 0; i < rounds*20; i++ {
+		for j, p := range ps {
+			cmd := exec.Command(p.argv[0], p.argv[1:]...)
+			cmd.Dir, cmd.Env = project, env
+			cmd.Stdin = strings.NewReader(p.in)
+			start := time.Now()
+			out, err := cmd.CombinedOutput()
+			d := time.Since(start)
+			if err != nil {
+				t.Fatalf("%s: %v\n%s", p.name, err, out)
+			}
+			times[j] = append(times[j], d)
+		}
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "per process, median (p90) over %d interleaved runs:\n", rounds*20)
+	for j, p := range ps {
+		fmt.Fprintf(&b, "%-52s %8v (%v)\n", p.name, quantile(times[j], 0.5).Round(100*time.Microsecond), quantile(times[j], 0.9).Round(100*time.Microsecond))
+	}
+	t.Log("\n" + b.String())
 }
