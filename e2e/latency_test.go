@@ -72,7 +72,8 @@ func TestToolCallLatency(t *testing.T) {
 				var steps []step
 				for i := 0; i < latencyCalls; i++ {
 					tok := fmt.Sprintf("%d", i)
-					steps = append(steps, step{name: "benign" + tok, cmd: "cat benign.txt", want: []string{"benign-"}})
+					// distinct commands: an agent may stop a loop of identical calls
+					steps = append(steps, step{name: "benign" + tok, cmd: "cat benign.txt && echo call-" + tok, want: []string{"benign-", "call-" + tok}})
 				}
 				if r != routeAlone {
 					// guardsh must be on the route: its refusal proves it.
