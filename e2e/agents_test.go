@@ -151,11 +151,23 @@ const sessionTimeout = 100 * time.Second
 // that ends at once (or is refused at once); waiting this long is a hang.
 const stepTimeout = 20 * time.Second
 
+// EnvGuardsh names a guardsh binary to test instead of the one built
+// from this module (another branch's build, a release).
+const EnvGuardsh = "GUARDSH_E2E_GUARDSH"
+
+func guardshUnderTest(t *testing.T) string {
+	if g := os.Getenv(EnvGuardsh); g != "" {
+		t.Logf("testing %s (%s)", g, EnvGuardsh)
+		return g
+	}
+	return testenv.Guardsh(t)
+}
+
 func TestAgents(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: the real agent CLIs take tens of seconds")
 	}
-	g := testenv.Guardsh(t)
+	g := guardshUnderTest(t)
 	for _, a := range agents {
 		t.Run(a.name, func(t *testing.T) {
 			// One agent at a time per CPU (go test -parallel, GOMAXPROCS

@@ -37,7 +37,7 @@ func TestToolCallLatency(t *testing.T) {
 	if rounds <= 0 {
 		t.Skipf("a benchmark: %s=N (rounds) runs it", EnvLatency)
 	}
-	g := testenv.Guardsh(t)
+	g := guardshUnderTest(t)
 	only := map[string]bool{}
 	for _, n := range strings.Split(os.Getenv("GUARDSH_E2E_AGENTS"), ",") {
 		if n != "" {
@@ -171,7 +171,7 @@ func TestShellPieces(t *testing.T) {
 	if rounds <= 0 {
 		t.Skipf("a benchmark: %s=N runs it", EnvLatency)
 	}
-	g := testenv.Guardsh(t)
+	g := guardshUnderTest(t)
 	home := filepath.Join(testenv.Outside(t), "home")
 	project := filepath.Join(t.TempDir(), "project")
 	for _, d := range []string{home, project} {
