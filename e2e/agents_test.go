@@ -398,6 +398,11 @@ func runSession(t *testing.T, a *agent, r route, g, bin string, steps []step, ki
 					syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 					return
 				}
+				if d := scr.sinceDone(now); d > stepTimeout {
+					hung = fmt.Sprintf("the agent (or what started it) did not exit within %v of the model's last turn", stepTimeout)
+					syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+					return
+				}
 			}
 		}
 	}()

@@ -164,3 +164,13 @@ func (s *script) pending(now time.Time) (int, time.Duration) {
 	}
 	return -1, 0
 }
+
+// sinceDone is how long ago the last result arrived (0 before).
+func (s *script) sinceDone(now time.Time) time.Duration {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.doneAt.IsZero() {
+		return 0
+	}
+	return now.Sub(s.doneAt)
+}
