@@ -20,7 +20,7 @@ import (
 const EnvLatency = "GUARDSH_E2E_LATENCY"
 
 // latencyCalls is the number of benign tool calls in one latency session.
-const latencyCalls = 8
+const latencyCalls = 12
 
 // TestToolCallLatency measures the time one shell tool call takes with the
 // real agent CLI and the fake model server, per route: from the model's
