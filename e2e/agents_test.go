@@ -145,7 +145,7 @@ var canaries = []string{"victim/a.txt", "victim/sub/b.txt", "keep.txt"}
 
 // sessionTimeout bounds one agent process: an ask that hangs fails the
 // test here (guardsh must refuse it at once), not at go test's timeout.
-const sessionTimeout = 100 * time.Second
+const sessionTimeout = 4 * time.Minute
 
 // stepTimeout bounds one tool call: every step of the script is a command
 // that ends at once (or is refused at once); waiting this long is a hang.
