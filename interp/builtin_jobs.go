@@ -50,10 +50,8 @@ type shared struct {
 	// pipeStatus holds the element statuses of instrumented pipelines by
 	// ID, and the pipeline's own status.
 	pipeStatus map[int]*psRecord
-	// funcNames are the functions parsed scripts define; recheck marks the
-	// commands allowed as possible calls of one of them.
+	// funcNames are the functions parsed scripts define.
 	funcNames map[string]bool
-	recheck   map[*string]bool
 	// exited receives every finished background process, for "wait -n".
 	exited chan *proc
 
@@ -959,26 +957,4 @@ func (s *shared) mayBeFunction(name string) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.funcNames[name]
-}
-
-// markRecheck notes that a command was allowed as a possible function
-// call; the exec handler finds it by the argv it is given (the very slice
-// the call handler returned) and decides it again as a command.
-func (s *shared) markRecheck(args []string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.recheck == nil || len(s.recheck) > 4096 {
-		s.recheck = map[*string]bool{}
-	}
-	s.recheck[&args[0]] = true
-}
-
-func (s *shared) takeRecheck(args []string) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	ok := s.recheck[&args[0]]
-	if ok {
-		delete(s.recheck, &args[0])
-	}
-	return ok
 }

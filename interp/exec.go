@@ -135,10 +135,10 @@ func envLookThrough(args []string) (env []string, rest []string, ok bool) {
 		a := args[i]
 		switch {
 		case a == "-i" || a == "--ignore-environment" || a == "-":
-			env = append(env, "\x00clear")
+			env = append(env, envClear)
 		case a == "-u" && i+1 < len(args):
 			i++
-			env = append(env, "\x00unset="+args[i])
+			env = append(env, envUnsetPrefix+args[i])
 		case a == "--":
 			return env, args[i+1:], true
 		case strings.HasPrefix(a, "-"):
@@ -413,10 +413,10 @@ func (g *Runner) setSource(path string) {
 func applyEnv(list, changes []string) []string {
 	for _, c := range changes {
 		switch {
-		case c == "\x00clear":
+		case c == envClear:
 			list = nil
-		case strings.HasPrefix(c, "\x00unset="):
-			name := strings.TrimPrefix(c, "\x00unset=")
+		case strings.HasPrefix(c, envUnsetPrefix):
+			name := strings.TrimPrefix(c, envUnsetPrefix)
 			list = removeEnv(list, name)
 		default:
 			name, _, _ := strings.Cut(c, "=")

@@ -97,7 +97,7 @@ func (g *Runner) nestedGuardsh(hc interp.HandlerContext, args []string) (inv *In
 			var ec guardsh.EnvConfig
 			_, removed := ec.Scrub(execEnv(hc))
 			for _, name := range removed {
-				env = append(env, "\x00unset="+name) // applyEnv
+				env = append(env, envUnsetPrefix+name) // applyEnv
 			}
 		default:
 			return nil, nil, nil, false

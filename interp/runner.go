@@ -123,12 +123,10 @@ type Runner struct {
 	// own are the background jobs this shell's statements started
 	// (nested_stdio.go).
 	own ownJobs
+	// handoff is what the CallHandler leaves for the ExecHandler about one
+	// command (protocol.go).
+	handoff handoff
 }
-
-// deniedCmd replaces the argv of a refused command. It contains a NUL byte,
-// so no function, alias or file can carry its name: the call always falls
-// through to guardsh's exec handler, which reports the refusal.
-const deniedCmd = "\x00guardsh-denied"
 
 // New builds a Runner.
 func New(cfg Config) (*Runner, error) {
@@ -984,13 +982,14 @@ func (g *Runner) call(ctx context.Context, args []string) ([]string, error) {
 	if v.Decision != guardsh.Allow {
 		return []string{deniedCmd, v.Message()}, nil
 	}
+	out := g.compatCall(ctx, hc, args)
 	if maybeFunc {
-		g.sh.markRecheck(args)
+		g.handoff.markRecheck(out)
 	}
 	if input != nil {
-		return withInput(g.compatCall(ctx, hc, args), input), nil
+		return g.handoff.withInput(out, input), nil
 	}
-	return g.compatCall(ctx, hc, args), nil
+	return out, nil
 }
 
 // exec is the ExecHandler for everything that is neither a builtin nor a
@@ -1006,12 +1005,15 @@ func (g *Runner) exec(ctx context.Context, args []string) error {
 		return interp.ExitStatus(126)
 	}
 	if args[0] == inputCmd {
-		hc, args = takeInput(hc, args)
+		var in io.Reader
+		if in, args = g.handoff.takeInput(args); in != nil {
+			hc.Stdin = in
+		}
 	}
 	if strings.HasPrefix(args[0], internalPrefix) {
 		return g.builtin(ctx, hc, args)
 	}
-	if g.sh.takeRecheck(args) {
+	if g.handoff.takeRecheck(args) {
 		if v := g.decide(ctx, g.command(hc, args)); v.Decision != guardsh.Allow {
 			fmt.Fprintln(hc.Stderr, v.Message())
 			return interp.ExitStatus(126)
@@ -1045,9 +1047,6 @@ type dynEnviron struct {
 func newDynEnviron(g *Runner, env []string) *dynEnviron {
 	return &dynEnviron{g: g, list: expand.ListEnviron(env...)}
 }
-
-// bangVar is the variable guardsh rewrites $! to.
-const bangVar = "__guardsh_bang"
 
 func (e *dynEnviron) Get(name string) expand.Variable {
 	str := func(s string) expand.Variable {
