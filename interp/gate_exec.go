@@ -2,6 +2,7 @@ package interp
 
 import (
 	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"sync"
@@ -32,7 +33,14 @@ func (g *Runner) gateExec(next interp.ExecHandlerFunc) interp.ExecHandlerFunc {
 		}
 		var err error
 		if p.escalate && g.cfg.Escalate != nil {
-			err = g.cfg.Escalate(ctx, interp.HandlerCtx(ctx), args, p.v)
+			hc := interp.HandlerCtx(ctx)
+			if args[0] == inputCmd { // the input read before deciding (protocol.go)
+				var in io.Reader
+				if in, args = g.handoff.takeInput(args); in != nil {
+					hc.Stdin = in
+				}
+			}
+			err = g.cfg.Escalate(ctx, hc, args, p.v)
 		} else {
 			err = next(ctx, args)
 		}

@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"runtime"
 	"strings"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	"github.com/guardsh/guardsh/guardsh"
+	"mvdan.cc/sh/v3/interp"
 )
 
 // lockedBuf is a writer the runner's goroutines share (pipeline members,
@@ -175,5 +177,27 @@ for i in $(seq 5000); do f; done; frob
 	}
 	if n := strings.Count(errb.String(), "[cmd.unknown]"); n != 31 {
 		t.Errorf("%d refusals, want 31; stderr %q", n, errb.String())
+	}
+}
+
+// TestHandoffInputEscalates: an approved command with network rights whose
+// input was read before deciding (xargs) runs through Config.Escalate,
+// with its own argv and the whole of its input.
+func TestHandoffInputEscalates(t *testing.T) {
+	dir := t.TempDir()
+	var got []string
+	var gotIn string
+	esc := func(ctx context.Context, hc interp.HandlerContext, args []string, v guardsh.Verdict) error {
+		got = append([]string{}, args...)
+		b, _ := io.ReadAll(hc.Stdin)
+		gotIn = string(b)
+		return interp.ExitStatus(7)
+	}
+	p := guardsh.NewPolicy(guardsh.ModeAuto)
+	p.Rules = []guardsh.Rule{{ID: "test.xfetch", Decision: guardsh.Ask, Prefix: []string{"xargs", "echo"}, Reason: "fetching needs approval", Network: true}}
+	st, stderr := runGated(t, Config{Policy: p, Dir: dir, Env: testEnv(t, dir), Gate: &fakeGate{answer: GateAllowOnce}, Escalate: esc},
+		"printf 'a\\nb\\n' | xargs echo fetched")
+	if st != 7 || strings.Join(got, " ") != "xargs echo fetched" || gotIn != "a\nb\n" {
+		t.Errorf("status %d, escalated %q with input %q, stderr %q", st, got, gotIn, stderr)
 	}
 }
