@@ -58,7 +58,7 @@ var envRedirects = []string{"GIT_DIR", "GIT_CONFIG", "GIT_CONFIG_GLOBAL", "GIT_C
 	"GIT_COMMON_DIR", "GIT_CONFIG_COUNT", "GIT_CONFIG_PARAMETERS", "GIT_NAMESPACE", "GIT_CEILING_DIRECTORIES"}
 
 // ParseConfigWrite reads a git command line (without the program name)
-// with its environment. It returns nil, nil when the command does not
+// with its environment (getenv; nil: none). It returns nil, nil when the command does not
 // write the config file of the repository it runs in (it reads, writes
 // another file: --file, --global, --system, --worktree, GIT_CONFIG, or it
 // is not one of ConfigWrite's commands), a ConfigWrite when it is one of
@@ -66,29 +66,37 @@ var envRedirects = []string{"GIT_DIR", "GIT_CONFIG", "GIT_CONFIG_GLOBAL", "GIT_C
 // repository's config in any other form (--add, --replace-all,
 // --rename-section, --remove-section, --edit, --type, a value pattern,
 // other options and global options) or of a key that runs a program or
-// sends git elsewhere (RunsProgram, include, core.worktree ...).
-func ParseConfigWrite(args, env []string) (*ConfigWrite, error) {
-	for _, e := range env {
-		name, _, _ := strings.Cut(e, "=")
-		if slices.Contains(envRedirects, name) {
+// sends git elsewhere (RunsProgram, include, core.worktree ...): then the
+// ConfigWrite comes too, to Locate the file the refused write is for.
+// EnvLookup makes getenv from an environment list.
+func ParseConfigWrite(args []string, getenv func(string) string) (*ConfigWrite, error) {
+	for _, name := range envRedirects {
+		if getenv != nil && getenv(name) != "" {
 			return nil, nil // git writes where the variable says; the sandbox decides
 		}
 	}
 	w := &ConfigWrite{}
+	badGlobal := ""
 	i := 0
 	for ; i < len(args); i++ {
 		a := args[i]
 		if a == "" || a[0] != '-' {
 			break
 		}
-		if a != "-C" || i+1 >= len(args) {
-			if isRedirectOption(a) {
-				return nil, nil
+		switch {
+		case isRedirectOption(a):
+			return nil, nil
+		case a == "-C" && i+1 < len(args):
+			w.Globals = append(w.Globals, a, args[i+1])
+			i++
+		default:
+			if badGlobal == "" {
+				badGlobal = a
 			}
-			return nil, &Refusal{Why: fmt.Sprintf("git option %s before the subcommand", a), Hint: hintWrite}
+			if (a == "-c" || a == "--exec-path" || a == "--config-env" || a == "--super-prefix") && i+1 < len(args) {
+				i++
+			}
 		}
-		w.Globals = append(w.Globals, a, args[i+1])
-		i++
 	}
 	if i >= len(args) {
 		return nil, nil
@@ -105,8 +113,13 @@ func ParseConfigWrite(args, env []string) (*ConfigWrite, error) {
 	case "branch":
 		ok, err = w.parseBranch(rest)
 	}
-	if err != nil || !ok {
-		return nil, err
+	switch {
+	case err != nil:
+		return w, err
+	case !ok:
+		return nil, nil
+	case badGlobal != "":
+		return w, &Refusal{Why: fmt.Sprintf("git option %s before the subcommand", badGlobal), Hint: hintWrite}
 	}
 	return w, nil
 }
@@ -282,7 +295,7 @@ func (w *ConfigWrite) parseRemote(rest []string) (bool, error) {
 	}
 	name, url := pos[0], pos[1]
 	if strings.Contains(url, "::") {
-		return false, &Refusal{Why: "a remote URL with a transport:: prefix runs a remote helper program", Hint: "Add it yourself if you trust it"}
+		return false, &Refusal{Why: "a remote URL with a transport:: prefix runs a remote helper program: guardsh's privileged side does not write it", Hint: "Add the remote yourself if you trust it"}
 	}
 	key := "remote." + name + ".url"
 	if push {
@@ -656,4 +669,17 @@ func rewriteAt(dfd int, name string, old, newer []byte) error {
 		return err
 	}
 	return f.Sync()
+}
+
+// EnvLookup returns the lookup of name in env (NAME=value words, the last
+// one wins), for ParseConfigWrite.
+func EnvLookup(env []string) func(string) string {
+	return func(name string) string {
+		for _, e := range slices.Backward(env) {
+			if v, ok := strings.CutPrefix(e, name+"="); ok {
+				return v
+			}
+		}
+		return ""
+	}
 }

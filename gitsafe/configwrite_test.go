@@ -87,7 +87,7 @@ func TestParseConfigWrite(t *testing.T) {
 		{[]string{"status"}, nil, none},
 	}
 	for _, c := range cases {
-		w, err := ParseConfigWrite(c.args, c.env)
+		w, err := ParseConfigWrite(c.args, EnvLookup(c.env))
 		got := none
 		switch {
 		case err != nil:
@@ -302,5 +302,15 @@ func must(t *testing.T, err error) {
 	t.Helper()
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestParseConfigWriteOthers: git commands that are not config writes are
+// nil whatever their global options.
+func TestParseConfigWriteOthers(t *testing.T) {
+	for _, args := range [][]string{{"-c", "core.pager=cat", "status"}, {"-c", "x.y=z", "log"}, {"--no-pager", "diff"}, {"-p", "branch"}} {
+		if w, err := ParseConfigWrite(args, nil); w != nil || err != nil {
+			t.Errorf("ParseConfigWrite(%q) = %v, %v", args, w, err)
+		}
 	}
 }
