@@ -58,8 +58,8 @@ var envRedirects = []string{"GIT_DIR", "GIT_CONFIG", "GIT_CONFIG_GLOBAL", "GIT_C
 	"GIT_COMMON_DIR", "GIT_CONFIG_COUNT", "GIT_CONFIG_PARAMETERS", "GIT_NAMESPACE", "GIT_CEILING_DIRECTORIES"}
 
 // ParseConfigWrite reads a git command line (without the program name)
-// with its environment (getenv; nil: none). It returns nil, nil when the command does not
-// write the config file of the repository it runs in (it reads, writes
+// with its environment (getenv, EnvLookup of a list; nil: none). It
+// returns nil, nil when the command does not write the config file of the repository it runs in (it reads, writes
 // another file: --file, --global, --system, --worktree, GIT_CONFIG, or it
 // is not one of ConfigWrite's commands), a ConfigWrite when it is one of
 // those writes in a form Apply makes, and a *Refusal for a write of the
@@ -68,7 +68,6 @@ var envRedirects = []string{"GIT_DIR", "GIT_CONFIG", "GIT_CONFIG_GLOBAL", "GIT_C
 // other options and global options) or of a key that runs a program or
 // sends git elsewhere (RunsProgram, include, core.worktree ...): then the
 // ConfigWrite comes too, to Locate the file the refused write is for.
-// EnvLookup makes getenv from an environment list.
 func ParseConfigWrite(args []string, getenv func(string) string) (*ConfigWrite, error) {
 	for _, name := range envRedirects {
 		if getenv != nil && getenv(name) != "" {
@@ -253,10 +252,7 @@ func configKeyRefused(key, v string) error {
 // set-branches) change refs too and are refused.
 func (w *ConfigWrite) parseRemote(rest []string) (bool, error) {
 	if len(rest) == 0 || strings.HasPrefix(rest[0], "-") {
-		if len(rest) > 0 && (rest[0] == "-v" || rest[0] == "--verbose") {
-			return false, nil
-		}
-		return false, nil
+		return false, nil // git remote [-v]: a read
 	}
 	op, words := rest[0], rest[1:]
 	var opts, pos []string
