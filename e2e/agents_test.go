@@ -149,7 +149,19 @@ const sessionTimeout = 4 * time.Minute
 
 // stepTimeout bounds one tool call: every step of the script is a command
 // that ends at once (or is refused at once); waiting this long is a hang.
-const stepTimeout = 20 * time.Second
+// The first call also pays the agent's lazy set-up of its shell tool
+// (opencode took 14 s for it at load 15 on 2 cores): firstStepTimeout.
+const (
+	stepTimeout      = 30 * time.Second
+	firstStepTimeout = 90 * time.Second
+)
+
+func stepLimit(i int) time.Duration {
+	if i == 0 {
+		return firstStepTimeout
+	}
+	return stepTimeout
+}
 
 // EnvGuardsh names a guardsh binary to test instead of the one built
 // from this module (another branch's build, a release).
@@ -392,9 +404,9 @@ func runSession(t *testing.T, a *agent, r route, g, bin string, steps []step, ki
 			case <-stop:
 				return
 			case now := <-tick.C:
-				if i, d := scr.pending(now); i >= 0 && d > stepTimeout {
+				if i, d := scr.pending(now); i >= 0 && d > stepLimit(i) {
 					hung = fmt.Sprintf("step %s (%q): no result within %v: the agent hangs (an ask nobody can answer must be refused at once)",
-						scr.steps[i].name, scr.steps[i].cmd, stepTimeout)
+						scr.steps[i].name, scr.steps[i].cmd, stepLimit(i))
 					syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 					return
 				}
