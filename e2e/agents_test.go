@@ -297,6 +297,7 @@ type sessionResult struct {
 	stdout       string
 	stderr       string
 	took         time.Duration
+	cpu          time.Duration // user+system time of the agent's process tree (what it waited for)
 }
 
 func (r *sessionResult) report() string {
@@ -419,6 +420,9 @@ func runSession(t *testing.T, a *agent, r route, g, bin string, steps []step, ki
 		}
 	}()
 	err := cmd.Wait()
+	if ps := cmd.ProcessState; ps != nil {
+		res.cpu = ps.UserTime() + ps.SystemTime()
+	}
 	close(stop)
 	<-watched
 	end := time.Now()

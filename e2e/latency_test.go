@@ -19,17 +19,29 @@ import (
 // changes hit every route alike).
 const EnvLatency = "GUARDSH_E2E_LATENCY"
 
-// latencyCalls is the number of benign tool calls in one latency session.
+// latencyCalls is the number of benign tool calls in a long latency
+// session; a short one makes one.
 const latencyCalls = 12
 
-// TestToolCallLatency measures the time one shell tool call takes with the
-// real agent CLI and the fake model server, per route: from the model's
-// reply asking for the call to the agent's next request carrying its
-// result. The agent alone (its own shell, no guardsh) is the baseline; the
-// figure of a route is its median minus the baseline's. It is a
-// measurement, not a check: it fails only when a session does not run.
+// TestToolCallLatency measures one shell tool call with the real agent CLI
+// and the fake model server, per route, two ways:
 //
-//	GUARDSH_E2E_LATENCY=5 go test -count=1 -run TestToolCallLatency -v ./e2e
+//   - wall time: from the model's reply asking for the call to the agent's
+//     next request carrying its result (the calls after the first, which
+//     pays the agent's lazy set-up), the median;
+//   - CPU time: the user+system time of the agent's process tree (the
+//     agent, its shells, guardsh, the hooks), per call: a long session's
+//     minus a short one's, divided by the calls between them, so that
+//     start-up and exit cancel. CPU time does not grow with the machine's
+//     load as wall time does.
+//
+// The agent alone (its own shell, no guardsh) is the baseline; "added" is
+// a route's figure minus the baseline's. Each round runs every variant
+// once, in turn, so that load changes hit them alike. A route whose
+// session fails, or on which guardsh is not (its rm -r ~/victim not
+// refused), is not measured. It is a measurement, not a check:
+//
+//	GUARDSH_E2E_LATENCY=3 go test -count=1 -timeout 60m -run TestToolCallLatency -v ./e2e
 //
 // GUARDSH_E2E_AGENTS=claude-code,gemini-cli limits the agents.
 func TestToolCallLatency(t *testing.T) {
@@ -48,10 +60,30 @@ func TestToolCallLatency(t *testing.T) {
 		agent string
 		r     route
 	}
-	samples := map[key][]time.Duration{}
-	startup := map[key][]time.Duration{}
-	failed := map[key]bool{} // a session of the route failed its checks
+	wall := map[key][]time.Duration{}
+	cpu := map[key][]time.Duration{}
+	failed := map[key]bool{}
 	var order []key
+	session := func(t *testing.T, a *agent, r route, bin string, calls int) *sessionResult {
+		var steps []step
+		for i := 0; i < calls; i++ {
+			tok := strconv.Itoa(i)
+			// distinct commands: an agent may stop a loop of identical calls
+			steps = append(steps, step{name: "benign" + tok, cmd: "cat benign.txt && echo call-" + tok, want: []string{"benign-", "call-" + tok}})
+		}
+		if r != routeAlone {
+			// guardsh must be on the route: its refusal proves it.
+			steps = append(steps, commonSteps("")[1])
+		}
+		var res *sessionResult
+		t.Run(fmt.Sprintf("%s/%s/%d-calls", a.name, r, calls), func(t *testing.T) {
+			res = runSession(t, a, r, g, bin, steps, latencySession)
+		})
+		if res == nil || len(res.scr.check()) > 0 || res.err != nil {
+			return nil
+		}
+		return res
+	}
 	for round := 0; round < rounds; round++ {
 		for _, a := range agents {
 			if len(only) > 0 && !only[a.name] {
@@ -69,54 +101,42 @@ func TestToolCallLatency(t *testing.T) {
 				if round == 0 {
 					order = append(order, k)
 				}
-				var steps []step
-				for i := 0; i < latencyCalls; i++ {
-					tok := fmt.Sprintf("%d", i)
-					// distinct commands: an agent may stop a loop of identical calls
-					steps = append(steps, step{name: "benign" + tok, cmd: "cat benign.txt && echo call-" + tok, want: []string{"benign-", "call-" + tok}})
-				}
-				if r != routeAlone {
-					// guardsh must be on the route: its refusal proves it.
-					steps = append(steps, commonSteps("")[1])
-				}
-				var res *sessionResult
-				t.Run(fmt.Sprintf("%s/%s/%d", a.name, r, round), func(t *testing.T) {
-					res = runSession(t, a, r, g, bin, steps, latencySession)
-				})
-				if res == nil || len(res.scr.check()) > 0 || res.err != nil {
-					failed[k] = true // the route does not work for this agent (TestAgents says why)
+				if failed[k] {
 					continue
 				}
-				// The first call pays the agent's lazy start-up (its shell
-				// snapshot, tool set-up): kept apart.
-				startup[k] = append(startup[k], res.scr.results[0].elapsed)
-				for _, sr := range res.scr.results[1:latencyCalls] {
-					samples[k] = append(samples[k], sr.elapsed)
+				short := session(t, a, r, bin, 1)
+				long := session(t, a, r, bin, 1+latencyCalls)
+				if short == nil || long == nil {
+					failed[k] = true // TestAgents says why
+					continue
 				}
+				for _, sr := range long.scr.results[1 : 1+latencyCalls] {
+					wall[k] = append(wall[k], sr.elapsed)
+				}
+				cpu[k] = append(cpu[k], (long.cpu-short.cpu)/latencyCalls)
 			}
 		}
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "per tool call, median over %d rounds x %d calls (first call apart):\n", rounds, latencyCalls-1)
-	fmt.Fprintf(&b, "%-12s %-13s %9s %9s %9s %11s\n", "agent", "route", "median", "added", "p90", "first call")
-	base := map[string]time.Duration{}
+	fmt.Fprintf(&b, "per tool call, %d rounds (wall: median of %d calls a round; CPU: median of the rounds' (long - short session) / %d):\n",
+		rounds, latencyCalls, latencyCalls)
+	fmt.Fprintf(&b, "%-12s %-13s %10s %10s %10s %10s %10s\n", "agent", "route", "wall", "added", "wall p90", "CPU", "added")
+	baseWall, baseCPU := map[string]time.Duration{}, map[string]time.Duration{}
 	for _, k := range order {
-		s := samples[k]
-		if len(s) == 0 || failed[k] {
-			// Not measured: the route fails, or guardsh is not on it (a
-			// figure for an unguarded route would flatter it).
-			fmt.Fprintf(&b, "%-12s %-13s %9s\n", k.agent, k.r, "(fails or unguarded: see TestAgents)")
+		if failed[k] || len(wall[k]) == 0 {
+			fmt.Fprintf(&b, "%-12s %-13s %10s\n", k.agent, k.r, "(fails or guardsh not on it: see TestAgents)")
 			continue
 		}
-		med, p90 := quantile(s, 0.5), quantile(s, 0.9)
-		added := ""
+		w, c := quantile(wall[k], 0.5), quantile(cpu[k], 0.5)
+		addW, addC := "", ""
 		if k.r == routeAlone {
-			base[k.agent] = med
-		} else if bm, ok := base[k.agent]; ok {
-			added = (med - bm).Round(time.Millisecond).String()
+			baseWall[k.agent], baseCPU[k.agent] = w, c
+		} else if bw, ok := baseWall[k.agent]; ok {
+			addW = (w - bw).Round(time.Millisecond).String()
+			addC = (c - baseCPU[k.agent]).Round(time.Millisecond).String()
 		}
-		fmt.Fprintf(&b, "%-12s %-13s %9v %9s %9v %11v\n", k.agent, k.r, med.Round(time.Millisecond), added,
-			p90.Round(time.Millisecond), quantile(startup[k], 0.5).Round(time.Millisecond))
+		fmt.Fprintf(&b, "%-12s %-13s %10v %10s %10v %10v %10s\n", k.agent, k.r, w.Round(time.Millisecond), addW,
+			quantile(wall[k], 0.9).Round(time.Millisecond), c.Round(time.Millisecond), addC)
 	}
 	t.Log("\n" + b.String())
 }
