@@ -145,15 +145,17 @@ var canaries = []string{"victim/a.txt", "victim/sub/b.txt", "keep.txt"}
 
 // sessionTimeout bounds one agent process: an ask that hangs fails the
 // test here (guardsh must refuse it at once), not at go test's timeout.
-const sessionTimeout = 4 * time.Minute
+const sessionTimeout = 6 * time.Minute
 
 // stepTimeout bounds one tool call: every step of the script is a command
 // that ends at once (or is refused at once); waiting this long is a hang.
 // The first call also pays the agent's lazy set-up of its shell tool
 // (opencode took 14 s for it at load 15 on 2 cores): firstStepTimeout.
+// At load 28 on 2 cores a refused call of Claude Code took 8 s and
+// qwen-code needed 101 s to its first request: the bounds are wide.
 const (
-	stepTimeout      = 30 * time.Second
-	firstStepTimeout = 90 * time.Second
+	stepTimeout      = 60 * time.Second
+	firstStepTimeout = 120 * time.Second
 )
 
 func stepLimit(i int) time.Duration {
