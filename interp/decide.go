@@ -6,6 +6,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/guardsh/guardsh/audit"
 	"github.com/guardsh/guardsh/guardsh"
 	"mvdan.cc/sh/v3/interp"
 )
@@ -28,7 +29,7 @@ func (g *Runner) classify(c guardsh.Command) guardsh.Verdict {
 func (g *Runner) decide(ctx context.Context, c guardsh.Command) guardsh.Verdict {
 	v := g.classify(c)
 	policyDecision := v.Decision
-	var advised *guardsh.AdvisorAudit
+	var advised *audit.Advisor
 	if v.Decision == guardsh.Allow && g.cfg.Advisor != nil {
 		// The advisor's second opinion on what the rules allowed outright
 		// (advisor.go): it can only refuse.
@@ -51,7 +52,7 @@ func (g *Runner) decide(ctx context.Context, c guardsh.Command) guardsh.Verdict 
 	if a := g.cfg.Audit; a != nil && lazyAudit(c, v, policyDecision) {
 		a.CountPure(c.Args[0], c.Project, g.policy.Mode, g.cfg.Sandbox)
 	} else if a != nil {
-		id = a.Decide(&guardsh.AuditRecord{
+		id = a.Decide(&audit.Record{
 			Cwd:       c.Dir,
 			Project:   c.Project,
 			Argv:      c.Args,
@@ -174,7 +175,7 @@ func (g *Runner) decidePure(args []string) {
 }
 
 // lazyAudit reports whether an allowed command is counted in the audit log
-// (AuditLog.CountPure) instead of recorded: a builtin the policy allowed
+// (audit.Log.CountPure) instead of recorded: a builtin the policy allowed
 // outright and found without effects ([, test, true, echo ...). Everything
 // else has its record on disk before it runs.
 func lazyAudit(c guardsh.Command, v guardsh.Verdict, policyDecision guardsh.Decision) bool {

@@ -22,6 +22,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/guardsh/guardsh/audit"
 	"github.com/guardsh/guardsh/guardsh"
 	"github.com/guardsh/guardsh/sandbox"
 	"golang.org/x/term"
@@ -70,7 +71,7 @@ type Config struct {
 	Gate Gate
 	// Audit receives a record of every decision before the command runs
 	// (see audit.go). nil: no audit log.
-	Audit *AuditLog
+	Audit *audit.Log
 	// Advisor, if set, rates every command the rules allowed outright
 	// and refuses one rated at or above its threshold (advisor.go).
 	Advisor Advisor

@@ -376,10 +376,10 @@ func ClientFromEnv() *Client {
 	if _, err := unix.GetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_TYPE); err != nil {
 		return nil
 	}
-	return &Client{conn: os.NewFile(uintptr(fd), "guardsh-broker")}
+	return NewClient(os.NewFile(uintptr(fd), "guardsh-broker"))
 }
 
-// NewClient wraps the interpreter's end of a broker socketpair (tests).
+// NewClient wraps the interpreter's end of a broker socketpair.
 func NewClient(f *os.File) *Client { return &Client{conn: f} }
 
 // Run asks the broker to run req with stdin, stdout and stderr and waits
