@@ -103,10 +103,19 @@ func snapshotAssign(st *syntax.Stmt) (string, bool) {
 	for _, part := range as.Value.Parts {
 		switch p := part.(type) {
 		case *syntax.Lit:
-			if strings.ContainsAny(p.Value, `\`) {
-				return "", false
+			// Claude Code quotes with shell-quote, which escapes
+			// characters such as : @ , with a backslash
+			for i := 0; i < len(p.Value); i++ {
+				c := p.Value[i]
+				if c == '\\' {
+					if i+1 == len(p.Value) || p.Value[i+1] == '\n' {
+						return "", false
+					}
+					i++
+					c = p.Value[i]
+				}
+				b.WriteByte(c)
 			}
-			b.WriteString(p.Value)
 		case *syntax.SglQuoted:
 			if p.Dollar {
 				return "", false

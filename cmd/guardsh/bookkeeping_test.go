@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/guardsh/guardsh/interp"
 )
 
 // claudeSnapshotScriptFor is the script Claude Code 2.1.197 runs as
@@ -221,3 +223,57 @@ func TestClaudeSnapshot(t *testing.T) {
 func strconvQuote(s string) string { return strconv.Quote(s) }
 
 func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+
+// TestClaudeSnapshotScriptRecognised: which command lines are Claude
+// Code's snapshot script, and the file each may write; the value of
+// SNAPSHOT_FILE is what real bash assigns.
+func TestClaudeSnapshotScriptRecognised(t *testing.T) {
+	home := "/home/u"
+	dir := home + "/.claude/shell-snapshots"
+	good := dir + "/snapshot-bash-1764633600000-abc123.sh"
+	script := func(first string) string {
+		return strings.Replace(claudeSnapshotScriptFor(good, home+"/.bashrc", "/usr/bin"), "SNAPSHOT_FILE="+good, first, 1)
+	}
+	env := map[string]string{"HOME": home, "CLAUDECODE": "1"}
+	for _, tc := range []struct {
+		name   string
+		script string
+		login  bool
+		env    map[string]string
+		want   string // "" not recognised
+	}{
+		{"as Claude Code writes it", script("SNAPSHOT_FILE=" + good), true, env, good},
+		{"single-quoted", script("SNAPSHOT_FILE='" + good + "'"), true, env, good},
+		{"backslash escapes (shell-quote)", script(`SNAPSHOT_FILE=/home/u/.claude/shell\-snapshots/snapshot\-bash\-1764633600000\-abc123.sh`), true, env, good},
+		{"without -l", script("SNAPSHOT_FILE=" + good), false, env, ""},
+		{"without CLAUDECODE", script("SNAPSHOT_FILE=" + good), true, map[string]string{"HOME": home}, ""},
+		{"an expansion", script("SNAPSHOT_FILE=$HOME/.claude/shell-snapshots/snapshot-bash-1-abc.sh"), true, env, ""},
+		{"a command substitution", script("SNAPSHOT_FILE=$(echo " + good + ")"), true, env, ""},
+		{"another directory", script("SNAPSHOT_FILE=" + home + "/.claude/snapshot-bash-1-abc.sh"), true, env, ""},
+		{"dot-dot", script("SNAPSHOT_FILE=" + dir + "/../settings.json"), true, env, ""},
+		{"another name", script("SNAPSHOT_FILE=" + dir + "/evil.sh"), true, env, ""},
+		{"a command first", "rm -rf ~; " + script("SNAPSHOT_FILE="+good), true, env, ""},
+		{"no markers", "SNAPSHOT_FILE=" + good + "\necho x >| \"$SNAPSHOT_FILE\"\n", true, env, ""},
+		{"CLAUDE_CONFIG_DIR", script("SNAPSHOT_FILE=/cfg/shell-snapshots/snapshot-zsh-1-a1.sh"), true,
+			map[string]string{"HOME": home, "CLAUDECODE": "1", "CLAUDE_CONFIG_DIR": "/cfg"}, "/cfg/shell-snapshots/snapshot-zsh-1-a1.sh"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := tc.script
+			inv := &invocation{Invocation: &interp.Invocation{Command: &s, Login: tc.login}}
+			got := ""
+			if b := claudeSnapshotScript(inv, func(k string) string { return tc.env[k] }); b != nil {
+				got = b.file
+			}
+			if got != tc.want {
+				t.Errorf("recognised %q, want %q", got, tc.want)
+			}
+			if tc.want != "" { // what bash assigns
+				first := strings.SplitN(s, "\n", 2)[0]
+				out, err := exec.Command("bash", "-c", first+`; printf %s "$SNAPSHOT_FILE"`).Output()
+				if err != nil || string(out) != tc.want {
+					t.Errorf("bash assigns %q (%v), guardsh read %q", out, err, tc.want)
+				}
+			}
+		})
+	}
+}
