@@ -31,6 +31,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 
 	"mvdan.cc/sh/v3/syntax"
 
@@ -49,7 +50,11 @@ type bookkeeping struct {
 	dir  string // its directory, writable in this session's sandbox
 }
 
-var snapshotName = regexp.MustCompile(`^snapshot-(bash|zsh|sh)-[0-9]{1,20}-[a-z0-9]{1,16}\.sh$`)
+// snapshotName is how Claude Code names its snapshots (built on first use:
+// nothing is compiled at start-up).
+var snapshotName = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^snapshot-(bash|zsh|sh)-[0-9]{1,20}-[a-z0-9]{1,16}\.sh$`)
+})
 
 // claudeSnapshotScript recognises Claude Code's shell-snapshot script in this
 // invocation: `-c -l SCRIPT` with CLAUDECODE=1, SCRIPT opening with
@@ -82,7 +87,7 @@ func claudeSnapshotScript(inv *invocation, getenv func(string) string) *bookkeep
 		cfgDir = d
 	}
 	if !filepath.IsAbs(snap) || filepath.Clean(snap) != snap ||
-		filepath.Dir(snap) != filepath.Join(filepath.Clean(cfgDir), "shell-snapshots") || !snapshotName.MatchString(filepath.Base(snap)) {
+		filepath.Dir(snap) != filepath.Join(filepath.Clean(cfgDir), "shell-snapshots") || !snapshotName().MatchString(filepath.Base(snap)) {
 		return nil
 	}
 	return &bookkeeping{what: "Claude Code's shell snapshot", file: snap, dir: filepath.Dir(snap)}
