@@ -2,11 +2,13 @@ package interp
 
 import (
 	"context"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
 
 	"github.com/guardsh/guardsh/audit"
+	"github.com/guardsh/guardsh/gitsafe"
 	"github.com/guardsh/guardsh/guardsh"
 	"mvdan.cc/sh/v3/interp"
 )
@@ -46,7 +48,7 @@ func (g *Runner) decide(ctx context.Context, c guardsh.Command) guardsh.Verdict 
 	escalate := false
 	if v.Decision == guardsh.Allow {
 		v.Effects = g.withRuleRights(v)
-		escalate = g.cfg.Escalate != nil && g.needsEscalation(v, policyDecision)
+		escalate = g.cfg.Escalate != nil && (g.needsEscalation(v, policyDecision) || g.approvedConfigWrite(c, v, policyDecision))
 	}
 	var id uint64
 	if a := g.cfg.Audit; a != nil && lazyAudit(c, v, policyDecision) {
@@ -69,7 +71,7 @@ func (g *Runner) decide(ctx context.Context, c guardsh.Command) guardsh.Verdict 
 		})
 	}
 	if v.Decision == guardsh.Allow && (id != 0 || escalate) {
-		track(c.Args, &pendingCmd{id: id, audit: g.cfg.Audit, escalate: escalate, v: v})
+		g.handoff.track(c.Args, &pendingCmd{id: id, audit: g.cfg.Audit, escalate: escalate, v: v})
 	}
 	return v
 }
@@ -299,6 +301,26 @@ func (g *Runner) needsEscalation(v guardsh.Verdict, policyDecision guardsh.Decis
 		}
 	}
 	return false
+}
+
+// approvedConfigWrite reports whether an allowed command is git writing
+// the config of the repository it runs in (gitsafe.ParseConfigWrite) that
+// a human approved (at the gate, or by a configured or session rule): the
+// sandbox keeps that file read-only, so the privileged side makes the
+// write (sandbox.Broker) after deciding again by itself (BrokerCheck).
+func (g *Runner) approvedConfigWrite(c guardsh.Command, v guardsh.Verdict, policyDecision guardsh.Decision) bool {
+	if len(c.Args) == 0 || filepath.Base(c.Args[0]) != "git" {
+		return false
+	}
+	if w, err := gitsafe.ParseConfigWrite(c.Args[1:], c.Env); w == nil && err == nil {
+		return false
+	}
+	if policyDecision == guardsh.Ask {
+		return true
+	}
+	sessionMu.RLock()
+	defer sessionMu.RUnlock()
+	return hasRuleID(g.policy.Rules, v.Rule) || hasRuleID(g.policy.Session, v.Rule)
 }
 
 func (g *Runner) ruleGrantsRights(id string) bool {

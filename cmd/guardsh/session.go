@@ -389,6 +389,9 @@ func sandboxSession(inv *invocation) (code int, done bool, describe string) {
 		broker = b
 	}
 	broker.Advise = privilegedAdvise // nil unless [advisor] is on
+	// An approved git config write the privileged side made is the
+	// session's new state of that protected file (Restore keeps it).
+	broker.ConfigWritten = guard.Accept
 	broker.Handlers = map[string]func(sandbox.Request, []*os.File) sandbox.Response{proxy.Kind: brokerProxyHandler(netProxy)}
 	go broker.Serve()
 	go func() {
