@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/guardsh/guardsh/interp"
+	"github.com/guardsh/guardsh/internal/shellargs"
 )
 
 // claudeSnapshotScriptFor is the script Claude Code 2.1.197 runs as
@@ -259,7 +259,7 @@ func TestClaudeSnapshotScriptRecognised(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := tc.script
-			inv := &invocation{Invocation: &interp.Invocation{Command: &s, Login: tc.login}}
+			inv := &invocation{Invocation: &shellargs.Invocation{Command: &s, Login: tc.login}}
 			got := ""
 			if b := claudeSnapshotScript(inv, func(k string) string { return tc.env[k] }); b != nil {
 				got = b.file
