@@ -120,6 +120,11 @@ func TestNestedInCodexSandbox(t *testing.T) {
 		}
 	}
 	env = append(env, "GUARDSH_MODE=auto", "OUT="+f.outside)
+	// A probe result cached outside (the full level) must not be taken
+	// for the nested environment, where that level cannot start.
+	if _, stderr, code := f.runArgs(t, env, "-c", "true"); code != 0 {
+		t.Fatalf("guardsh outside the outer sandbox: exit %d\n%s", code, stderr)
+	}
 	script := `echo "level: $GUARDSH_SANDBOX_RUN"; cat file.txt; touch made && echo made; touch "$OUT/nested-escape"; echo "outside rc=$?"`
 	for _, tc := range []struct {
 		name      string
