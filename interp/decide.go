@@ -71,7 +71,7 @@ func (g *Runner) decide(ctx context.Context, c guardsh.Command) guardsh.Verdict 
 		})
 	}
 	if v.Decision == guardsh.Allow && (id != 0 || escalate) {
-		track(c.Args, &pendingCmd{id: id, audit: g.cfg.Audit, escalate: escalate, v: v})
+		g.handoff.track(c.Args, &pendingCmd{id: id, audit: g.cfg.Audit, escalate: escalate, v: v})
 	}
 	return v
 }
