@@ -3,7 +3,9 @@ package e2e
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 )
 
@@ -44,10 +46,6 @@ var claudeCode = &agent{
 		return []string{"-p", prompt, "--allowedTools", "Bash", "--output-format", "text"}
 	},
 	debug: func(file string) []string { return []string{"--debug-file", file} },
-	gaps: map[route]map[string]string{
-		routeLaunch:  {"snapshot-fn": snapshotGap, "after": snapshotGap},
-		routeConfine: {"snapshot-fn": snapshotGap, "after": snapshotGap},
-	},
 	// Claude Code sources the user's rc file into a snapshot under
 	// ~/.claude/shell-snapshots/ and sources that before every command:
 	// a function from ~/.bashrc must be there, and callable where
@@ -108,13 +106,6 @@ var geminiCLI = &agent{
 	},
 	debug: func(string) []string { return []string{"--debug"} },
 }
-
-// snapshotGap: Claude Code's snapshot script writes its file with
-// `echo ... >| ~/.claude/shell-snapshots/snapshot-bash-*.sh`, which guardsh
-// asks about (write.outside-project) and, with no terminal, refuses: no
-// snapshot, so the user's functions and aliases are missing.
-const snapshotGap = "Claude Code's shell snapshot is not written under the launcher (write.outside-project asked, refused without a terminal)"
-
 var opencode = &agent{
 	name:   "opencode",
 	bin:    "opencode",
@@ -263,6 +254,21 @@ wire_api = "responses"
 			// Code's (the set-up given there has --rewrite).
 			e.write(".codex/hooks.json", fmt.Sprintf(`{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": %q}]}]}}`,
 				e.hookCommand("codex")))
+			// docs/agents.md: then trust it, by the table guardsh --doctor
+			// prints for ~/.codex/config.toml.
+			cmd := exec.Command(e.guardsh, "--doctor")
+			cmd.Env, cmd.Dir = e.vars, e.project
+			out, _ := cmd.CombinedOutput()
+			m := regexp.MustCompile(`the table (\[hooks\.state\."[^"]+"\]) with (trusted_hash = "sha256:[0-9a-f]+")`).FindStringSubmatch(string(out))
+			if m == nil {
+				e.t.Fatalf("guardsh --doctor gives no hook-trust table for Codex:\n%s", out)
+			}
+			f, err := os.OpenFile(filepath.Join(e.home, ".codex", "config.toml"), os.O_APPEND|os.O_WRONLY, 0)
+			if err != nil {
+				e.t.Fatal(err)
+			}
+			fmt.Fprintf(f, "\n%s\n%s\n", m[1], m[2])
+			f.Close()
 		}
 	},
 	argv: func(e *env, prompt string) []string {
@@ -308,9 +314,7 @@ text(out + "\nexit_code: " + r.exit_code);
 		routeLaunch: {"rm-home": codexBinBash, "rm-var": codexBinBash, "ask": codexBinBash},
 		routeLaunchPTY: {"rm-home": codexBinBash, "rm-var": codexBinBash, "ask": codexBinBash, "home": codexBinBash,
 			"pty-typed": codexBinBash, "after": codexBinBash},
-		routeConfine:     allSteps(codexNested),
-		routeHook:        {"rm-home": codexHookTrust, "rm-var": codexHookTrust, "ask": codexHookTrust},
-		routeHookRewrite: {"rm-home": codexHookTrust, "rm-var": codexHookTrust, "ask": codexHookTrust},
+		routeConfine: allSteps(codexNested),
 	},
 }
 
@@ -327,7 +331,3 @@ const codexBinBash = "Codex runs the login shell by absolute path (/bin/bash -lc
 // codexNested: under --confine, Codex's own sandbox cannot start (bwrap:
 // no new namespaces inside guardsh's sandbox), so every command fails.
 const codexNested = "under --confine Codex's own sandbox (bwrap) cannot create its namespaces: every command fails"
-
-// codexHookTrust: Codex runs a hooks.json hook only once the user trusted
-// it; the set-up docs/agents.md gives is silently inert.
-const codexHookTrust = "Codex requires hook trust: the hooks.json of docs/agents.md is silently inert"
