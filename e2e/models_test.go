@@ -17,7 +17,6 @@ import (
 type fakeServer struct {
 	url  string
 	srv  *http.Server
-	log  *requestLog
 	scr  *script
 	tool toolSpec
 	n    atomic.Int64 // replies sent, for message ids
@@ -53,19 +52,13 @@ func (ts toolSpec) pick(offered []string) string {
 	return ""
 }
 
-// requestLog keeps the paths of the requests the server did not expect,
-// for the test's failure message.
-type requestLog struct {
-	paths []string
-}
-
 func startServer(t *testing.T, scr *script, tool toolSpec, h func(fs *fakeServer, w http.ResponseWriter, r *http.Request, body []byte)) *fakeServer {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	fs := &fakeServer{url: "http://" + ln.Addr().String(), log: &requestLog{}, scr: scr, tool: tool, hits: map[string]int{}}
+	fs := &fakeServer{url: "http://" + ln.Addr().String(), scr: scr, tool: tool, hits: map[string]int{}}
 	fs.srv = &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
 		fs.mu.Lock()
