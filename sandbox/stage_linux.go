@@ -22,6 +22,11 @@ import (
 // the process and then execs (the interpreter or an approved command) or
 // runs the probe; it never returns there. Elsewhere it returns at once.
 func Stage() {
+	if v, ok := os.LookupEnv(envEnter); ok {
+		os.Unsetenv(envEnter)
+		enter(v)
+		return
+	}
 	v, ok := os.LookupEnv(envStage)
 	if !ok {
 		return
@@ -50,7 +55,11 @@ func Stage() {
 			os.Exit(126)
 		}
 	}
-	if err := confine(spec); err != nil {
+	net, err := confine(spec, true)
+	if net != "" {
+		os.Setenv(EnvNet, net)
+	}
+	if err != nil {
 		if spec.Action == "probe" {
 			json.NewEncoder(os.Stdout).Encode([]Check{{Name: "confine", Detail: err.Error()}})
 			os.Exit(0)
@@ -258,6 +267,16 @@ func BwrapArgs(c Config) []string {
 // script. env is its environment (TMPDIR already set); broker, if not nil,
 // becomes its escalation channel.
 func Start(backend string, c Config, desc string, env []string, broker *os.File, files map[string]*os.File) (*Session, error) {
+	if threadStartable(backend) {
+		if s, err := startThreaded(backend, c, desc, env, broker, files); err == nil {
+			if err := s.Release(); err != nil {
+				s.Abort()
+				return nil, err
+			}
+			return s, nil
+		}
+		// the stage confines the same way, in a process of its own
+	}
 	extra, env := passFiles(env, broker, files)
 	lim := newProcLimit(sessionMaxProcs())
 	spec := stageSpec{Config: c, Action: "run", Desc: desc, Argv0: os.Args[0], KeepFDs: len(extra)}
@@ -291,6 +310,11 @@ func Start(backend string, c Config, desc string, env []string, broker *os.File,
 // Other backends start as Start does (bubblewrap sets up its mounts when
 // it starts, so there is nothing to hold back), with nothing to release.
 func StartGated(backend string, c Config, desc string, env []string, broker *os.File, files map[string]*os.File) (*Session, error) {
+	if threadStartable(backend) {
+		if s, err := startThreaded(backend, c, desc, env, broker, files); err == nil {
+			return s, nil
+		}
+	}
 	if backend != BackendLandlock {
 		return Start(backend, c, desc, env, broker, files)
 	}

@@ -260,11 +260,20 @@ func sandboxSession(inv *invocation) (code int, done bool, describe string) {
 	// below, once the stage is starting: it costs ~0.2 ms, a thread).
 	signal.Ignore(os.Interrupt, syscall.SIGQUIT)
 
-	// Start-up (docs/performance.md): the stage of the first backend wanted starts at
-	// once, held back before it confines itself, so that its Go start-up
-	// overlaps the work below; it is released only when the temporary
-	// directory exists and the backend is proven (the probe cache, or a
-	// probe), and aborted otherwise.
+	// The session's temporary directory first: where the interpreter is
+	// started from a confined thread (sandbox.StartGated) its confinement
+	// is built at once, and the directory must exist for it.
+	if err := os.Mkdir(c.TmpDir, 0o700); err != nil {
+		fmt.Fprintf(os.Stderr, "guardsh: sandbox: %v\n", err)
+		return 126, true, ""
+	}
+	madeTmp = true
+	// Start-up (docs/performance.md): the interpreter (or the stage) of
+	// the first backend wanted starts at once, held back before it runs
+	// anything (the stage: before it confines itself), so that its Go
+	// start-up overlaps the work below; it is released only when the
+	// backend is proven (the probe cache, or a probe), and aborted
+	// otherwise.
 	var s *sandbox.Session
 	var broker *sandbox.Broker
 	if wanted := backendsWanted(); len(wanted) > 0 && wanted[0] == sandbox.BackendLandlock {
@@ -285,12 +294,6 @@ func sandboxSession(inv *invocation) (code int, done bool, describe string) {
 			s = nil
 		}
 	}
-	if err := os.Mkdir(c.TmpDir, 0o700); err != nil {
-		abort()
-		fmt.Fprintf(os.Stderr, "guardsh: sandbox: %v\n", err)
-		return 126, true, ""
-	}
-	madeTmp = true
 	// The network by destination: the proxy the commands' connections go
 	// through (netproxy.go); the interpreter reaches it where the session
 	// has a network namespace of its own.
