@@ -17,13 +17,25 @@ import (
 	"github.com/guardsh/guardsh/sandbox"
 )
 
+// threadLevel is one way of starting the confined interpreter.
+type threadLevel struct {
+	name, backend string
+	env           []string
+}
+
 // threadLevels are the levels whose interpreter these tests start: the
-// backends of backendsUnderTest and the container level (Landlock and
-// seccomp alone), which confines the same way without namespaces.
-func threadLevels(t *testing.T) []string {
-	levels := backendsUnderTest(t)
+// backends of backendsUnderTest, the container level (Landlock and seccomp
+// alone), and the full level through the stage process instead of the
+// privileged side's confined thread (GUARDSH_SANDBOX_STAGE_ALWAYS=1, the
+// way a user without CAP_SYS_ADMIN gets it).
+func threadLevels(t *testing.T) []threadLevel {
+	var levels []threadLevel
+	for _, b := range backendsUnderTest(t) {
+		levels = append(levels, threadLevel{b, b, nil})
+	}
 	if sandbox.LandlockABI() >= 2 {
-		levels = append(levels, sandbox.BackendContainer)
+		levels = append(levels, threadLevel{sandbox.BackendContainer, sandbox.BackendContainer, nil},
+			threadLevel{"landlock-stage", sandbox.BackendLandlock, []string{"GUARDSH_SANDBOX_STAGE_ALWAYS=1"}})
 	}
 	return levels
 }
@@ -35,8 +47,8 @@ func threadLevels(t *testing.T) []string {
 // writes outside from background subshells (run on whichever thread their
 // goroutine lands on, threads started late included) all fail.
 func TestInterpreterThreadsConfined(t *testing.T) {
-	for _, b := range threadLevels(t) {
-		t.Run(b, func(t *testing.T) {
+	for _, lv := range threadLevels(t) {
+		t.Run(lv.name, func(t *testing.T) {
 			f := newFixture(t)
 			script := `
 yes | head -n 5000 >/dev/null
@@ -54,7 +66,7 @@ done
 wait
 echo "threads=$n"
 `
-			out, stderr, code := f.run(t, b, script)
+			out, stderr, code := f.run(t, lv.backend, script, lv.env...)
 			if code != 0 {
 				t.Fatalf("exit %d: %s %s", code, out, stderr)
 			}
@@ -91,8 +103,8 @@ echo "threads=$n"
 // descriptors already open. The interpreter looks at its own descriptors
 // (a glob and test -ef run in its process, not in a child).
 func TestInterpreterGetsNoStrayFD(t *testing.T) {
-	for _, b := range threadLevels(t) {
-		t.Run(b, func(t *testing.T) {
+	for _, lv := range threadLevels(t) {
+		t.Run(lv.name, func(t *testing.T) {
 			f := newFixture(t)
 			planted := filepath.Join(f.outside, "planted")
 			pf, err := os.OpenFile(planted, os.O_CREATE|os.O_RDWR, 0o644)
@@ -103,7 +115,7 @@ func TestInterpreterGetsNoStrayFD(t *testing.T) {
 			script := `for fd in /proc/self/fd/*; do [ "$fd" -ef "$OUT/planted" ] && echo "LEAK $fd"; done; echo checked`
 			extra := make([]*os.File, 28)
 			extra[27] = pf
-			out, stderr, code := f.runFiles(t, f.env(b), extra, "-c", script)
+			out, stderr, code := f.runFiles(t, f.env(lv.backend, lv.env...), extra, "-c", script)
 			if code != 0 || !strings.Contains(out, "checked") {
 				t.Fatalf("exit %d: %s %s", code, out, stderr)
 			}
