@@ -110,7 +110,7 @@ func probeAll(c sandbox.Config, all bool) (sandbox.ProbeResult, bool, []sandbox.
 	var chosen sandbox.ProbeResult
 	found := false
 	if !all && os.Getenv("GUARDSH_SANDBOX_NOCACHE") != "1" && sandbox.ProbeCacheDir(c) == "" {
-		fmt.Fprintln(os.Stderr, "guardsh: note: the sandbox probe is not cached: every cache directory (XDG_CACHE_HOME, XDG_RUNTIME_DIR) is inside a directory the sandbox leaves writable; set XDG_CACHE_HOME (or XDG_RUNTIME_DIR) outside /tmp, /var/tmp, /dev/shm and the project to save ~0.1 s per start")
+		fmt.Fprintln(os.Stderr, "guardsh: note: the sandbox probe is not cached: every cache directory (XDG_CACHE_HOME, XDG_RUNTIME_DIR) is inside a directory the sandbox leaves writable, and the kernel keyring that would authenticate a cache there cannot be used; set XDG_CACHE_HOME (or XDG_RUNTIME_DIR) outside /tmp, /var/tmp, /dev/shm and the project to save ~0.1 s per start")
 	}
 	for _, b := range backendsWanted() {
 		var r sandbox.ProbeResult
