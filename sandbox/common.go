@@ -22,7 +22,7 @@ import (
 // is only believed when the process really is confined.
 const (
 	envStage = "GUARDSH_SANDBOX_STAGE" // base64 JSON stageSpec: confine, then act
-	// envEnter: base64 JSON enterSpec, for an interpreter started from a
+	// envEnter: enterSpec as KEEP,GATE,NPROC, for an interpreter started from a
 	// confined thread (thread_linux.go): what the stage would have done
 	// for it before the exec.
 	envEnter = "GUARDSH_SANDBOX_ENTER"

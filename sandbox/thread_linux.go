@@ -3,14 +3,13 @@
 package sandbox
 
 import (
-	"encoding/base64"
-	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strconv"
+	"strings"
 
 	"golang.org/x/sys/unix"
 )
@@ -33,14 +32,33 @@ import (
 // descriptors not passed on purpose, wait for the go-ahead, lower its
 // process limit.
 type enterSpec struct {
-	KeepFDs int `json:"keep_fds,omitempty"`
-	GateFD  int `json:"gate_fd,omitempty"`
-	NProc   int `json:"nproc,omitempty"`
+	KeepFDs int // descriptors passed on purpose, from 3
+	GateFD  int // the gate's read end, 0 for none
+	NProc   int // RLIMIT_NPROC to set, 0 for none
 }
 
+// encodeEnter writes s as three decimal numbers, "KEEP,GATE,NPROC" (no
+// JSON: decoding it would cost the interpreter's start encoding/json's
+// reflection caches).
 func encodeEnter(s enterSpec) string {
-	b, _ := json.Marshal(s)
-	return envEnter + "=" + base64.StdEncoding.EncodeToString(b)
+	return envEnter + "=" + strconv.Itoa(s.KeepFDs) + "," + strconv.Itoa(s.GateFD) + "," + strconv.Itoa(s.NProc)
+}
+
+// decodeEnter reads what encodeEnter wrote.
+func decodeEnter(v string) (enterSpec, error) {
+	f := strings.Split(v, ",")
+	if len(f) != 3 {
+		return enterSpec{}, fmt.Errorf("%q: want KEEP,GATE,NPROC", v)
+	}
+	var n [3]int
+	for i, x := range f {
+		k, err := strconv.Atoi(x)
+		if err != nil || k < 0 {
+			return enterSpec{}, fmt.Errorf("%q: want KEEP,GATE,NPROC", v)
+		}
+		n[i] = k
+	}
+	return enterSpec{KeepFDs: n[0], GateFD: n[1], NProc: n[2]}, nil
 }
 
 // enter is Stage's part for an interpreter started from a confined thread:
@@ -48,11 +66,7 @@ func encodeEnter(s enterSpec) string {
 // before the exec. It returns so that the process goes on as the
 // interpreter (which checks its confinement itself: Inherited).
 func enter(v string) {
-	var spec enterSpec
-	b, err := base64.StdEncoding.DecodeString(v)
-	if err == nil {
-		err = json.Unmarshal(b, &spec)
-	}
+	spec, err := decodeEnter(v)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "guardsh: sandbox: bad start request: %v\n", err)
 		os.Exit(126)
