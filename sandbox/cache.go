@@ -12,7 +12,8 @@ import (
 
 // CachedProbe is Probe with memory: a passing result is remembered per
 // boot, guardsh binary (path, size, mtime, inode), backend, Landlock ABI,
-// user and sandbox settings, and reused while all of those stay the same.
+// user, sandbox settings and the confinement the process is already under
+// (confinementKey), and reused while all of those stay the same.
 // The cache is only read and written where confined processes cannot
 // write: the first of the user's cache directory and $XDG_RUNTIME_DIR
 // that lies outside every writable root (ProbeCacheDir). Failures are never cached. GUARDSH_SANDBOX_NOCACHE=1
@@ -66,7 +67,7 @@ func probeCachePath(backend string, c Config) string {
 	settings.Project, settings.TmpDir, settings.Protected = "", "", nil
 	cfg, _ := json.Marshal(settings)
 	h := sha256.New()
-	fmt.Fprintf(h, "%s\x00%s\x00%d\x00%d\x00%v\x00%s\x00%d\x00%d\x00%s", boot, exe, fi.Size(), fi.ModTime().UnixNano(), inode(fi), backend, LandlockABI(), os.Geteuid(), cfg)
+	fmt.Fprintf(h, "%s\x00%s\x00%d\x00%d\x00%v\x00%s\x00%d\x00%d\x00%s\x00%s", boot, exe, fi.Size(), fi.ModTime().UnixNano(), inode(fi), backend, LandlockABI(), os.Geteuid(), cfg, confinementKey())
 	return filepath.Join(dir, "probe-"+hex.EncodeToString(h.Sum(nil))[:32]+".json")
 }
 

@@ -102,7 +102,7 @@ func confineAgent(cmd *exec.Cmd, dir, tmpDir string, extra []string) (*exec.Cmd,
 		}
 	}
 	c.Network = true
-	desc += ", agent confined by guardsh --launch --confine (network open)"
+	desc += ", " + confinedAgentMark + " (network open)"
 	// The guardsh shells the agent starts cannot confine themselves again
 	// (the sandbox forbids the namespaces that takes): they run inside the
 	// agent's sandbox, which the marker tells them (guardsh believes it only
