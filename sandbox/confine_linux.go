@@ -106,7 +106,7 @@ func UnixSocketsAllowed(c Config, landlockOn bool, abi int) bool {
 // namespace whose only interface is lo: TCP there is left to the namespace.
 func restrictLandlock(c Config, abi int, loopback bool) error {
 	if abi < minLandlockABI {
-		return fmt.Errorf("landlock: kernel ABI %d, need %d: %w", abi, minLandlockABI, ErrUnavailable)
+		return landlockMissing(abi)
 	}
 	cfg := landlock.V11.BestEffort()
 	if c.Network || loopback {

@@ -143,11 +143,13 @@ func runLaunch(args []string) int {
 		}
 		defer os.RemoveAll(tmp)
 		cmd.Env = append(cmd.Env, "TMPDIR="+tmp)
-		cmd, _, err = confineAgent(cmd, wd, tmp, opts.allowWrite)
+		var restore func()
+		cmd, restore, err = confineAgent(cmd, wd, tmp, opts.allowWrite)
 		if err != nil {
 			fmt.Fprintf(os.Stderr, "guardsh: %v\n", err)
 			return 1
 		}
+		defer restore() // launch_integrity.go
 	}
 	return runChild(cmd, os.Stderr)
 }

@@ -142,6 +142,9 @@ func sessionConfig() (sandbox.Config, error) {
 	if project == "" {
 		project = sandbox.ProjectRoot(wd)
 	}
+	if _, err := sandbox.UsableTempDir(); err != nil { // inside another sandbox /tmp may be read-only
+		return sandbox.Config{}, err
+	}
 	tmp, err := os.MkdirTemp("", "guardsh-")
 	if err != nil {
 		return sandbox.Config{}, err
@@ -159,6 +162,8 @@ func sandboxSession(inv *invocation) (code int, done bool, describe string) {
 	if desc, ok, err := sandbox.Inherited(); err != nil {
 		fmt.Fprintf(os.Stderr, "guardsh: sandbox: %v\n", err)
 		return 126, true, ""
+	} else if ok && stacksOnOuter(desc) {
+		os.Unsetenv(sandbox.EnvRun) // confined again below, with a marker of its own
 	} else if ok {
 		if err := sandbox.Harden(); err != nil {
 			fmt.Fprintf(os.Stderr, "guardsh: sandbox: %v\n", err)
