@@ -324,7 +324,7 @@ func registryProject(t *testing.T, f *fixture, caFile string) []string {
 	cache := filepath.Join(f.project, ".cache")
 	return []string{"SSL_CERT_FILE=" + caFile, "NODE_EXTRA_CA_CERTS=" + caFile, "PIP_CERT=" + caFile, "CURL_CA_BUNDLE=" + caFile,
 		"GOTOOLCHAIN=local", "GOSUMDB=off", "GOFLAGS=-mod=mod", "GOMODCACHE=" + cache + "/gomod", "GOCACHE=" + cache + "/gobuild", "GOTELEMETRY=off",
-		"npm_config_cache=" + cache + "/npm", "npm_config_update_notifier=false", "npm_config_audit=false", "npm_config_fund=false",
+		"npm_config_cafile=" + caFile, "npm_config_cache=" + cache + "/npm", "npm_config_update_notifier=false", "npm_config_audit=false", "npm_config_fund=false",
 		"PIP_DISABLE_PIP_VERSION_CHECK=1", "PIP_CACHE_DIR=" + cache + "/pip", "PIP_NO_INPUT=1"}
 }
 
@@ -423,7 +423,7 @@ curl -sS --max-time 5 http://db.corp.test:%[1]d/; echo " localname rc=$?"`, loca
 			t.Errorf("stdout lacks %q:\n%s\nstderr:\n%s", want, stdout, stderr)
 		}
 	}
-	if strings.Contains(stdout, "reached") {
+	if strings.Contains(stdout, "reached evil.test") || strings.Contains(stdout, "reached the host's 127.0.0.1") {
 		t.Errorf("a command reached what it must not:\n%s", stdout)
 	}
 	for _, want := range []string{"guardsh: denied [net.host-unlisted]: a connection to a host no [network] rule allows: evil.test:443",
@@ -445,12 +445,56 @@ curl -sS --max-time 5 http://db.corp.test:%[1]d/; echo " localname rc=$?"`, loca
 	}
 	// What reached the stand-ins came through the proxy (a direct
 	// connection would have had nowhere to go): the requests each saw.
-	close(seen)
 	reqs := map[string]int{}
-	for s := range seen {
-		reqs[strings.Fields(s)[0]]++
+	for drained := false; !drained; {
+		select {
+		case s := <-seen:
+			reqs[strings.Fields(s)[0]]++
+		default:
+			drained = true
+		}
 	}
 	t.Logf("connect records: %v; requests the stand-ins served, by host: %v", got, reqs)
+
+	// Which proxy variables each client honours, measured: each client
+	// fetches from its stand-in with one family of the session's variables
+	// left (the others unset in a subshell), fresh caches each time.
+	families := map[string]string{
+		"lower":      "HTTP_PROXY HTTPS_PROXY ALL_PROXY npm_config_proxy npm_config_https_proxy",
+		"upper":      "http_proxy https_proxy all_proxy npm_config_proxy npm_config_https_proxy",
+		"npm_config": "http_proxy https_proxy all_proxy HTTP_PROXY HTTPS_PROXY ALL_PROXY",
+	}
+	clients := map[string]string{
+		"go":   `cd goapp && GOMODCACHE=$(mktemp -d) GOFLAGS=-modcacherw go mod download example.com/hello@v1.0.0`,
+		"npm":  `cd jsapp && npm view hello-pkg version --cache "$(mktemp -d)" --fetch-retries=0 --fetch-timeout=10000`,
+		"pip":  `.venv/bin/pip download -q --no-cache-dir --no-deps -d "$(mktemp -d)" hello-pkg`,
+		"curl": `curl -sS -o /dev/null --max-time 10 https://pypi.org/simple/hello-pkg/`,
+	}
+	var measure strings.Builder
+	for _, c := range []string{"go", "npm", "pip", "curl"} {
+		for _, fam := range []string{"lower", "upper", "npm_config"} {
+			fmt.Fprintf(&measure, "( unset %s; %s ) >/dev/null 2>&1; echo \"%s %s rc=$?\"\n", families[fam], clients[c], c, fam)
+		}
+	}
+	stdout, stderr, _ = f.inHostsNamespace(t, hosts, append(env, writeConfig(cfg)), "-c", measure.String())
+	// measured with go 1.26, npm 11.19 (node 20), pip 23.2, curl 8: every
+	// client but npm honours both cases of HTTPS_PROXY; npm honours
+	// npm_config_https_proxy and, without it, both cases as well
+	want := map[string]bool{
+		"go lower": true, "go upper": true, "go npm_config": false,
+		"npm lower": true, "npm upper": true, "npm npm_config": true,
+		"pip lower": true, "pip upper": true, "pip npm_config": false,
+		"curl lower": true, "curl upper": true, "curl npm_config": false,
+	}
+	for k, w := range want {
+		got := strings.Contains(stdout, k+" rc=0\n")
+		if !strings.Contains(stdout, k+" rc=") {
+			t.Errorf("%s: not measured:\n%s\nstderr:\n%s", k, stdout, stderr)
+		} else if got != w {
+			t.Errorf("%s: reached the stand-in through the proxy: %v, docs/sandbox.md says %v\n%s", k, got, w, stdout)
+		}
+	}
+	t.Logf("clients by proxy variables left (rc=0: reached its registry through the proxy):\n%s", stdout)
 
 	// The profile alone: its names are not exact, so a registry name that
 	// resolves to a loopback address is refused.
