@@ -153,6 +153,13 @@ func TestCloudReadAttacks(t *testing.T) {
 		"az functionapp config appsettings list -g rg -n app",
 		"az webapp config appsettings list -g rg -n app",
 		"gcloud compute instances list --flags-file=/tmp/f",
+		"restic dump latest /home/u/.ssh/id_rsa",
+		"restic cat blob abc",
+		"restic snapshots --password-command /tmp/evil",
+		"restic -o sftp.command=/tmp/evil snapshots",
+		"borg list --rsh /tmp/evil repo",
+		"glab variable list",
+		"velero backup get --kubeconfig /tmp/k",
 	}
 	for _, line := range notReads {
 		args := strings.Fields(line)
