@@ -101,8 +101,10 @@ type catTest struct {
 	// netProxy judges as for a verified sandbox whose connections go
 	// through the proxy (Policy.Sandboxed and Policy.NetProxy)
 	netProxy bool
-	match    []string
-	notMatch []string
+	// bookkeeping is Policy.Bookkeeping for the test
+	bookkeeping []string
+	match       []string
+	notMatch    []string
 }
 
 var catalogueTests = []catTest{
@@ -186,6 +188,9 @@ var catalogueTests = []catTest{
 	{id: idNetUnproxied, netProxy: true, match: []string{"nc host 80", "dig axfr example.com", "echo x | socat stdio /var/run/haproxy.sock", "git clone git@github.com:o/r.git", "git fetch ssh://host/r", "ngrok http 3000"}, notMatch: []string{"curl https://x.test", "git clone https://github.com/o/r", "git fetch origin", "openssl version"}},
 	{id: idInstallProject, netProxy: true, match: []string{"npm install", "npm ci", "npm install left-pad", "yarn", "pnpm install", "yarn add lodash"}, notMatch: []string{"npm install -g x", "npm install --prefix /opt x", "npm link", "pip install requests", "npm test"}},
 	{id: idInstallVenv, match: []string{".venv/bin/pip install requests", ".venv/bin/python -m pip install x"}, notMatch: []string{"pip install requests"}},
+	{id: idAgentBookkeeping, mode: ModeDefault, bookkeeping: []string{"/home/user/.claude/shell-snapshots/snapshot-bash-1-abc.sh"},
+		match:    []string{`echo "# Snapshot file" >| /home/user/.claude/shell-snapshots/snapshot-bash-1-abc.sh`, "echo x >> ~/.claude/shell-snapshots/snapshot-bash-1-abc.sh", "cat >> ~/.claude/shell-snapshots/snapshot-bash-1-abc.sh <<'E'\nexport PATH=/x\nE"},
+		notMatch: []string{"echo x >> ~/.claude/shell-snapshots/snapshot-bash-2-def.sh", "echo x > ~/.claude/settings.json", "cp a ~/.claude/shell-snapshots/snapshot-bash-1-abc.sh", "echo x > ~/.claude/shell-snapshots/snapshot-bash-1-abc.sh.x"}},
 	{id: idReadOnly, match: []string{"ls -la", "git status", "grep -rn foo .", "cat a | wc -l"}, notMatch: []string{"touch a"}},
 	{id: idEditProject, match: []string{"touch a", "mkdir -p x/y", "git commit -m x", "sed -i s/a/b/ f.txt", "rm -rf build"}, notMatch: []string{"ls"}},
 	{id: idDevRoutine, match: []string{"go test ./...", "pytest -q", "make", "npm test", "cargo build", "./run-tests.sh", "python3 tool.py"}, notMatch: []string{"ls"}},
@@ -216,6 +221,14 @@ func TestCatalogue(t *testing.T) {
 		}
 		if tt.netProxy {
 			check = checkProxied
+		}
+		if tt.bookkeeping != nil {
+			check = func(t *testing.T, mode Mode, src string) ScriptVerdict {
+				p := NewPolicy(mode)
+				p.Bookkeeping = tt.bookkeeping
+				sv, _ := p.CheckScript(src, testEnv)
+				return sv
+			}
 		}
 		for _, in := range tt.match {
 			sv := check(t, mode, in)

@@ -1,6 +1,7 @@
 package interp
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"os"
@@ -30,12 +31,6 @@ type bashState struct {
 	// noglob is set -f, for the fields guardsh splits (compat_ifs.go).
 	noglob atomic.Bool
 }
-
-// clobberPrefix marks the target of ">|" for the open handler. Not a NUL
-// byte (expansion drops those) but random per process (reparseToken), so a
-// script cannot spell a path that the static checker reads one way and
-// the open handler another.
-var clobberPrefix = reparseToken + "clobber:"
 
 // noteSetOptions records the options of a set command line that guardsh
 // implements itself (-C, -o noclobber).
@@ -75,11 +70,6 @@ func (s *bashState) lastArgValue() string {
 	return s.lastArg
 }
 
-// exportedFuncPrefix names the hidden exported variable that carries an
-// exported function (export -f f) to child processes, where execEnv turns
-// it into bash's BASH_FUNC_f%%=() { ...; }.
-const exportedFuncPrefix = "__guardsh_xf_"
-
 // bashBuiltinCall routes a command line to guardsh's own version of a bash
 // builtin where mvdan's lacks what the line uses; args is returned
 // unchanged otherwise.
@@ -113,6 +103,9 @@ func (g *Runner) bashBuiltinCall(hc interp.HandlerContext, args []string) []stri
 	case "declare", "typeset":
 		if len(args) > 1 && (args[1] == "-F" || args[1] == "-Ff" || args[1] == "-fF") {
 			return append([]string{internalPrefix + "declare-F"}, args[2:]...)
+		}
+		if len(args) == 2 && args[1] == "-f" {
+			return []string{internalPrefix + "declare-f"}
 		}
 	case "set":
 		if len(args) == 1 {
@@ -215,6 +208,9 @@ func (g *Runner) bashBuiltin(hc interp.HandlerContext, name string, args []strin
 		return 0, true
 	case "declare-F":
 		return g.declareF(hc, args), true
+	case "declare-f":
+		g.declareAllF(hc)
+		return 0, true
 	case "set-list":
 		g.setList(hc)
 		return 0, true
@@ -374,6 +370,23 @@ func (g *Runner) declareF(hc interp.HandlerContext, names []string) int {
 		}
 	}
 	return st
+}
+
+// declareAllF is "declare -f" without names: every function, sorted, as
+// "declare -f NAME" prints one (the shell snapshots of Codex CLI and Claude
+// Code are made from it).
+func (g *Runner) declareAllF(hc interp.HandlerContext) {
+	names := make([]string, 0, len(g.r.Funcs))
+	for n := range g.r.Funcs {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	printer := syntax.NewPrinter()
+	for _, n := range names {
+		var b bytes.Buffer
+		printer.Print(&b, g.r.Funcs[n])
+		fmt.Fprintf(hc.Stdout, "%s()\n%s\n", n, b.String())
+	}
 }
 
 // recordTrap remembers what "trap CMD COND..." set, for trap -p.
@@ -564,6 +577,7 @@ func (g *Runner) compgen(hc interp.HandlerContext, args []string) int {
 			return true
 		})
 	}
+
 	var files, dirs, cmds bool
 	for i := 0; i < len(args); i++ {
 		a := args[i]
@@ -797,6 +811,17 @@ func declAsCall(st *syntax.Stmt) bool {
 	if len(words) > 0 {
 		first = words[0].Lit()
 	}
+	if v := dc.Variant.Value; (v == "declare" || v == "typeset") && len(first) > 2 && first[0] == '-' &&
+		strings.Contains(first, "p") && strings.Trim(first[1:], "xpfrgaAilnu") == "" {
+		// "declare -xp NAME" (Codex CLI's snapshot lists exports so) is
+		// "declare -x -p NAME": mvdan takes the query flag alone only
+		var split []*syntax.Assign
+		for _, c := range first[1:] {
+			split = append(split, &syntax.Assign{Naked: true, Value: &syntax.Word{Parts: []syntax.WordPart{&syntax.Lit{Value: "-" + string(c)}}}})
+		}
+		dc.Args = append(split, dc.Args[1:]...)
+		return false
+	}
 	switch dc.Variant.Value {
 	case "export":
 		if !(len(words) == 0 || first == "-p" && len(words) == 1 || first == "-n" ||
@@ -808,7 +833,7 @@ func declAsCall(st *syntax.Stmt) bool {
 			return false
 		}
 	case "declare", "typeset":
-		if first != "-F" && first != "-fF" && first != "-Ff" {
+		if first != "-F" && first != "-fF" && first != "-Ff" && !(first == "-f" && len(words) == 1) {
 			return false
 		}
 	default:
@@ -818,11 +843,6 @@ func declAsCall(st *syntax.Stmt) bool {
 	st.Cmd = &syntax.CallExpr{Args: args}
 	return true
 }
-
-// aliasCmd is the command an alias whose value has shell operators
-// (alias up='tr a-z A-Z | cat') expands to; call runs the value with eval.
-// mvdan's aliases take simple commands only.
-const aliasCmd = "__guardsh_alias"
 
 // aliasCall is bash's alias: definitions are remembered (listed sorted,
 // queried), and a value with operators becomes an eval of it.

@@ -13,6 +13,7 @@ import (
 	"syscall"
 
 	"github.com/guardsh/guardsh/guardsh"
+	"github.com/guardsh/guardsh/internal/shellargs"
 	"github.com/guardsh/guardsh/internal/version"
 	"github.com/guardsh/guardsh/interp"
 	"golang.org/x/term"
@@ -82,9 +83,9 @@ func shellName() string {
 }
 
 // invocation is a parsed shell command line: bash's options (see
-// interp.ParseArgs) plus guardsh's own.
+// shellargs.Parse) plus guardsh's own.
 type invocation struct {
-	*interp.Invocation
+	*shellargs.Invocation
 	mode guardsh.Mode
 }
 
@@ -93,7 +94,7 @@ type invocation struct {
 var guardshLongOpts = map[string]bool{"--mode": true, "--scrub-env!": true}
 
 func parseArgs(argv []string) (*invocation, error) {
-	in, err := interp.ParseArgs(argv, shellName(), guardshLongOpts)
+	in, err := shellargs.Parse(argv, shellName(), guardshLongOpts)
 	if err != nil {
 		return nil, err
 	}
@@ -162,12 +163,17 @@ func shell(inv *invocation) int {
 		return 2
 	}
 	inv.mode = policy.Mode
+	// an agent's bookkeeping script (bookkeeping.go)
+	sessionBookkeeping = claudeSnapshotScript(inv, os.Getenv)
 	scrubSessionEnv(inv) // before the interpreter starts, in or out of the sandbox (scrubenv.go)
 	code, done, sandboxDesc := sandboxSession(inv)
 	if done {
 		return code
 	}
 	policy.Sandboxed = sessionConfined
+	if sessionBookkeeping != nil {
+		sessionBookkeeping.apply(policy)
+	}
 	if penv := startProxyRelay(); penv != nil { // netproxy.go
 		if sessionEnv == nil {
 			sessionEnv = os.Environ()
