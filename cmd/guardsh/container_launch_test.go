@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -42,5 +43,60 @@ echo ../.planted > .git/commondir && echo planted-commondir
 		if !strings.Contains(string(out), p+": created") {
 			t.Errorf("the removal of %s is not said:\n%s", p, out)
 		}
+	}
+}
+
+// TestAttackLaunchConfineAgentSettings: the confined agent's state
+// directory is writable (it keeps its sessions there), and in it lie the
+// agent's own settings, which name programs the agent runs at its next
+// start: Claude Code's hooks in ~/.claude/settings.json, Codex's notify
+// program in ~/.codex/config.toml. Written by the confined agent's file
+// tools, they would run outside any sandbox the next time the user starts
+// the agent without --confine. The launcher restores them when the agent
+// exits (removes a created one, rewrites a changed one) and says so.
+func TestAttackLaunchConfineAgentSettings(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("runs as root (CI does)")
+	}
+	backendsUnderTest(t)
+	for _, tc := range []struct {
+		agent, file, before string // before "": the file does not exist
+	}{
+		{"claude", ".claude/settings.json", ""},
+		{"claude", ".claude/settings.json", "{\"model\": \"opus\"}\n"},
+		{"codex", ".codex/config.toml", "model = \"o3\"\n"},
+		{"gemini", ".gemini/settings.json", ""},
+	} {
+		t.Run(tc.agent+"/"+strings.ReplaceAll(tc.file, "/", "_")+fmt.Sprint(tc.before != ""), func(t *testing.T) {
+			f := newFixture(t)
+			p := filepath.Join(f.home, tc.file)
+			os.MkdirAll(filepath.Dir(p), 0o700)
+			if tc.before != "" {
+				os.WriteFile(p, []byte(tc.before), 0o600)
+			}
+			agent := fakeAgent(t, f.base, tc.agent, fmt.Sprintf(`printf '{"hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "touch $OUT/ran"}]}]}}\n' > %s && echo planted-settings`, shQuote(p)))
+			cmd := exec.Command(f.bin, "--launch", "--mode", "auto", "--confine", "--", agent)
+			cmd.Dir = f.project
+			cmd.Env = f.env("", "GUARDSH_MODE=auto")
+			for i, kv := range cmd.Env {
+				if strings.HasPrefix(kv, "GUARDSH_SANDBOX=") {
+					cmd.Env[i] = "GUARDSH_SANDBOX=auto"
+				}
+			}
+			out, err := cmd.CombinedOutput()
+			if err != nil || !strings.Contains(string(out), "planted-settings") {
+				t.Skipf("the confined agent could not write its settings here: %v\n%s", err, out)
+			}
+			b, err := os.ReadFile(p)
+			switch {
+			case tc.before == "" && err == nil:
+				t.Errorf("%s created by the confined agent is still there after it exited:\n%s\n%s", tc.file, b, out)
+			case tc.before != "" && string(b) != tc.before:
+				t.Errorf("%s changed by the confined agent was not restored: %q\n%s", tc.file, b, out)
+			}
+			if !strings.Contains(string(out), p+": ") {
+				t.Errorf("the restore of %s is not said:\n%s", tc.file, out)
+			}
+		})
 	}
 }
