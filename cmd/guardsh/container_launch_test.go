@@ -2,11 +2,13 @@ package main
 
 import (
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestLaunchConfinePlant: under guardsh --launch --confine the agent's own
@@ -98,5 +100,57 @@ func TestAttackLaunchConfineAgentSettings(t *testing.T) {
 				t.Errorf("the restore of %s is not said:\n%s", tc.file, out)
 			}
 		})
+	}
+}
+
+// TestAttackNestedMarkerDropped: whether a guardsh shell inside an agent
+// confined by --launch --confine stacks its own confinement (no network,
+// writes to the project only) is read from $GUARDSH_SANDBOX_RUN, which
+// the agent sets for the shells it starts. An agent whose environment for
+// its shells the model can set (Claude Code's settings.json "env", Codex's
+// shell_environment_policy) drops the marker, and the shell's commands
+// then run in the agent's sandbox as it is: its network open.
+func TestAttackNestedMarkerDropped(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("runs as root (CI does)")
+	}
+	backendsUnderTest(t)
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("python3 not installed")
+	}
+	if os.Getenv("GUARDSH_TEST_KNOWN_HOLES") != "1" {
+		t.Skip("known hole: a confined agent that drops the marker from $GUARDSH_SANDBOX_RUN for its shells gets their commands run in its own sandbox, network open (docs/limits.md); GUARDSH_TEST_KNOWN_HOLES=1 runs it")
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	reached := make(chan bool, 1)
+	go func() {
+		if c, err := ln.Accept(); err == nil {
+			c.Close()
+			reached <- true
+		}
+	}()
+	f := newFixture(t)
+	_, port, _ := net.SplitHostPort(ln.Addr().String())
+	// a program the rules do not read (python3 running a project file)
+	os.WriteFile(filepath.Join(f.project, "net.py"), []byte("import socket, sys\nsocket.create_connection(('127.0.0.1', int(sys.argv[1])), 2)\nprint('connected')\n"), 0o644)
+	connect := `python3 net.py ` + port
+	agent := fakeAgent(t, f.base, "claude", `GUARDSH_SANDBOX_RUN="${GUARDSH_SANDBOX_RUN%%, agent confined*}" exec bash -c `+shQuote(connect))
+	cmd := exec.Command(f.bin, "--launch", "--mode", "auto", "--confine", "--", agent)
+	cmd.Dir = f.project
+	cmd.Env = f.env("", "GUARDSH_MODE=auto")
+	for i, kv := range cmd.Env {
+		if strings.HasPrefix(kv, "GUARDSH_SANDBOX=") {
+			cmd.Env[i] = "GUARDSH_SANDBOX=auto"
+		}
+	}
+	out, _ := cmd.CombinedOutput()
+	select {
+	case <-reached:
+		t.Errorf("a command of the agent's guardsh shell reached the machine's TCP listener once the agent dropped the marker:\n%s", out)
+	case <-time.After(3 * time.Second):
 	}
 }
