@@ -109,7 +109,9 @@ func TestAttackLaunchConfineAgentSettings(t *testing.T) {
 // the agent sets for the shells it starts. An agent whose environment for
 // its shells the model can set (Claude Code's settings.json "env", Codex's
 // shell_environment_policy) drops the marker, and the shell's commands
-// then run in the agent's sandbox as it is: its network open.
+// then ran in the agent's sandbox as it is: its network open. The shell
+// now tells that sandbox by its seccomp filter, which the agent cannot
+// remove (sandbox.InNetworkSandbox), and stacks its own.
 func TestAttackNestedMarkerDropped(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("runs as root (CI does)")
@@ -117,9 +119,6 @@ func TestAttackNestedMarkerDropped(t *testing.T) {
 	backendsUnderTest(t)
 	if _, err := exec.LookPath("python3"); err != nil {
 		t.Skip("python3 not installed")
-	}
-	if os.Getenv("GUARDSH_TEST_KNOWN_HOLES") != "1" {
-		t.Skip("known hole: a confined agent that drops the marker from $GUARDSH_SANDBOX_RUN for its shells gets their commands run in its own sandbox, network open (docs/limits.md); GUARDSH_TEST_KNOWN_HOLES=1 runs it")
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -152,5 +151,10 @@ func TestAttackNestedMarkerDropped(t *testing.T) {
 	case <-reached:
 		t.Errorf("a command of the agent's guardsh shell reached the machine's TCP listener once the agent dropped the marker:\n%s", out)
 	case <-time.After(3 * time.Second):
+		// the command ran, confined: its connect(2) failed
+		if !strings.Contains(string(out), "Error") || strings.Contains(string(out), "connected") {
+			t.Errorf("the shell's command did not run, or ran unconfined:\n%s", out)
+		}
+		t.Logf("%s", out)
 	}
 }

@@ -162,7 +162,7 @@ func sandboxSession(inv *invocation) (code int, done bool, describe string) {
 	if desc, ok, err := sandbox.Inherited(); err != nil {
 		fmt.Fprintf(os.Stderr, "guardsh: sandbox: %v\n", err)
 		return 126, true, ""
-	} else if ok && stacksOnOuter(desc) {
+	} else if ok && (stacksOnOuter(desc) || sandbox.InNetworkSandbox()) {
 		os.Unsetenv(sandbox.EnvRun) // confined again below, with a marker of its own
 	} else if ok {
 		if err := sandbox.Harden(); err != nil {
