@@ -120,41 +120,47 @@ func TestAttackNestedMarkerDropped(t *testing.T) {
 	if _, err := exec.LookPath("python3"); err != nil {
 		t.Skip("python3 not installed")
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	reached := make(chan bool, 1)
-	go func() {
-		if c, err := ln.Accept(); err == nil {
-			c.Close()
-			reached <- true
-		}
-	}()
-	f := newFixture(t)
-	_, port, _ := net.SplitHostPort(ln.Addr().String())
-	// a program the rules do not read (python3 running a project file)
-	os.WriteFile(filepath.Join(f.project, "net.py"), []byte("import socket, sys\nsocket.create_connection(('127.0.0.1', int(sys.argv[1])), 2)\nprint('connected')\n"), 0o644)
-	connect := `python3 net.py ` + port
-	agent := fakeAgent(t, f.base, "claude", `GUARDSH_SANDBOX_RUN="${GUARDSH_SANDBOX_RUN%%, agent confined*}" exec bash -c `+shQuote(connect))
-	cmd := exec.Command(f.bin, "--launch", "--mode", "auto", "--confine", "--", agent)
-	cmd.Dir = f.project
-	cmd.Env = f.env("", "GUARDSH_MODE=auto")
-	for i, kv := range cmd.Env {
-		if strings.HasPrefix(kv, "GUARDSH_SANDBOX=") {
-			cmd.Env[i] = "GUARDSH_SANDBOX=auto"
-		}
-	}
-	out, _ := cmd.CombinedOutput()
-	select {
-	case <-reached:
-		t.Errorf("a command of the agent's guardsh shell reached the machine's TCP listener once the agent dropped the marker:\n%s", out)
-	case <-time.After(3 * time.Second):
-		// the command ran, confined: its connect(2) failed
-		if !strings.Contains(string(out), "Error") || strings.Contains(string(out), "connected") {
-			t.Errorf("the shell's command did not run, or ran unconfined:\n%s", out)
-		}
-		t.Logf("%s", out)
+	for _, tc := range []struct{ name, env string }{
+		{"marker dropped", `GUARDSH_SANDBOX_RUN="${GUARDSH_SANDBOX_RUN%%, agent confined*}"`},
+		{"sandbox off", `GUARDSH_SANDBOX=off`},
+		{"both", `GUARDSH_SANDBOX=off GUARDSH_SANDBOX_RUN="${GUARDSH_SANDBOX_RUN%%, agent confined*}"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ln, err := net.Listen("tcp", "127.0.0.1:0")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer ln.Close()
+			reached := make(chan bool, 1)
+			go func() {
+				if c, err := ln.Accept(); err == nil {
+					c.Close()
+					reached <- true
+				}
+			}()
+			f := newFixture(t)
+			_, port, _ := net.SplitHostPort(ln.Addr().String())
+			// a program the rules do not read (python3 running a project file)
+			os.WriteFile(filepath.Join(f.project, "net.py"), []byte("import socket, sys\nsocket.create_connection(('127.0.0.1', int(sys.argv[1])), 2)\nprint('connected')\n"), 0o644)
+			agent := fakeAgent(t, f.base, "claude", tc.env+` exec bash -c `+shQuote(`python3 net.py `+port))
+			cmd := exec.Command(f.bin, "--launch", "--mode", "auto", "--confine", "--", agent)
+			cmd.Dir = f.project
+			cmd.Env = f.env("", "GUARDSH_MODE=auto")
+			for i, kv := range cmd.Env {
+				if strings.HasPrefix(kv, "GUARDSH_SANDBOX=") {
+					cmd.Env[i] = "GUARDSH_SANDBOX=auto"
+				}
+			}
+			out, _ := cmd.CombinedOutput()
+			select {
+			case <-reached:
+				t.Errorf("a command of the agent's guardsh shell reached the machine's TCP listener:\n%s", out)
+			case <-time.After(3 * time.Second):
+				// the command ran, confined: its connect(2) failed
+				if !strings.Contains(string(out), "Error") || strings.Contains(string(out), "connected") {
+					t.Errorf("the shell's command did not run, or ran unconfined:\n%s", out)
+				}
+			}
+		})
 	}
 }

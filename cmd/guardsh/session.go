@@ -164,6 +164,14 @@ func sandboxSession(inv *invocation) (code int, done bool, describe string) {
 		return 126, true, ""
 	} else if ok && (stacksOnOuter(desc) || sandbox.InNetworkSandbox()) {
 		os.Unsetenv(sandbox.EnvRun) // confined again below, with a marker of its own
+		// the agent chose this environment: it cannot turn the stack off
+		if off, is := sandboxOff(); is {
+			fmt.Fprintf(os.Stderr, "guardsh: warning: sandbox %s ignored: inside an agent confined by guardsh --launch --confine, commands are confined again\n", off)
+			noSandboxFlag = false
+			if strings.EqualFold(os.Getenv("GUARDSH_SANDBOX"), "off") {
+				os.Unsetenv("GUARDSH_SANDBOX")
+			}
+		}
 	} else if ok {
 		if err := sandbox.Harden(); err != nil {
 			fmt.Fprintf(os.Stderr, "guardsh: sandbox: %v\n", err)
