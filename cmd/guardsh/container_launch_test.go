@@ -164,3 +164,51 @@ func TestAttackNestedMarkerDropped(t *testing.T) {
 		})
 	}
 }
+
+// TestAttackNestedUnixSocket: GUARDSH_SANDBOX_UNIX=1 (AF_UNIX sockets on
+// kernels whose Landlock cannot limit connect(2) by path), set by the
+// agent for its shells, let their commands connect to any socket on the
+// machine (a container engine's, a session bus) from the agent's sandbox.
+// The stacked confinement ignores it there.
+func TestAttackNestedUnixSocket(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("runs as root (CI does)")
+	}
+	backendsUnderTest(t)
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("python3 not installed")
+	}
+	f := newFixture(t)
+	sock := filepath.Join(f.outside, "s.sock")
+	ln, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	reached := make(chan bool, 1)
+	go func() {
+		if c, err := ln.Accept(); err == nil {
+			c.Close()
+			reached <- true
+		}
+	}()
+	os.WriteFile(filepath.Join(f.project, "unix.py"), []byte("import socket, sys\ns = socket.socket(socket.AF_UNIX)\ns.connect(sys.argv[1])\nprint('connected')\n"), 0o644)
+	agent := fakeAgent(t, f.base, "claude", `GUARDSH_SANDBOX_UNIX=1 exec bash -c `+shQuote(`python3 unix.py `+sock))
+	cmd := exec.Command(f.bin, "--launch", "--mode", "auto", "--confine", "--", agent)
+	cmd.Dir = f.project
+	cmd.Env = f.env("", "GUARDSH_MODE=auto")
+	for i, kv := range cmd.Env {
+		if strings.HasPrefix(kv, "GUARDSH_SANDBOX=") {
+			cmd.Env[i] = "GUARDSH_SANDBOX=auto"
+		}
+	}
+	out, _ := cmd.CombinedOutput()
+	select {
+	case <-reached:
+		t.Errorf("a command of the agent's guardsh shell connected to a socket outside every writable root:\n%s", out)
+	case <-time.After(3 * time.Second):
+		if !strings.Contains(string(out), "Error") {
+			t.Errorf("the shell's command did not run:\n%s", out)
+		}
+	}
+}

@@ -172,6 +172,13 @@ func sandboxSession(inv *invocation) (code int, done bool, describe string) {
 				os.Unsetenv("GUARDSH_SANDBOX")
 			}
 		}
+		// nor widen it: more writable paths, AF_UNIX sockets to anywhere
+		for _, k := range []string{"GUARDSH_SANDBOX_WRITE", "GUARDSH_SANDBOX_UNIX"} {
+			if v, set := os.LookupEnv(k); set && v != "" {
+				fmt.Fprintf(os.Stderr, "guardsh: warning: %s ignored: inside an agent confined by guardsh --launch --confine, commands are confined again without it\n", k)
+				os.Unsetenv(k)
+			}
+		}
 	} else if ok {
 		if err := sandbox.Harden(); err != nil {
 			fmt.Fprintf(os.Stderr, "guardsh: sandbox: %v\n", err)
