@@ -26,6 +26,9 @@ var agentStateDirs = map[string][]string{
 	"cline":     {".cline"},
 	"goose":     {".config/goose", ".local/share/goose", ".local/state/goose"},
 	"openhands": {".openhands"},
+	"opencode":  {".local/share/opencode", ".local/state/opencode", ".config/opencode", ".cache/opencode"},
+	"pi":        {".pi/agent"},
+	"qwen":      {".qwen"},
 }
 
 // confinedWritable lists what the confined agent may write besides the
