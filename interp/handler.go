@@ -39,7 +39,7 @@ func (g *Runner) openHandler(open interp.OpenHandlerFunc) interp.OpenHandlerFunc
 					return stdStream{w: hc.Stderr}, nil
 				}
 			}
-			if f := g.sh.fds.get(num); err == nil && f != nil {
+			if f := g.fds.get(num); err == nil && f != nil {
 				if d, err := dupFd(f); err == nil {
 					return d, nil
 				}
