@@ -167,8 +167,8 @@ func New(cfg Config) (*Runner, error) {
 	opts := []interp.RunnerOption{
 		interp.Env(g.env),
 		interp.StdIO(cfg.Stdin, cfg.Stdout, g.errW),
-		interp.CallHandler(g.call),
-		interp.ExecHandlers(func(interp.ExecHandlerFunc) interp.ExecHandlerFunc { return g.gateExec(g.exec) }),
+		interp.CallHandler(g.safeCall),
+		interp.ExecHandlers(func(interp.ExecHandlerFunc) interp.ExecHandlerFunc { return g.safeExec(g.gateExec(g.exec)) }),
 		interp.Interactive(cfg.Interactive),
 	}
 	if cfg.Dir != "" {
