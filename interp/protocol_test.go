@@ -213,7 +213,9 @@ func (panicGate) Approve(context.Context, GateRequest) GateAnswer { panic("gate 
 // run in goroutines that RunFile's recover does not reach.
 func TestHandlerPanicInPipeline(t *testing.T) {
 	dir := t.TempDir()
-	esc := func(context.Context, interp.HandlerContext, []string, guardsh.Verdict) error { panic("escalation exploded") }
+	esc := func(context.Context, interp.HandlerContext, []string, guardsh.Verdict) error {
+		panic("escalation exploded")
+	}
 	for _, tc := range []struct {
 		name string
 		cfg  Config
