@@ -16,6 +16,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/guardsh/guardsh/audit"
 	"github.com/guardsh/guardsh/guardsh"
 	"github.com/guardsh/guardsh/sandbox"
 	"mvdan.cc/sh/v3/expand"
@@ -62,8 +63,8 @@ type Config struct {
 	// test). nil: nobody can be asked, every ask is refused (see gate.go).
 	Gate Gate
 	// Audit receives a record of every decision before the command runs
-	// (see audit.go). nil: no audit log.
-	Audit *AuditLog
+	// (package audit). nil: no audit log.
+	Audit *audit.Log
 	// Advisor, if set, rates every command the rules allowed outright
 	// and refuses one rated at or above its threshold (advisor.go).
 	Advisor Advisor

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/guardsh/guardsh/audit"
 	"github.com/guardsh/guardsh/guardsh"
 	"mvdan.cc/sh/v3/interp"
 )
@@ -17,7 +18,7 @@ import (
 // runs through Config.Escalate.
 type pendingCmd struct {
 	id       uint64
-	audit    *AuditLog
+	audit    *audit.Log
 	escalate bool
 	v        guardsh.Verdict
 	start    time.Time

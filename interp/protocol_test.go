@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/guardsh/guardsh/audit"
 	"github.com/guardsh/guardsh/guardsh"
 	"mvdan.cc/sh/v3/interp"
 )
@@ -47,7 +48,7 @@ func auditedRun(t *testing.T, src string) (decided, exited map[string]int, stder
 	r, err := New(Config{Policy: guardsh.NewPolicy(guardsh.ModeBypass), Dir: dir, Project: dir,
 		Env:   []string{"HOME=" + dir, "PATH=" + os.Getenv("PATH"), "TMPDIR=" + dir},
 		Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb, Sandbox: "off (test)",
-		Audit: NewAuditLog(&log, "s")})
+		Audit: audit.New(&log, "s")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,17 +60,17 @@ func auditedRun(t *testing.T, src string) (decided, exited map[string]int, stder
 	sc := bufio.NewScanner(bytes.NewReader(log.b.Bytes()))
 	sc.Buffer(nil, 1<<20)
 	for sc.Scan() {
-		var rec guardsh.AuditRecord
+		var rec audit.Record
 		if err := json.Unmarshal(sc.Bytes(), &rec); err != nil {
 			t.Fatalf("%q: %v", sc.Text(), err)
 		}
 		switch rec.Event {
-		case guardsh.AuditDecide:
+		case audit.EventDecide:
 			if len(rec.Argv) > 0 {
 				names[rec.ID] = rec.Argv[0]
 				decided[rec.Argv[0]]++
 			}
-		case guardsh.AuditExit:
+		case audit.EventExit:
 			if n, ok := names[rec.ID]; ok {
 				exited[n]++
 			}

@@ -14,7 +14,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"github.com/guardsh/guardsh/sandbox"
 	"io"
 	"os"
 	"os/exec"
@@ -22,6 +21,8 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+
+	"github.com/guardsh/guardsh/sandbox"
 
 	"github.com/guardsh/guardsh/guardsh"
 )
