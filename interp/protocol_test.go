@@ -225,9 +225,11 @@ func TestHandlerPanicInPipeline(t *testing.T) {
 		{"escalate", Config{Policy: askPolicy(), Dir: dir, Env: testEnv(t, dir), Gate: &fakeGate{answer: GateAllowOnce}, Escalate: esc}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			var out lockedBuf
-			tc.cfg.Stdout = &out
-			st, stderr := runGated(t, tc.cfg, "ls -d fetchy | cat; echo \"st=${PIPESTATUS[0]}\"; ls -d fetchy; echo \"st=$?\"")
+			// locked: os/exec's copies and the handlers write them at once
+			var out, errs lockedBuf
+			tc.cfg.Stdout, tc.cfg.Stderr = &out, &errs
+			st, _ := runGated(t, tc.cfg, "ls -d fetchy | cat; echo \"st=${PIPESTATUS[0]}\"; ls -d fetchy; echo \"st=$?\"")
+			stderr := errs.String()
 			if st != 0 || out.String() != "st=2\nst=2\n" || strings.Count(stderr, "unsupported by the interpreter") != 2 || strings.Contains(stderr, "goroutine") {
 				t.Errorf("status %d, stdout %q, stderr %q", st, out.String(), stderr)
 			}
