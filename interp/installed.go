@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/guardsh/guardsh/guardsh"
 	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/interp"
 )
@@ -99,6 +100,11 @@ func (g *Runner) realShell(env expand.Environ, want string) string {
 		}
 	}
 	cands = append(cands, "/usr/bin/"+name, "/bin/"+name)
+	if p := guardsh.RealShells()[name]; p != "" {
+		// under guardsh --launch the shells above are guardsh; the
+		// launcher set the real one aside where no session can write
+		cands = append(cands, p)
+	}
 	for _, c := range cands {
 		fi, err := os.Stat(c)
 		if err != nil || !fi.Mode().IsRegular() || fi.Mode()&0o111 == 0 || isSelf(c) {
