@@ -20,10 +20,12 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 
 	"github.com/guardsh/guardsh/guardsh"
+	"github.com/guardsh/guardsh/interp"
 )
 
 func init() { registerMode("--launch", runLaunch) }
@@ -132,6 +134,14 @@ func runLaunch(args []string) int {
 	if cfg, err := guardsh.LoadConfig(os.Getenv("HOME"), "", os.Getenv); err == nil && cfg.Launch.BindSh {
 		opts.bindSh = true // the user file's [launch] bind_sh
 	}
+	// The one approval point: the channel exists before the agent does.
+	ap, err := startApprovalPoint()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "guardsh: --launch: the approval channel: %v\n", err)
+		return 1
+	}
+	defer ap.close()
+	defer ap.fg.restore()
 	if opts.noNamespace {
 		namespaceNote(errors.New("--no-namespace"))
 	} else {
@@ -141,14 +151,14 @@ func runLaunch(args []string) int {
 			if opts.bindSh {
 				args = append([]string{"--bind-sh"}, args...)
 			}
-			code, started, why := launchInNamespace(spec, args, os.Environ(), nil)
+			code, started, why := launchInNamespace(spec, args, os.Environ(), ap.agentEnd, ap.fg.setAgent)
 			if started {
 				return code
 			}
 			namespaceNote(why)
 		}
 	}
-	return launchAgent(opts, shim, "shims", nil)
+	return launchAgent(opts, shim, "shims", ap.agentEnd, nil, ap.fg.setAgent)
 }
 
 // namespaceNote says on stderr that the agent runs without the private
@@ -159,9 +169,11 @@ func namespaceNote(why error) {
 
 // launchAgent starts the agent with the shim first on PATH (and, with
 // --confine, in guardsh's sandbox) and returns its exit status. route is
-// said to the agent in GUARDSH_LAUNCH_ROUTE; adjust, when not nil, changes
-// the unconfined agent's command before it starts.
-func launchAgent(opts launchOptions, shim, route string, adjust func(*exec.Cmd)) int {
+// said to the agent in GUARDSH_LAUNCH_ROUTE; approval is the launcher's
+// channel, which the agent inherits (nil: none); adjust, when not nil,
+// changes the unconfined agent's command before it starts; started, when
+// not nil, is told the agent's pid (its process group's) once it runs.
+func launchAgent(opts launchOptions, shim, route string, approval *os.File, adjust func(*exec.Cmd), started func(int)) int {
 	agentPath, err := exec.LookPath(opts.agent[0])
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "guardsh: --launch: %v\n", err)
@@ -171,6 +183,10 @@ func launchAgent(opts launchOptions, shim, route string, adjust func(*exec.Cmd))
 	cmd.Args[0] = opts.agent[0]
 	cmd.Env = append(launchEnv(os.Environ(), shim, opts.mode), envLaunchRoute+"="+route)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	if approval != nil {
+		cmd.ExtraFiles = []*os.File{approval} // fd 3 (approvalFD)
+		cmd.Env = append(cmd.Env, interp.EnvApprovalFD+"="+strconv.Itoa(approvalFD))
+	}
 	if opts.confine {
 		wd, err := os.Getwd()
 		if err != nil {
@@ -192,7 +208,13 @@ func launchAgent(opts launchOptions, shim, route string, adjust func(*exec.Cmd))
 	} else if adjust != nil {
 		adjust(cmd)
 	}
-	return runChild(cmd, os.Stderr)
+	if started != nil {
+		if cmd.SysProcAttr == nil {
+			cmd.SysProcAttr = &syscall.SysProcAttr{}
+		}
+		cmd.SysProcAttr.Setpgid = true
+	}
+	return runChild(cmd, os.Stderr, started)
 }
 
 // shimBaseDir is where the launcher makes its shim directories: outside
@@ -313,12 +335,16 @@ func launchEnv(env []string, shim, mode string) []string {
 // reports it (128+N for a death by signal N). Interrupts from the terminal
 // reach the child directly (same process group); termination signals sent
 // to guardsh alone are passed on.
-func runChild(cmd *exec.Cmd, stderr io.Writer) int {
+// started, when not nil, is told the child's pid once it runs.
+func runChild(cmd *exec.Cmd, stderr io.Writer, started func(int)) int {
 	sigs := notifySignals()
 	defer signal.Stop(sigs)
 	if err := cmd.Start(); err != nil {
 		fmt.Fprintf(stderr, "guardsh: --launch: %v\n", err)
 		return 126
+	}
+	if started != nil {
+		started(cmd.Process.Pid)
 	}
 	return waitForward(cmd, sigs, stderr)
 }

@@ -47,6 +47,8 @@ type nsSpec struct {
 	Uid     int      // the user's ids, for the agent's own user namespace
 	Gid     int
 	UserNS  bool // the stage runs in a user namespace as its root
+	// Approval: the launcher's approval channel is the stage's fd 4.
+	Approval bool
 }
 
 // shellTargets are the shell paths the namespace makes guardsh: /bin/bash,
@@ -113,7 +115,8 @@ func prepareNamespace(shim, copyExe string, sh bool) (nsSpec, error) {
 // namespaces. started is false when no namespace could be made (why says
 // why); the caller then runs the agent the plain way. code is the agent's
 // exit status.
-func launchInNamespace(spec nsSpec, args []string, env []string, extra []*os.File) (code int, started bool, why error) {
+func launchInNamespace(spec nsSpec, args []string, env []string, approval *os.File, onStart func(int)) (code int, started bool, why error) {
+	spec.Approval = approval != nil
 	b, err := json.Marshal(spec)
 	if err != nil {
 		return 0, false, err
@@ -127,9 +130,12 @@ func launchInNamespace(spec nsSpec, args []string, env []string, extra []*os.Fil
 	cmd.Args[0] = "guardsh"
 	cmd.Env = env
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
-	// fd 3: the stage's "ready" report; then the launcher's own files
-	cmd.ExtraFiles = append([]*os.File{readyW}, extra...)
-	attr := &syscall.SysProcAttr{Cloneflags: unix.CLONE_NEWNS | unix.CLONE_NEWPID, Pdeathsig: syscall.SIGKILL}
+	// fd 3: the stage's "ready" report; fd 4: the approval channel
+	cmd.ExtraFiles = []*os.File{readyW}
+	if approval != nil {
+		cmd.ExtraFiles = append(cmd.ExtraFiles, approval)
+	}
+	attr := &syscall.SysProcAttr{Cloneflags: unix.CLONE_NEWNS | unix.CLONE_NEWPID, Pdeathsig: syscall.SIGKILL, Setpgid: onStart != nil}
 	if spec.UserNS {
 		attr.Cloneflags |= unix.CLONE_NEWUSER
 		attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Geteuid(), Size: 1}}
@@ -149,6 +155,9 @@ func launchInNamespace(spec nsSpec, args []string, env []string, extra []*os.Fil
 			s = "the stage ended before it was ready"
 		}
 		return 0, false, errors.New(strings.TrimSpace(strings.TrimPrefix(s, "error: ")))
+	}
+	if onStart != nil {
+		onStart(cmd.Process.Pid)
 	}
 	return waitChild(cmd, os.Stderr), true, nil
 }
@@ -188,7 +197,12 @@ func runLaunchNS(args []string) int {
 		fmt.Fprintf(os.Stderr, "guardsh: %v\n", err)
 		return 2
 	}
-	return launchAgent(opts, spec.Shim, "namespace", func(cmd *exec.Cmd) {
+	var approval *os.File
+	if spec.Approval {
+		approval = os.NewFile(4, "approval")
+		syscall.CloseOnExec(4)
+	}
+	return launchAgent(opts, spec.Shim, "namespace", approval, func(cmd *exec.Cmd) {
 		if spec.UserNS {
 			// the agent sees its own ids again, and holds no capability
 			// over the stage's mounts
@@ -200,7 +214,7 @@ func runLaunchNS(args []string) int {
 			cmd.SysProcAttr.GidMappings = []syscall.SysProcIDMap{{ContainerID: spec.Gid, HostID: 0, Size: 1}}
 			cmd.SysProcAttr.GidMappingsEnableSetgroups = false
 		}
-	})
+	}, nil)
 }
 
 // setupNamespace makes the stage's mounts. The first mount makes the whole

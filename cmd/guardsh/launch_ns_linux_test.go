@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -140,5 +141,57 @@ func TestLaunchNoNamespace(t *testing.T) {
 	code, out, errOut := launch(t, dir, home, "--no-namespace", "--", agent)
 	if code != 0 || !strings.Contains(out, "route=shims") || !strings.Contains(out, "via-shim") {
 		t.Errorf("exit %d, stdout %q, stderr %s", code, out, errOut)
+	}
+}
+
+// TestLaunchUnprivileged: a user who is not root gets the namespace from
+// a user namespace; the agent sees its own uid, /bin/bash -lc is guardsh
+// and only the agent's own processes are in /proc. Runs where the test is
+// root (to become nobody).
+func TestLaunchUnprivileged(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to run the launcher as another user")
+	}
+	const uid = 65534
+	d, err := os.MkdirTemp("", "launch-user-") // t.TempDir's parent is private to root
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(d) })
+	os.Chmod(d, 0o755)
+	gs := filepath.Join(d, "guardsh")
+	if err := copyFile(guardshTestBinary(t), gs); err != nil {
+		t.Fatal(err)
+	}
+	home, proj := filepath.Join(d, "home"), filepath.Join(d, "proj")
+	os.MkdirAll(filepath.Join(home, "victim"), 0o755)
+	os.WriteFile(filepath.Join(home, "victim", "file"), []byte("keep"), 0o644)
+	agent := fakeAgent(t, d, "agent", `id -u; echo "route=$GUARDSH_LAUNCH_ROUTE"
+/bin/bash -lc 'rm -r ~/victim'
+echo "pids=$(ls /proc | grep -c '^[0-9]')"`)
+	os.MkdirAll(proj, 0o755)
+	for _, p := range []string{home, proj, filepath.Join(home, "victim"), filepath.Join(home, "victim", "file")} {
+		if err := os.Chown(p, uid, uid); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cmd := exec.Command(gs, "--launch", "--mode", "auto", "--", agent)
+	cmd.Dir = proj
+	cmd.Env = []string{"HOME=" + home, "PATH=" + os.Getenv("PATH")} // nothing of root's
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uid, Gid: uid}}
+	out, err := cmd.CombinedOutput()
+	nsOrSkip(t, string(out))
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	s := string(out)
+	if !strings.HasPrefix(s, "65534\n") || !strings.Contains(s, "route=namespace") {
+		t.Errorf("the agent does not run as its user in the namespace:\n%s", s)
+	}
+	if _, err := os.Stat(filepath.Join(home, "victim", "file")); err != nil || !ruleOnStderr.MatchString(s) {
+		t.Errorf("/bin/bash -lc was not guardsh (%v):\n%s", err, s)
+	}
+	if strings.Contains(s, "pids=") && !regexp.MustCompile(`pids=[1-9]\n`).MatchString(s) {
+		t.Errorf("the agent sees processes outside its namespace:\n%s", s)
 	}
 }

@@ -15,6 +15,6 @@ func prepareNamespace(shim, copyExe string, sh bool) (nsSpec, error) {
 	return nsSpec{}, errors.New("mount namespaces are Linux's")
 }
 
-func launchInNamespace(spec nsSpec, args []string, env []string, extra []*os.File) (int, bool, error) {
+func launchInNamespace(spec nsSpec, args []string, env []string, approval *os.File, onStart func(int)) (int, bool, error) {
 	return 0, false, errors.New("mount namespaces are Linux's")
 }
