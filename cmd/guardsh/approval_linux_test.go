@@ -25,9 +25,26 @@ import (
 // text reaches an interactive shell tool would.
 const envPtyAgent = "GUARDSH_TEST_PTY_AGENT"
 
+// envShAgent makes the test binary an agent that runs /bin/sh -c
+// "$GUARDSH_TEST_SH_AGENT" by absolute path (as node's child_process.exec
+// does), without a shell of its own.
+const envShAgent = "GUARDSH_TEST_SH_AGENT"
+
 func init() {
 	if cmdline := os.Getenv(envPtyAgent); cmdline != "" {
 		os.Exit(ptyAgent(cmdline))
+	}
+	if cmdline := os.Getenv(envShAgent); cmdline != "" {
+		os.Unsetenv(envShAgent)
+		cmd := exec.Command("/bin/sh", "-c", cmdline)
+		cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+		if err := cmd.Run(); err != nil {
+			if ee, ok := err.(*exec.ExitError); ok {
+				os.Exit(ee.ExitCode())
+			}
+			os.Exit(111)
+		}
+		os.Exit(0)
 	}
 }
 

@@ -195,3 +195,55 @@ echo "pids=$(ls /proc | grep -c '^[0-9]')"`)
 		t.Errorf("the agent sees processes outside its namespace:\n%s", s)
 	}
 }
+
+// TestLaunchBindSh: /bin/sh stays the system's sh under --launch unless
+// --bind-sh or the user file's [launch] bind_sh makes it guardsh too; a
+// project file cannot.
+func TestLaunchBindSh(t *testing.T) {
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name, userConf, projConf string
+		flag                     bool
+		guardsh                  bool
+	}{
+		{"default", "", "", false, false},
+		{"--bind-sh", "", "", true, true},
+		{"user file", "[launch]\nbind_sh = true\n", "", false, true},
+		{"project file", "", "[launch]\nbind_sh = true\n", false, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			home, victim := victimHome(t)
+			if tc.userConf != "" {
+				os.MkdirAll(filepath.Join(home, ".config", "guardsh"), 0o700)
+				os.WriteFile(filepath.Join(home, ".config", "guardsh", "config.toml"), []byte(tc.userConf), 0o600)
+			}
+			if tc.projConf != "" {
+				os.WriteFile(filepath.Join(dir, ".guardsh.toml"), []byte(tc.projConf), 0o600)
+			}
+			args := []string{"--mode", "auto"}
+			if tc.flag {
+				args = append(args, "--bind-sh")
+			}
+			cmd := exec.Command(guardshTestBinary(t), append(append([]string{"--launch"}, args...), "--", self)...)
+			cmd.Dir = dir
+			cmd.Env = append(os.Environ(), "HOME="+home, "GUARDSH_MODE=", "XDG_CONFIG_HOME=",
+				envShAgent+`=echo "sh=${BASH_VERSION:-system}"; rm -r "$HOME/victim"`)
+			out, _ := cmd.CombinedOutput()
+			nsOrSkip(t, string(out))
+			_, err := os.Stat(filepath.Join(victim, "file"))
+			if got := err == nil; got != tc.guardsh {
+				t.Errorf("victim kept = %v, want %v (is /bin/sh guardsh?)\n%s", got, tc.guardsh, out)
+			}
+			if tc.guardsh && !ruleOnStderr.Match(out) {
+				t.Errorf("no refusal with its rule:\n%s", out)
+			}
+			if !tc.guardsh && !strings.Contains(string(out), "sh=system") {
+				t.Errorf("/bin/sh is not the system's sh:\n%s", out)
+			}
+		})
+	}
+}
