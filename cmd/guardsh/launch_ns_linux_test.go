@@ -247,3 +247,29 @@ func TestLaunchBindSh(t *testing.T) {
 		})
 	}
 }
+
+// TestLaunchContainerLevel: where no namespace can be made (a container),
+// the launcher says so on stderr, the agent runs with the shims (bash by
+// name is guardsh, its route says "shims"), and the approval channel is
+// there as in a namespace (it needs none).
+func TestLaunchContainerLevel(t *testing.T) {
+	prefix := containerLike(t)
+	f := newFixture(t)
+	agent := fakeAgent(t, f.base, "agent", `echo "route=$GUARDSH_LAUNCH_ROUTE"; bash -c 'rm -rf ~'; ls -d "$HOME" >/dev/null && echo home-kept
+echo "channel=$GUARDSH_APPROVAL_FD:$(readlink /proc/$$/fd/3)"`)
+	argv := append(append(append([]string{}, prefix...), f.bin), "--launch", "--mode", "auto", "--", agent)
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Dir = f.project
+	cmd.Env = f.env("", "GUARDSH_MODE=")
+	out, _ := cmd.CombinedOutput()
+	s := string(out)
+	if !strings.Contains(s, "guardsh: --launch: no private mount namespace here") {
+		t.Errorf("the launcher did not say it has no namespace:\n%s", s)
+	}
+	if !strings.Contains(s, "route=shims") || !strings.Contains(s, "home-kept") || !ruleOnStderr.MatchString(s) {
+		t.Errorf("the shims route did not protect:\n%s", s)
+	}
+	if !strings.Contains(s, "channel=3:socket:") {
+		t.Errorf("no approval channel at the container level:\n%s", s)
+	}
+}
