@@ -151,14 +151,17 @@ func runLaunch(args []string) int {
 			if opts.bindSh {
 				args = append([]string{"--bind-sh"}, args...)
 			}
-			code, started, why := launchInNamespace(spec, args, os.Environ(), ap.agentEnd, ap.fg.setAgent)
+			code, started, why := launchInNamespace(spec, args, os.Environ(), ap.agentEnd, ap.fg.setAgent, ap.fg.stopped)
 			if started {
 				return code
 			}
 			namespaceNote(why)
 		}
 	}
-	return launchAgent(opts, shim, "shims", ap.agentEnd, nil, ap.fg.setAgent)
+	return launchAgent(opts, shim, "shims", ap.agentEnd, nil, func(pid int) {
+		ap.fg.setAgent(pid)
+		go watchStops(pid, ap.fg.stopped)
+	})
 }
 
 // namespaceNote says on stderr that the agent runs without the private
@@ -397,11 +400,16 @@ func waitForward(cmd *exec.Cmd, sigs chan os.Signal, stderr io.Writer) int {
 	return 1
 }
 
+// stageReport is the launcher's namespace stage's line to the launcher
+// (launch_ns_linux.go): reapUntil says there when the agent is stopped.
+var stageReport io.Writer
+
 // reapUntil reaps every child until pid ends and returns pid's status.
+// When pid is stopped (Ctrl-Z), the launcher is told on stageReport.
 func reapUntil(pid int, stderr io.Writer) int {
 	for {
 		var ws syscall.WaitStatus
-		wpid, err := syscall.Wait4(-1, &ws, 0, nil)
+		wpid, err := syscall.Wait4(-1, &ws, syscall.WUNTRACED, nil)
 		if err == syscall.EINTR {
 			continue
 		}
@@ -410,6 +418,14 @@ func reapUntil(pid int, stderr io.Writer) int {
 			return 1
 		}
 		if wpid != pid {
+			continue
+		}
+		if ws.Stopped() {
+			// Ctrl-Z, not a read or a terminal change from the background
+			// (SIGTTIN, SIGTTOU: the launcher asks; it continues the agent after)
+			if sig := ws.StopSignal(); stageReport != nil && (sig == syscall.SIGTSTP || sig == syscall.SIGSTOP) {
+				io.WriteString(stageReport, "stopped\n")
+			}
 			continue
 		}
 		if ws.Signaled() {

@@ -107,6 +107,32 @@ func (f *foreground) restore() {
 	}
 }
 
+// stopped is called when the agent was stopped (Ctrl-Z, or a read from
+// the background): the launcher gives the terminal back and stops too, so
+// that the shell it was started from gets control as it would have
+// without the launcher; when continued (fg), it gives the terminal back
+// to the agent and continues it.
+func (f *foreground) stopped() {
+	if f == nil {
+		return
+	}
+	f.mu.Lock()
+	pg := f.agent
+	f.mu.Unlock()
+	if pg == 0 {
+		return
+	}
+	f.restore()
+	// The stop takes hold when the kernel gets to it (other threads run
+	// on meanwhile): wait for the SIGCONT that ends it.
+	cont := make(chan os.Signal, 1)
+	signal.Notify(cont, syscall.SIGCONT)
+	defer signal.Stop(cont)
+	syscall.Kill(os.Getpid(), syscall.SIGSTOP)
+	<-cont
+	f.setAgent(pg)
+}
+
 // foregroundGate asks with the launcher in the terminal's foreground.
 type foregroundGate struct {
 	fg   *foreground

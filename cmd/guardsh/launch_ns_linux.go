@@ -14,6 +14,7 @@ package main
 // PATH and $SHELL shims alone.
 
 import (
+	"bufio"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -23,6 +24,7 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+	"unsafe"
 
 	"github.com/guardsh/guardsh/guardsh"
 	"golang.org/x/sys/unix"
@@ -115,7 +117,9 @@ func prepareNamespace(shim, copyExe string, sh bool) (nsSpec, error) {
 // namespaces. started is false when no namespace could be made (why says
 // why); the caller then runs the agent the plain way. code is the agent's
 // exit status.
-func launchInNamespace(spec nsSpec, args []string, env []string, approval *os.File, onStart func(int)) (code int, started bool, why error) {
+// onStart is told the stage's pid (its process group's) once it runs,
+// onStop each time the agent is stopped (Ctrl-Z).
+func launchInNamespace(spec nsSpec, args []string, env []string, approval *os.File, onStart func(int), onStop func()) (code int, started bool, why error) {
 	spec.Approval = approval != nil
 	b, err := json.Marshal(spec)
 	if err != nil {
@@ -148,14 +152,26 @@ func launchInNamespace(spec nsSpec, args []string, env []string, approval *os.Fi
 		return 0, false, err
 	}
 	readyW.Close()
-	msg, _ := io.ReadAll(io.LimitReader(ready, 4096))
-	if s := string(msg); s != "ok\n" {
+	rd := bufio.NewReaderSize(ready, 4096)
+	msg, _ := rd.ReadString('\n')
+	if msg != "ok\n" {
 		cmd.Wait()
-		if s == "" {
-			s = "the stage ended before it was ready"
+		if msg == "" {
+			msg = "the stage ended before it was ready"
 		}
-		return 0, false, errors.New(strings.TrimSpace(strings.TrimPrefix(s, "error: ")))
+		return 0, false, errors.New(strings.TrimSpace(strings.TrimPrefix(msg, "error: ")))
 	}
+	go func() { // later lines: the agent was stopped
+		for {
+			l, err := rd.ReadString('\n')
+			if err != nil {
+				return
+			}
+			if l == "stopped\n" && onStop != nil {
+				onStop()
+			}
+		}
+	}()
 	if onStart != nil {
 		onStart(cmd.Process.Pid)
 	}
@@ -188,7 +204,7 @@ func runLaunchNS(args []string) int {
 		return 1
 	}
 	io.WriteString(report, "ok\n")
-	report.Close()
+	stageReport = report // stays open: reapUntil reports the agent's stops
 	if procNote != "" {
 		fmt.Fprintf(os.Stderr, "guardsh: --launch: note: %s\n", procNote)
 	}
@@ -271,4 +287,23 @@ func remountReadOnly(p string) {
 		}
 	}
 	unix.Mount("", p, "", flags, "")
+}
+
+// watchStops calls onStop each time the child pid is stopped (Ctrl-Z),
+// until it ends.
+func watchStops(pid int, onStop func()) {
+	for {
+		var si unix.Siginfo
+		if err := unix.Waitid(unix.P_PID, pid, &si, unix.WSTOPPED, nil); err != nil {
+			if err == unix.EINTR {
+				continue
+			}
+			return
+		}
+		// si_status, after si_pid and si_uid: the stopping signal
+		sig := syscall.Signal(*(*int32)(unsafe.Pointer(uintptr(unsafe.Pointer(&si)) + 24)))
+		if sig == syscall.SIGTSTP || sig == syscall.SIGSTOP { // not SIGTTIN/SIGTTOU: see reapUntil
+			onStop()
+		}
+	}
 }
