@@ -216,7 +216,9 @@ func (s *ApprovalServer) serveConn(fd int) {
 		Diff:    ask.Diff,
 	}
 	if pid := peerPID(fd); pid > 0 {
-		req.Verdict.Reason += " (asked by guardsh, pid " + strconv.Itoa(pid) + ")"
+		// the process that made the connection: the asking guardsh, or
+		// any other process holding the channel (it can ask, not answer)
+		req.Verdict.Reason += " (asked by pid " + strconv.Itoa(pid) + ")"
 	}
 	key := ask.Rule + "\x00" + string(mustJSON(ask.Session)) + "\x00" + strconv.FormatBool(ask.Network) + string(mustJSON(ask.Writes))
 	answer := GateNoHuman

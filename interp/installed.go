@@ -85,9 +85,11 @@ func (g *Runner) outsideSession(path string) bool {
 
 // realShell finds the shell a script's shebang names (sh, bash or dash;
 // want is its path as the shebang wrote it, or a bare name for env): that
-// path, else the first on the script's PATH, else /usr/bin and /bin,
-// skipping guardsh itself (its bash/sh shims shadow the real shell on
-// PATH) and anything the session could have written. "" if none.
+// path, else the first on the script's PATH, else /usr/bin and /bin, else
+// the real shell guardsh --launch set aside (guardsh.RealShells: in its
+// namespace /bin/bash is guardsh), skipping guardsh itself (its bash/sh
+// shims shadow the real shell on PATH) and anything the session could
+// have written. "" if none.
 func (g *Runner) realShell(env expand.Environ, want string) string {
 	name := filepath.Base(want)
 	var cands []string
