@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/guardsh/guardsh/audit"
 	"github.com/guardsh/guardsh/guardsh"
 	"github.com/guardsh/guardsh/interp"
 )
@@ -39,10 +40,10 @@ func TestAdminContextLoopFile(t *testing.T) {
 	policy := guardsh.NewPolicy(guardsh.ModeAuto)
 	policy.Admin = grant
 	var auditBuf bytes.Buffer
-	audit := interp.NewAuditLog(&auditBuf, "admin-test")
-	audit.SetAdmin(grant.Describe())
+	alog := audit.New(&auditBuf, "admin-test")
+	alog.SetAdmin(grant.Describe())
 	gate := &scriptGate{answers: map[string][]interp.GateAnswer{mkfs: {interp.GateAllowOnce}, "mkfs.ext4": {interp.GateAllowOnce}}}
-	sh, err := interp.New(interp.Config{Policy: policy, Project: p.root, Dir: p.root, Env: shellEnv(t, p.home), Gate: gate, Audit: audit})
+	sh, err := interp.New(interp.Config{Policy: policy, Project: p.root, Dir: p.root, Env: shellEnv(t, p.home), Gate: gate, Audit: alog})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,11 +62,11 @@ func TestAdminContextLoopFile(t *testing.T) {
 	if len(gate.seen) != 1 || gate.seen[0].Verdict.Rule != "disk.format" {
 		t.Errorf("gate requests: %+v", gate.seen)
 	}
-	audit.Flush()
+	alog.Flush()
 	n := 0
 	sc := bufio.NewScanner(&auditBuf)
 	for sc.Scan() {
-		var r guardsh.AuditRecord
+		var r audit.Record
 		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
 			t.Fatalf("audit line %q: %v", sc.Text(), err)
 		}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/guardsh/guardsh/audit"
 	"github.com/guardsh/guardsh/guardsh"
 	"github.com/guardsh/guardsh/interp"
 	"mvdan.cc/sh/v3/expand"
@@ -48,7 +49,7 @@ func runSession(b *testing.B, src string) {
 		b.Fatal(err)
 	}
 	defer f.Close()
-	log := interp.NewAuditLog(f, "bench")
+	log := audit.New(f, "bench")
 	for b.Loop() {
 		jfs, err := interp.NewJailFS(dir)
 		if err != nil {

@@ -138,7 +138,7 @@ func TestAttackSubmoduleConditionalInclude(t *testing.T) {
 			os.WriteFile(filepath.Join(top, "sub", "f"), []byte("hj\n"), 0o644) // same size: git must read it through the filter
 			future := time.Now().Add(time.Hour)
 			os.Chtimes(filepath.Join(top, "sub", "f"), future, future)
-			err := CheckRepo("git", top, Env(os.Environ()))
+			err := checkRepo("git", top, Env(os.Environ()), nil)
 			if err != nil {
 				return // refused
 			}
@@ -148,9 +148,9 @@ func TestAttackSubmoduleConditionalInclude(t *testing.T) {
 			}
 			out, _ := cmd.CombinedOutput()
 			if _, err := os.Stat(marker); err == nil {
-				t.Fatalf("CheckRepo let it through and git status ran the submodule's clean filter\n%s", out)
+				t.Fatalf("checkRepo let it through and git status ran the submodule's clean filter\n%s", out)
 			}
-			t.Fatalf("CheckRepo let a submodule config with a conditional filter through (the filter did not run this time)\n%s", out)
+			t.Fatalf("checkRepo let a submodule config with a conditional filter through (the filter did not run this time)\n%s", out)
 		})
 	}
 }

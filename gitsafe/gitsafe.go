@@ -45,7 +45,7 @@ var overrides = []string{
 	"-c", "protocol.ext.allow=never",
 	"-c", "core.untrackedCache=false",
 	// a submodule is another repository, with a config and hooks of its
-	// own that CheckRepo has not seen: no recursion into them
+	// own that checkRepo has not seen: no recursion into them
 	"-c", "submodule.recurse=false",
 	"-c", "push.recurseSubmodules=no",
 	"-c", "fetch.recurseSubmodules=false",
@@ -262,17 +262,12 @@ func Env(env []string) []string {
 	return append(out, "GIT_CONFIG_NOSYSTEM=1")
 }
 
-// CheckRepo refuses the repository containing dir (none: nil) when its git
+// checkRepo refuses the repository that dir and the global options
+// globals (-C, --git-dir, --work-tree) choose (none: nil) when its git
 // directory is redirected (a .git file or symlink, commondir, gitdir,
 // objects/info/alternates, core.worktree) or its own config sets a key
 // that runs a program. It runs git only to locate the repository and list
 // its config, which execute nothing the repository controls.
-func CheckRepo(gitPath, dir string, env []string) error {
-	return checkRepo(gitPath, dir, env, nil)
-}
-
-// checkRepo is CheckRepo for the repository the global options globals
-// (-C, --git-dir, --work-tree) choose.
 func checkRepo(gitPath, dir string, env, globals []string) error {
 	g := func(args ...string) []string { return append(append([]string(nil), globals...), args...) }
 	out, err := run(gitPath, dir, env, g("rev-parse", "--path-format=absolute", "--absolute-git-dir", "--git-common-dir", "--show-toplevel")...)
@@ -429,7 +424,7 @@ func run(gitPath, dir string, env []string, args ...string) (string, error) {
 // git run a program (or a shell command line): hooks, fsmonitor, pagers
 // and editors, ssh/proxy/askpass/credential helpers, diff/merge/filter
 // drivers, remote helpers' programs, ext:: URLs. The policy (guardsh/) and
-// CheckRepo share it.
+// checkRepo share it.
 func RunsProgram(k, v string) bool {
 	switch k {
 	case "core.fsmonitor":

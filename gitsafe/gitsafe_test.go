@@ -153,7 +153,7 @@ func TestCheckRepo(t *testing.T) {
 			gitIn(t, top, "init", "-q")
 			gitIn(t, top, "commit", "-q", "--allow-empty", "-m", "start")
 			dir := c.plant(t, top)
-			err := CheckRepo("git", dir, Env(os.Environ()))
+			err := checkRepo("git", dir, Env(os.Environ()), nil)
 			switch {
 			case c.refuse == "" && err != nil:
 				t.Fatalf("refused: %v", err)

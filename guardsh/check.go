@@ -1312,7 +1312,8 @@ func (ck *checker) call(s *syntax.Stmt, x *syntax.CallExpr, in source) {
 	if baseName(cmdName(name)) == "env" {
 		ck.envAssigns(x, args)
 	}
-	cmd := Command{Args: args, Dir: ck.dir, Project: ck.env.Project, Home: ck.env.Home, Via: ck.env.Via, budget: ck.b, links: ck.links}
+	cmd := Command{Args: args, Dir: ck.dir, Project: ck.env.Project, Home: ck.env.Home, Via: ck.env.Via, budget: ck.b, links: ck.links,
+		NameEscaped: len(x.Args) > 0 && WordEscaped(x.Args[0])}
 	if cmd.Via == "" {
 		cmd.Via = "check"
 	}
@@ -2095,4 +2096,21 @@ func forkBomb(src string) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// WordEscaped reports whether a word as written holds a backslash escape
+// outside single quotes (\rm, r\m, "r\m"): what the shell runs is not
+// spelled as it reads.
+func WordEscaped(w *syntax.Word) bool {
+	escaped := false
+	syntax.Walk(w, func(n syntax.Node) bool {
+		if lit, ok := n.(*syntax.Lit); ok && strings.Contains(lit.Value, `\`) {
+			escaped = true
+		}
+		if _, ok := n.(*syntax.SglQuoted); ok {
+			return false
+		}
+		return !escaped
+	})
+	return escaped
 }

@@ -620,7 +620,7 @@ func (p *Policy) classified(cx *cmdCtx, c *Command, args []string, depth int, fr
 		// NAME [SUBCOMMAND...] --help / --version: prints and exits
 		v = verdictOf(idReadOnly, "prints its help or version", j.eff)
 	}
-	if v.Rule == idSandboxContained.String() && (fromInput || !sandboxContainsArgs(args)) {
+	if v.Rule == idSandboxContained.String() && (fromInput || c.NameEscaped || !sandboxContainsArgs(args)) {
 		// what the program acts on is not known to stay in the sandbox
 		v = verdictOf(idUnknown, j.f.detail, j.eff)
 	}

@@ -572,6 +572,12 @@ func gitSub(cx *cmdCtx, sub string, rest, lrest []string, cfg map[string]string)
 			}
 			return false
 		})
+		if shortHasA(opts, 'u', "") || longHas(lrest, "--set-upstream-to", 7) || longHas(lrest, "--unset-upstream", 4) {
+			// the upstream is branch.NAME.remote and .merge in the
+			// repository's config
+			j.other(idGitConfigWrite, "git branch --set-upstream-to")
+			return
+		}
 		del := shortHasA(opts, 'd', "u") || longHas(lrest, "--delete", 5)
 		force := shortHasA(opts, 'f', "u") || longHas(lrest, "--force", 4)
 		switch {

@@ -41,6 +41,14 @@ func realPath(p, dir string, links map[string]string) (string, bool) {
 // walkFrom resolves rel (relative, or absolute: then from "/") below cur,
 // a path already resolved (no symlinks in it).
 func walkFrom(cur, rel, dir string, links map[string]string) (string, bool) {
+	return walkLinks(cur, rel, func(p string) (string, bool) { return readLink(p, dir, links) })
+}
+
+// walkLinks resolves rel below cur (a path without symlinks), following
+// the links read reports: read returns a name's target and whether it is a
+// link; a target of unknownLink, or more than maxLinkHops links, is a path
+// that cannot be resolved (ok false).
+func walkLinks(cur, rel string, read func(string) (string, bool)) (string, bool) {
 	parts := strings.Split(rel, "/")
 	hops := 0
 	for i := 0; i < len(parts); i++ {
@@ -53,7 +61,7 @@ func walkFrom(cur, rel, dir string, links map[string]string) (string, bool) {
 			continue
 		}
 		next := path.Join(cur, c)
-		t, isLink := readLink(next, dir, links)
+		t, isLink := read(next)
 		if !isLink {
 			cur = next
 			continue

@@ -57,6 +57,16 @@ func TestSandboxedVerdicts(t *testing.T) {
 		{"DROP TABLE users;", Ask, Ask},
 		{"command -v git reset --hard", Deny, Deny},
 		{"rm -rf / --help", Deny, Deny},
+		// a name written with a backslash is not trusted by its name:
+		// bash runs the here-doc's \trm as trm (not rm, not rm after a
+		// tab), whatever it turns out to be
+		{"bash <<-EOF\n\\trm -rf /etc\nEOF", Ask, Ask},
+		{"bash <<EOF\n\\frobnicate --all\nEOF", Ask, Ask},
+		{"\\frobnicate --all", Ask, Ask},
+		{"fro\\bnicate --all", Ask, Ask},
+		{"bash <<-EOF\n\trm -rf /etc\nEOF", Deny, Deny},
+		{"\\ls -la", Allow, Allow},
+		{"'frobnicate' --all", Allow, Ask},
 	}
 	for _, tt := range tests {
 		p := NewPolicy(ModeAuto)

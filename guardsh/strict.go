@@ -917,39 +917,18 @@ func resolveUnder(c *Command, p string) string {
 // resolveFrom resolves path p relative to cur, an absolute path without
 // symlinks.
 func resolveFrom(cur, p string) string {
-	parts := strings.Split(p, "/")
-	hops := 0
-	for i := 0; i < len(parts); i++ {
-		c := parts[i]
-		switch c {
-		case "", ".":
-			continue
-		case "..":
-			cur = path.Dir(cur)
-			continue
-		}
-		next := path.Join(cur, c)
-		fi, err := os.Lstat(next)
-		if err != nil || fi.Mode()&os.ModeSymlink == 0 {
-			cur = next
-			continue
-		}
-		hops++
-		if hops > 40 {
-			return ""
-		}
-		t, err := os.Readlink(next)
-		if err != nil {
-			cur = next
-			continue
-		}
-		if path.IsAbs(t) {
-			cur = "/"
-		}
-		parts = append(strings.Split(t, "/"), parts[i+1:]...)
-		i = -1
+	r, _ := walkLinks(cur, p, diskLink) // "" when it loops
+	return r
+}
+
+// diskLink reads a link on the disk: a name that is not a link, or whose
+// link cannot be read, is followed as it is.
+func diskLink(p string) (string, bool) {
+	if fi, err := os.Lstat(p); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		return "", false
 	}
-	return cur
+	t, err := os.Readlink(p)
+	return t, err == nil
 }
 
 // separateWords shows argv with word k split at its whitespace, each word

@@ -109,6 +109,12 @@ type Command struct {
 	// this shell started and still runs (its own job, $!): kill of those is
 	// job control, not signalling others'.
 	OwnProcess func(pid int) bool
+	// NameEscaped says the command name was written with a backslash in
+	// it (\rm, r\m, a here-doc's \trm that bash runs as trm): a name
+	// spelled to be something else than it reads. Auto mode with a
+	// verified sandbox does not run such a command as an unknown program
+	// it trusts by its name (cmd.unknown asks).
+	NameEscaped bool
 	// budget is the static check's budget this command is judged within
 	// (the code it runs shares it); nil starts a new one.
 	budget *checkBudget

@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/guardsh/guardsh/audit"
 	"github.com/guardsh/guardsh/guardsh"
 	"github.com/guardsh/guardsh/guardsh/advisor"
 	"github.com/guardsh/guardsh/sandbox"
@@ -40,11 +41,11 @@ const (
 )
 
 // dryRunAudit is the audit record's advisor part of a dry-run refusal.
-var dryRunAudit = guardsh.AdvisorAudit{Reason: "dry run: advisor.threshold = 0 refuses every command the rules allowed; the model was not asked"}
+var dryRunAudit = audit.Advisor{Reason: "dry run: advisor.threshold = 0 refuses every command the rules allowed; the model was not asked"}
 
 // DryRunVerdict is the refusal of a command the rules allowed (v) under
 // threshold 0, and its audit part.
-func DryRunVerdict(v guardsh.Verdict) (guardsh.Verdict, *guardsh.AdvisorAudit) {
+func DryRunVerdict(v guardsh.Verdict) (guardsh.Verdict, *audit.Advisor) {
 	a := dryRunAudit
 	return guardsh.Verdict{Decision: guardsh.Deny, Rule: RuleAdvisorDryRun,
 		Reason:  "dry run: the advisor's threshold is 0%, so every command the rules allow is refused without running",
@@ -56,7 +57,7 @@ func DryRunVerdict(v guardsh.Verdict) (guardsh.Verdict, *guardsh.AdvisorAudit) {
 // It returns v, or a refusal, and the audit record's advisor part (nil:
 // not rated). Builtins the runner treats as effect-free and calls of the
 // script's functions (their commands are rated as they run) are not rated.
-func (g *Runner) advise(ctx context.Context, c guardsh.Command, v guardsh.Verdict) (guardsh.Verdict, *guardsh.AdvisorAudit) {
+func (g *Runner) advise(ctx context.Context, c guardsh.Command, v guardsh.Verdict) (guardsh.Verdict, *audit.Advisor) {
 	if c.Function || lazyAudit(c, v, guardsh.Allow) {
 		return v, nil
 	}
@@ -73,7 +74,7 @@ func (g *Runner) advise(ctx context.Context, c guardsh.Command, v guardsh.Verdic
 		return guardsh.Verdict{Decision: guardsh.Deny, Rule: RuleAdvisorInterrupted,
 				Reason:  "interrupted while the advisor was rating this command, so it did not run",
 				Effects: v.Effects},
-			&guardsh.AdvisorAudit{Error: "advisor interrupted: " + ctx.Err().Error()}
+			&audit.Advisor{Error: "advisor interrupted: " + ctx.Err().Error()}
 	}
 	if err != nil {
 		why := "advisor unavailable: " + err.Error()
@@ -82,7 +83,7 @@ func (g *Runner) advise(ctx context.Context, c guardsh.Command, v guardsh.Verdic
 			w = hc.Stderr
 		}
 		fmt.Fprintf(w, "guardsh: %s\n", why)
-		return v, &guardsh.AdvisorAudit{Error: why}
+		return v, &audit.Advisor{Error: why}
 	}
 	a := RatingAudit(r)
 	if r.Percent >= g.cfg.Advisor.Threshold() {
@@ -107,13 +108,13 @@ const ruleReadOnly = "read.only"
 // RatingAudit is the audit record's part for a rating. A rating of a
 // shortened command (advisor.MaxCommandText) says so in front of the
 // model's reason.
-func RatingAudit(r advisor.Rating) *guardsh.AdvisorAudit {
+func RatingAudit(r advisor.Rating) *audit.Advisor {
 	p := r.Percent
 	reason := r.Reason
 	if r.Shortened {
 		reason = fmt.Sprintf("[command longer than %d bytes: the model saw it shortened in the middle] %s", advisor.MaxCommandText, reason)
 	}
-	return &guardsh.AdvisorAudit{Percent: &p, Reason: reason, Model: r.Model, PromptTokens: r.PromptTokens,
+	return &audit.Advisor{Percent: &p, Reason: reason, Model: r.Model, PromptTokens: r.PromptTokens,
 		EvalTokens: r.EvalTokens, LatencyMS: float64(r.Latency.Microseconds()) / 1000, Cached: r.Cached}
 }
 

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/guardsh/guardsh/audit"
 	"github.com/guardsh/guardsh/guardsh"
 	"github.com/guardsh/guardsh/guardsh/advisor"
 	"mvdan.cc/sh/v3/syntax"
@@ -184,16 +185,16 @@ func (g *Runner) adviseTruncate(ctx context.Context, path string) error {
 	if !dry {
 		r, err = g.cfg.Advisor.Ask(ctx, q)
 	}
-	var audit *guardsh.AdvisorAudit
+	var adv *audit.Advisor
 	switch {
 	case dry:
-		v, audit = DryRunVerdict(v)
+		v, adv = DryRunVerdict(v)
 		v.Reason += ": the redirection " + what
 	case ctx.Err() != nil:
 		v = guardsh.Verdict{Decision: guardsh.Deny, Rule: RuleAdvisorInterrupted,
 			Reason:  "interrupted while the advisor was rating this redirection, so the file was not opened",
 			Effects: v.Effects}
-		audit = &guardsh.AdvisorAudit{Error: "advisor interrupted: " + ctx.Err().Error()}
+		adv = &audit.Advisor{Error: "advisor interrupted: " + ctx.Err().Error()}
 	case err != nil:
 		why := "advisor unavailable: " + err.Error()
 		w := g.cfg.Stderr
@@ -201,9 +202,9 @@ func (g *Runner) adviseTruncate(ctx context.Context, path string) error {
 			w = hc.Stderr
 		}
 		fmt.Fprintf(w, "guardsh: %s\n", why)
-		audit = &guardsh.AdvisorAudit{Error: why}
+		adv = &audit.Advisor{Error: why}
 	default:
-		audit = RatingAudit(r)
+		adv = RatingAudit(r)
 		if r.Percent >= g.cfg.Advisor.Threshold() {
 			v = guardsh.Verdict{Decision: guardsh.Deny, Rule: RuleAdvisorDestructive,
 				Reason: fmt.Sprintf("the advisor rated this redirection %d%% likely to irreversibly destroy data: it %s",
@@ -217,10 +218,10 @@ func (g *Runner) adviseTruncate(ctx context.Context, path string) error {
 		if q.Statement != "" {
 			argv = []string{q.Statement}
 		}
-		a.Decide(&guardsh.AuditRecord{
+		a.Decide(&audit.Record{
 			Cwd: hc.Dir, Project: g.cfg.Project, Argv: argv, Via: "redirect", Mode: g.policy.Mode,
 			Decision: v.Decision.String(), Rule: v.Rule, Reason: v.Reason, Effects: v.Effects,
-			Sandbox: g.cfg.Sandbox, Advisor: audit,
+			Sandbox: g.cfg.Sandbox, Advisor: adv,
 		})
 	}
 	if v.Decision != guardsh.Allow {
@@ -258,13 +259,13 @@ func (g *Runner) dryRunWrite(ctx context.Context, path string, flag int) error {
 	if fi, err := os.Stat(abs); err == nil && !fi.Mode().IsRegular() && !fi.IsDir() {
 		return nil
 	}
-	v, audit := DryRunVerdict(guardsh.Verdict{Effects: guardsh.Effects{Writes: []string{abs}}})
+	v, adv := DryRunVerdict(guardsh.Verdict{Effects: guardsh.Effects{Writes: []string{abs}}})
 	v.Reason += ": the redirection writes " + abs
 	if a := g.cfg.Audit; a != nil {
-		a.Decide(&guardsh.AuditRecord{
+		a.Decide(&audit.Record{
 			Cwd: hc.Dir, Project: g.cfg.Project, Argv: []string{"redirect", path}, Via: "redirect", Mode: g.policy.Mode,
 			Decision: v.Decision.String(), Rule: v.Rule, Reason: v.Reason, Effects: v.Effects,
-			Sandbox: g.cfg.Sandbox, Advisor: audit,
+			Sandbox: g.cfg.Sandbox, Advisor: adv,
 		})
 	}
 	return &os.PathError{Op: v.Message(), Path: "", Err: errors.New("not opened")}

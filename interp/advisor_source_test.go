@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/guardsh/guardsh/audit"
 	"github.com/guardsh/guardsh/guardsh"
 	"github.com/guardsh/guardsh/guardsh/advisor/advisortest"
 	"github.com/ollama/ollama/api"
@@ -76,7 +77,7 @@ func TestAdvisorRatesTruncatingRedirection(t *testing.T) {
 			if !strings.Contains(s.stdout.String(), "after") {
 				t.Errorf("stdout = %q: the script stopped", s.stdout.String())
 			}
-			var rec *guardsh.AuditRecord
+			var rec *audit.Record
 			for _, r := range s.records(t) {
 				if r.Via == "redirect" {
 					rec = &r

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/guardsh/guardsh/audit"
 	"github.com/guardsh/guardsh/guardsh"
 	"github.com/guardsh/guardsh/guardsh/advisor"
 	"github.com/guardsh/guardsh/guardsh/advisor/advisortest"
@@ -45,7 +46,7 @@ func newAdvisedSession(t *testing.T, mode guardsh.Mode, host string, timeout tim
 		t.Fatal(err)
 	}
 	s.r, err = New(Config{Dir: s.dir, Project: s.dir, Env: []string{"HOME=" + s.dir, "PATH=" + os.Getenv("PATH")},
-		Policy: guardsh.NewPolicy(mode), Audit: NewAuditLog(&s.audit, "s"), Advisor: adv, Gate: gate,
+		Policy: guardsh.NewPolicy(mode), Audit: audit.New(&s.audit, "s"), Advisor: adv, Gate: gate,
 		Stdout: &s.stdout, Stderr: &s.stderr})
 	if err != nil {
 		t.Fatal(err)
@@ -60,16 +61,16 @@ func (s *advisedSession) run(ctx context.Context, src string) int {
 }
 
 // records are the audit log's decide records.
-func (s *advisedSession) records(t *testing.T) []guardsh.AuditRecord {
+func (s *advisedSession) records(t *testing.T) []audit.Record {
 	t.Helper()
-	var out []guardsh.AuditRecord
+	var out []audit.Record
 	sc := bufio.NewScanner(bytes.NewReader(s.audit.Bytes()))
 	for sc.Scan() {
-		var r guardsh.AuditRecord
+		var r audit.Record
 		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
 			t.Fatalf("audit line %q: %v", sc.Text(), err)
 		}
-		if r.Event == guardsh.AuditDecide {
+		if r.Event == audit.EventDecide {
 			out = append(out, r)
 		}
 	}
@@ -77,7 +78,7 @@ func (s *advisedSession) records(t *testing.T) []guardsh.AuditRecord {
 }
 
 // record is the decide record of the command named name.
-func (s *advisedSession) record(t *testing.T, name string) guardsh.AuditRecord {
+func (s *advisedSession) record(t *testing.T, name string) audit.Record {
 	t.Helper()
 	for _, r := range s.records(t) {
 		if len(r.Argv) > 0 && r.Argv[0] == name {
@@ -85,7 +86,7 @@ func (s *advisedSession) record(t *testing.T, name string) guardsh.AuditRecord {
 		}
 	}
 	t.Fatalf("no decide record for %s in:\n%s", name, s.audit.String())
-	return guardsh.AuditRecord{}
+	return audit.Record{}
 }
 
 func (s *advisedSession) exists(name string) bool {

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/guardsh/guardsh/audit"
 	"github.com/guardsh/guardsh/guardsh"
 	"mvdan.cc/sh/v3/interp"
 )
@@ -134,7 +135,7 @@ func (g *Runner) DecideAccess(ctx context.Context, a guardsh.Access, tool, diff 
 		if a.Write {
 			eff = guardsh.Effects{Writes: []string{a.Resolved}}
 		}
-		g.cfg.Audit.Decide(&guardsh.AuditRecord{
+		g.cfg.Audit.Decide(&audit.Record{
 			Cwd:      a.Dir,
 			Project:  g.cfg.Project,
 			Argv:     c.Args,

@@ -31,12 +31,6 @@ type bashState struct {
 	noglob atomic.Bool
 }
 
-// clobberPrefix marks the target of ">|" for the open handler. Not a NUL
-// byte (expansion drops those) but random per process (reparseToken), so a
-// script cannot spell a path that the static checker reads one way and
-// the open handler another.
-var clobberPrefix = reparseToken + "clobber:"
-
 // noteSetOptions records the options of a set command line that guardsh
 // implements itself (-C, -o noclobber).
 func (s *bashState) noteSetOptions(args []string) {
@@ -74,11 +68,6 @@ func (s *bashState) lastArgValue() string {
 	defer s.mu.Unlock()
 	return s.lastArg
 }
-
-// exportedFuncPrefix names the hidden exported variable that carries an
-// exported function (export -f f) to child processes, where execEnv turns
-// it into bash's BASH_FUNC_f%%=() { ...; }.
-const exportedFuncPrefix = "__guardsh_xf_"
 
 // bashBuiltinCall routes a command line to guardsh's own version of a bash
 // builtin where mvdan's lacks what the line uses; args is returned
@@ -818,11 +807,6 @@ func declAsCall(st *syntax.Stmt) bool {
 	st.Cmd = &syntax.CallExpr{Args: args}
 	return true
 }
-
-// aliasCmd is the command an alias whose value has shell operators
-// (alias up='tr a-z A-Z | cat') expands to; call runs the value with eval.
-// mvdan's aliases take simple commands only.
-const aliasCmd = "__guardsh_alias"
 
 // aliasCall is bash's alias: definitions are remembered (listed sorted,
 // queried), and a value with operators becomes an eval of it.

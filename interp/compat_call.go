@@ -13,32 +13,6 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 )
 
-// internalPrefix starts the names of guardsh's own builtins and markers.
-// The NUL byte keeps them apart from anything a script can name.
-const internalPrefix = "\x00gs-"
-
-// Markers guardsh's AST rewrites insert; harmless if a script forged them.
-const (
-	markBg        = internalPrefix + "bg"        // after "cmd &": ID, $! as mvdan knows it
-	markTimeStart = internalPrefix + "timestart" // before a timed pipeline: "-p" or ""
-	markTimeEnd   = internalPrefix + "timeend"   // after it: $?
-	markBgStart   = internalPrefix + "bgstart"   // first in a compound background job: ID
-	markPS        = internalPrefix + "ps"        // a pipeline element ends: ID INDEX STATUS
-	markPSSet     = internalPrefix + "psset"     // after the pipeline: ID $?
-	markPSRet     = internalPrefix + "psret"     // then: ID (restores $?)
-	// markBgDone ends a compound background job (from its EXIT trap, whose
-	// text the parser reads again, so it cannot hold a NUL byte): VPID $?.
-	markBgDone = "__guardsh_bgdone"
-	// vpidVar holds a compound background job's virtual PID in its subshell.
-	vpidVar = "__guardsh_vpid"
-	// quietBegin and quietEnd bracket guardsh's own code run through eval
-	// (read, printf -v, source, ...), whose "set -x" trace bash would not
-	// show; exitCmd is the exit that ends a compound background job.
-	quietBegin = "__guardsh_quiet_begin"
-	quietEnd   = "__guardsh_quiet_end"
-	exitCmd    = "__guardsh_exit"
-)
-
 // quietEval runs guardsh's own code through eval without tracing it: body,
 // then status, a single simple command whose status is the eval's.
 func (g *Runner) quietEval(body, status string) []string {

@@ -24,9 +24,6 @@ import (
 // open handler, as dup2 would. "read -u N" reads the entry itself. An fd given to a single command ("cmd 3>file") is still
 // unsupported.
 
-// markFd runs one "exec N OP WORD" redirection: N OP WORD.
-const markFd = internalPrefix + "fd"
-
 // fdPathPrefix starts the "path" a redirection to fd N gets (N_LINE
 // follows): the open handler answers it with a duplicate of the table's
 // file. No file can have this name.
@@ -344,10 +341,6 @@ func isHighN(rd *syntax.Redirect) bool {
 	return ok
 }
 
-// fdLastVar is the variable that reads the fd "exec {name}>..." opened
-// last (dynEnviron).
-const fdLastVar = "__guardsh_fdlast"
-
 // free returns the lowest fd number from 10 on that the table does not
 // hold.
 func (t *fdTable) free() int {
@@ -397,12 +390,6 @@ func scopedFds(st *syntax.Stmt) bool {
 	st.Redirs = st.Redirs[:i]
 	return true
 }
-
-// Markers around a command that has an fd of its own.
-const (
-	markFdSave    = internalPrefix + "fdsave"    // N
-	markFdRestore = internalPrefix + "fdrestore" // N $?
-)
 
 // save keeps the entry of fd n aside (a duplicate) for restore.
 func (t *fdTable) save(n int) {

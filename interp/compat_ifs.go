@@ -21,7 +21,6 @@ import (
 // and the word reads "${__guardsh_sfx_ID[@]}". MARKSPLIT splits as bash
 // does with the IFS of the moment and expands the fields that hold glob
 // characters (unless set -f).
-const markSplit = internalPrefix + "split"
 
 // setsNonBlankIFS reports whether a script assigns IFS a value with a
 // character other than space, tab and newline, as a statement of its own
@@ -220,7 +219,6 @@ func (g *Runner) splitFields(hc interp.HandlerContext, value string) []string {
 //
 // with PARTS as for ${x%PATTERN} (q or g and the text), and the word reads
 // "${__guardsh_sfx_ID[@]}".
-const markDefault = internalPrefix + "default"
 
 // defaultWord reports whether w is such an expansion, and its parts.
 func defaultWord(w *syntax.Word) (*syntax.ParamExp, bool) {

@@ -534,10 +534,6 @@ func setsLastpipe(f *syntax.File) bool {
 	return found
 }
 
-// flagsVar holds the letters of $- that bash shows and mvdan does not
-// (h, B, c, i, m, H, s).
-const flagsVar = "__guardsh_flags"
-
 // fixDashFlags makes $- show bash's letters for the shell's own state
 // after mvdan's ("ehBc" for bash -ec): [[ $- == *i* ]] tests interactivity.
 func fixDashFlags(f *syntax.File) bool {

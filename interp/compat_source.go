@@ -3,8 +3,6 @@ package interp
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -16,13 +14,6 @@ import (
 	"mvdan.cc/sh/v3/interp"
 	"mvdan.cc/sh/v3/syntax"
 )
-
-// sourcePrefix marks the name "source" passes to mvdan's source builtin,
-// so that the open handler serves the file with guardsh's rewrites applied
-// (file descriptors above 2, assignments, ...): mvdan's source parses the
-// file itself, without them. Not a NUL byte (expansion drops those) but
-// random per process, as clobberPrefix.
-var sourcePrefix = reparseToken + "source:"
 
 // openSourced opens the file a "source NAME" names, as bash finds it (a
 // name without a slash on PATH first, then in the current directory),
@@ -93,15 +84,6 @@ type readOnly struct{ *bytes.Reader }
 
 func (readOnly) Write([]byte) (int, error) { return 0, os.ErrPermission }
 func (readOnly) Close() error              { return nil }
-
-// reparseToken stands for internalPrefix in rewritten code that is printed
-// and parsed again (eval, source): the parser drops NUL bytes. It is random
-// per process, so a script cannot forge guardsh's internal names with it.
-var reparseToken = func() string {
-	var b [8]byte
-	rand.Read(b[:])
-	return "__guardsh_k" + hex.EncodeToString(b[:]) + "_"
-}()
 
 // printForReparse prints a rewritten script for mvdan to parse again, its
 // internal names spelt with reparseToken (call maps them back).

@@ -21,13 +21,6 @@ import (
 // where MARK removes the suffix and keeps the result, and the expansion in
 // STATEMENT reads it as ${__guardsh_sfx_ID}, a variable MARK sets.
 
-// markSuffix computes one such expansion: ID VALUE PART... where each PART
-// is "q" + quoted text or "g" + pattern text.
-const markSuffix = internalPrefix + "sfx"
-
-// suffixVar prefixes the variables that read the results.
-const suffixVar = "__guardsh_sfx_"
-
 // suffixIDs numbers the rewritten expansions of the process.
 var suffixIDs atomic.Int64
 
@@ -170,7 +163,6 @@ func isDigits(s string) bool {
 //	{ MARKREPL ID ANCHOR REPLPARTS... -- PATTERNPARTS... -- VALUES...; STATEMENT; }
 //
 // and the expansion reads ${__guardsh_sfx_ID} (or ${__guardsh_sfx_ID[@]}).
-const markRepl = internalPrefix + "repl"
 
 // replSep separates MARKREPL's argument groups; parts are prefixed with q
 // or g, so none of them equals it.
@@ -309,10 +301,6 @@ func unescapeLit(s string) string {
 	}
 	return b.String()
 }
-
-// ${x@Q} and ${a[@]@Q} quote as bash quotes (mvdan uses double quotes):
-// MARKQUOTE ID VALUES... sets the quoted values.
-const markQuote = internalPrefix + "quote"
 
 // listParam reports whether n's parameter expands to a list ($@, $*,
 // ${a[@]}, ${a[*]}); ok is false for what the rewrites do not handle (a

@@ -2,10 +2,13 @@ package interp
 
 import (
 	"context"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
 
+	"github.com/guardsh/guardsh/audit"
+	"github.com/guardsh/guardsh/gitsafe"
 	"github.com/guardsh/guardsh/guardsh"
 	"mvdan.cc/sh/v3/interp"
 )
@@ -28,7 +31,7 @@ func (g *Runner) classify(c guardsh.Command) guardsh.Verdict {
 func (g *Runner) decide(ctx context.Context, c guardsh.Command) guardsh.Verdict {
 	v := g.classify(c)
 	policyDecision := v.Decision
-	var advised *guardsh.AdvisorAudit
+	var advised *audit.Advisor
 	if v.Decision == guardsh.Allow && g.cfg.Advisor != nil {
 		// The advisor's second opinion on what the rules allowed outright
 		// (advisor.go): it can only refuse.
@@ -45,13 +48,13 @@ func (g *Runner) decide(ctx context.Context, c guardsh.Command) guardsh.Verdict 
 	escalate := false
 	if v.Decision == guardsh.Allow {
 		v.Effects = g.withRuleRights(v)
-		escalate = g.cfg.Escalate != nil && g.needsEscalation(v, policyDecision)
+		escalate = g.cfg.Escalate != nil && (g.needsEscalation(v, policyDecision) || g.approvedConfigWrite(c, v, policyDecision))
 	}
 	var id uint64
 	if a := g.cfg.Audit; a != nil && lazyAudit(c, v, policyDecision) {
 		a.CountPure(c.Args[0], c.Project, g.policy.Mode, g.cfg.Sandbox)
 	} else if a != nil {
-		id = a.Decide(&guardsh.AuditRecord{
+		id = a.Decide(&audit.Record{
 			Cwd:       c.Dir,
 			Project:   c.Project,
 			Argv:      c.Args,
@@ -68,7 +71,7 @@ func (g *Runner) decide(ctx context.Context, c guardsh.Command) guardsh.Verdict 
 		})
 	}
 	if v.Decision == guardsh.Allow && (id != 0 || escalate) {
-		track(c.Args, &pendingCmd{id: id, audit: g.cfg.Audit, escalate: escalate, v: v})
+		g.handoff.track(c.Args, &pendingCmd{id: id, audit: g.cfg.Audit, escalate: escalate, v: v})
 	}
 	return v
 }
@@ -174,7 +177,7 @@ func (g *Runner) decidePure(args []string) {
 }
 
 // lazyAudit reports whether an allowed command is counted in the audit log
-// (AuditLog.CountPure) instead of recorded: a builtin the policy allowed
+// (audit.Log.CountPure) instead of recorded: a builtin the policy allowed
 // outright and found without effects ([, test, true, echo ...). Everything
 // else has its record on disk before it runs.
 func lazyAudit(c guardsh.Command, v guardsh.Verdict, policyDecision guardsh.Decision) bool {
@@ -298,6 +301,26 @@ func (g *Runner) needsEscalation(v guardsh.Verdict, policyDecision guardsh.Decis
 		}
 	}
 	return false
+}
+
+// approvedConfigWrite reports whether an allowed command is git writing
+// the config of the repository it runs in (gitsafe.ParseConfigWrite) that
+// a human approved (at the gate, or by a configured or session rule): the
+// sandbox keeps that file read-only, so the privileged side makes the
+// write (sandbox.Broker) after deciding again by itself (BrokerCheck).
+func (g *Runner) approvedConfigWrite(c guardsh.Command, v guardsh.Verdict, policyDecision guardsh.Decision) bool {
+	if len(c.Args) == 0 || filepath.Base(c.Args[0]) != "git" {
+		return false
+	}
+	if w, err := gitsafe.ParseConfigWrite(c.Args[1:], c.Env); w == nil && err == nil {
+		return false
+	}
+	if policyDecision == guardsh.Ask {
+		return true
+	}
+	sessionMu.RLock()
+	defer sessionMu.RUnlock()
+	return hasRuleID(g.policy.Rules, v.Rule) || hasRuleID(g.policy.Session, v.Rule)
 }
 
 func (g *Runner) ruleGrantsRights(id string) bool {

@@ -19,6 +19,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/guardsh/guardsh/gitsafe"
 	"github.com/guardsh/guardsh/guardsh"
 	"github.com/guardsh/guardsh/sandbox"
 	"mvdan.cc/sh/v3/expand"
@@ -65,6 +66,22 @@ func BrokerCheck(policy *guardsh.Policy, project, home string, approve Escalatio
 			return sandbox.Rights{}, errors.New(v.Message())
 		}
 		want := sandbox.Rights{Network: req.Network, Writes: req.Writes}
+		if w, _ := gitsafe.ParseConfigWrite(req.Args[1:], lookup); w != nil && filepath.Base(req.Args[0]) == "git" {
+			// a write of the repository's config, which the broker makes
+			// itself: only a human's approval covers it, one that named
+			// every option of the command line (an approval of git config
+			// user.name X is not one of git config --unset user.name)
+			if v.Decision == guardsh.Allow && RightsCovered(want, policy, v.Rule) && ruleNames(policy, v.Rule, w.NamedOptions()) {
+				return want, nil
+			}
+			if v.Decision == guardsh.Allow {
+				v.Decision, v.Reason = guardsh.Ask, "git writes the repository's config, which the sandbox protects: "+strings.Join(req.Args, " ")
+			}
+			if err := approve(cmd, v, want); err != nil {
+				return sandbox.Rights{}, err
+			}
+			return want, nil
+		}
 		if v.Decision == guardsh.Allow && RightsCovered(want, policy, v.Rule) {
 			return want, nil
 		}
@@ -73,6 +90,26 @@ func BrokerCheck(policy *guardsh.Policy, project, home string, approve Escalatio
 		}
 		return want, nil
 	}
+}
+
+// ruleNames reports whether the configured rule or session approval ruleID
+// of p names every word of opts in its prefix (or, an approval, among the
+// options the human saw).
+func ruleNames(p *guardsh.Policy, ruleID string, opts []string) bool {
+	for _, rules := range [][]guardsh.Rule{p.Rules, p.Session} {
+		for _, r := range rules {
+			if r.ID != ruleID || r.Decision == guardsh.Deny {
+				continue
+			}
+			for _, o := range opts {
+				if !slices.Contains(r.Prefix, o) && !slices.Contains(r.Options, o) {
+					return false
+				}
+			}
+			return true
+		}
+	}
+	return false
 }
 
 // RightsCovered reports whether the rule ruleID of p (a configured rule, or

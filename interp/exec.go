@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/guardsh/guardsh/guardsh"
+	"github.com/guardsh/guardsh/internal/shellargs"
 	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/interp"
 	"mvdan.cc/sh/v3/syntax"
@@ -137,10 +138,10 @@ func envLookThrough(args []string) (env []string, rest []string, ok bool) {
 		a := args[i]
 		switch {
 		case a == "-i" || a == "--ignore-environment" || a == "-":
-			env = append(env, "\x00clear")
+			env = append(env, envClear)
 		case a == "-u" && i+1 < len(args):
 			i++
-			env = append(env, "\x00unset="+args[i])
+			env = append(env, envUnsetPrefix+args[i])
 		case a == "--":
 			return env, args[i+1:], true
 		case strings.HasPrefix(a, "-"):
@@ -303,7 +304,7 @@ func (g *Runner) runNested(ctx context.Context, hc interp.HandlerContext, argv [
 
 func (g *Runner) runNestedIn(ctx context.Context, hc interp.HandlerContext, argv []string, env []string, grp *procGroup) error {
 	name := filepath.Base(argv[0])
-	inv, err := ParseArgs(argv[1:], argv[0], nil)
+	inv, err := shellargs.Parse(argv[1:], argv[0], nil)
 	if err != nil {
 		fmt.Fprintf(hc.Stderr, "%s: %v\n", name, err)
 		return interp.ExitStatus(2)
@@ -317,7 +318,7 @@ func (g *Runner) runNestedIn(ctx context.Context, hc interp.HandlerContext, argv
 // runInvocation runs a parsed nested shell command line in a new guardsh
 // runner with the same handlers, and the same policy unless pol is given
 // (a nested guardsh asking for a stricter mode).
-func (g *Runner) runInvocation(ctx context.Context, hc interp.HandlerContext, name string, inv *Invocation, env []string, grp *procGroup, pol *guardsh.Policy) error {
+func (g *Runner) runInvocation(ctx context.Context, hc interp.HandlerContext, name string, inv *shellargs.Invocation, env []string, grp *procGroup, pol *guardsh.Policy) error {
 	if inv.Version {
 		fmt.Fprintf(hc.Stdout, "GNU bash, version %s (guardsh)\n", bashVersion)
 		return nil
@@ -415,10 +416,10 @@ func (g *Runner) setSource(path string) {
 func applyEnv(list, changes []string) []string {
 	for _, c := range changes {
 		switch {
-		case c == "\x00clear":
+		case c == envClear:
 			list = nil
-		case strings.HasPrefix(c, "\x00unset="):
-			name := strings.TrimPrefix(c, "\x00unset=")
+		case strings.HasPrefix(c, envUnsetPrefix):
+			name := strings.TrimPrefix(c, envUnsetPrefix)
 			list = removeEnv(list, name)
 		default:
 			name, _, _ := strings.Cut(c, "=")

@@ -13,6 +13,7 @@ import (
 	"sync"
 	"syscall"
 
+	"github.com/guardsh/guardsh/audit"
 	"github.com/guardsh/guardsh/guardsh"
 	"github.com/guardsh/guardsh/interp/jail"
 	"golang.org/x/sys/unix"
@@ -201,7 +202,7 @@ func (f *JailFS) decide(ctx context.Context, a guardsh.Access) error {
 			answer = ga.String()
 		}
 		if log := g.cfg.Audit; log != nil {
-			log.Decide(&guardsh.AuditRecord{
+			log.Decide(&audit.Record{
 				Cwd: a.Dir, Project: a.Project, Argv: what, Via: a.Via, Mode: g.policy.Mode,
 				Decision: policyDecision.String(), Rule: v.Rule, Reason: v.Reason, Gate: answer,
 				Effects: v.Effects, Sandbox: g.cfg.Sandbox,

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/guardsh/guardsh/audit"
 	"github.com/guardsh/guardsh/guardsh"
 	"github.com/guardsh/guardsh/interp/jail"
 	"github.com/guardsh/guardsh/interp/jail/jailtest"
@@ -435,7 +436,7 @@ func TestShellJailGateAndAudit(t *testing.T) {
 			defer fs.Close()
 			gate := &fakeGate{answer: answer}
 			var auditBuf, out, errb bytes.Buffer
-			audit := NewAuditLog(&auditBuf, "test")
+			audit := audit.New(&auditBuf, "test")
 			env := append(os.Environ(), "SECRET="+w.secret, "HOME="+w.base)
 			r, err := New(Config{Policy: guardsh.NewPolicy(guardsh.ModeAuto), Gate: gate, Audit: audit,
 				Project: w.app, Dir: w.app, Env: env, Stdout: &out, Stderr: &errb, FS: fs})

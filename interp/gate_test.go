@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/creack/pty"
+	"github.com/guardsh/guardsh/audit"
 	"github.com/guardsh/guardsh/guardsh"
 	"mvdan.cc/sh/v3/interp"
 )
@@ -290,17 +291,17 @@ func TestTerminalGateShowsDiffAndSanitizes(t *testing.T) {
 	}
 }
 
-func readAudit(t *testing.T, path string) []guardsh.AuditRecord {
+func readAudit(t *testing.T, path string) []audit.Record {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	var recs []guardsh.AuditRecord
+	var recs []audit.Record
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
-		var r guardsh.AuditRecord
+		var r audit.Record
 		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
 			t.Fatalf("bad line %q: %v", sc.Text(), err)
 		}
@@ -312,7 +313,7 @@ func readAudit(t *testing.T, path string) []guardsh.AuditRecord {
 func TestAuditLog(t *testing.T) {
 	dir := t.TempDir()
 	logPath := filepath.Join(dir, "state", "guardsh", "audit.jsonl")
-	a, err := OpenAuditLog(logPath, guardsh.AuditLimits{})
+	a, err := audit.Open(logPath, guardsh.AuditLimits{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -335,16 +336,16 @@ func TestAuditLog(t *testing.T) {
 		t.Errorf("log mode %v", fi.Mode())
 	}
 	recs := readAudit(t, logPath)
-	decides := map[uint64]guardsh.AuditRecord{}
-	exits := map[uint64]guardsh.AuditRecord{}
+	decides := map[uint64]audit.Record{}
+	exits := map[uint64]audit.Record{}
 	for _, r := range recs {
 		if r.Session != a.Session() || r.Time == "" {
 			t.Errorf("record %+v: bad session/time", r)
 		}
 		switch r.Event {
-		case guardsh.AuditDecide:
+		case audit.EventDecide:
 			decides[r.ID] = r
-		case guardsh.AuditExit:
+		case audit.EventExit:
 			if _, ok := decides[r.ID]; !ok {
 				t.Errorf("exit record %d before its decide record", r.ID)
 			}
@@ -368,9 +369,9 @@ func TestAuditLog(t *testing.T) {
 	if r := decides[1]; r.Decision != "ask" || r.Gate != "once" || r.Rule != "test.touch" {
 		t.Errorf("touch record %+v", r)
 	}
-	var counts guardsh.AuditRecord
+	var counts audit.Record
 	for _, r := range recs {
-		if r.Event == guardsh.AuditCounts {
+		if r.Event == audit.EventCounts {
 			counts = r
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/guardsh/guardsh/guardsh"
 	"mvdan.cc/sh/v3/syntax"
 )
 
@@ -12,14 +13,25 @@ import (
 // after expansion: "rm -rf *" in a project with two entries arrives as
 // "rm -rf go.mod src", which looks like an ordinary delete inside the
 // project. With the source the policy judges the bare glob too.
+//
+// It also remembers the simple commands whose name is written with a
+// backslash (\trm, r\m): the CallHandler sees the name after quote
+// removal, the policy wants to know it was escaped
+// (guardsh.Command.NameEscaped).
 type globSources struct {
-	m sync.Map // syntax.Pos of the CallExpr -> string
+	m       sync.Map // syntax.Pos of the CallExpr -> string
+	escaped sync.Map // syntax.Pos of the CallExpr -> the name after quote removal
 }
 
 // note records the glob commands of a parsed script.
 func (s *globSources) note(f *syntax.File) {
 	syntax.Walk(f, func(n syntax.Node) bool {
 		ce, ok := n.(*syntax.CallExpr)
+		if ok && len(ce.Args) > 0 && guardsh.WordEscaped(ce.Args[0]) {
+			if name := unescapedName(ce.Args[0]); name != "" {
+				s.escaped.Store(ce.Pos(), name)
+			}
+		}
 		if !ok || len(ce.Args) < 2 {
 			return true
 		}
@@ -51,6 +63,47 @@ func (s *globSources) lookup(pos syntax.Pos, name string) string {
 		return "" // another script's command at the same position
 	}
 	return src
+}
+
+// nameEscaped reports whether the command at pos whose name is name (after
+// quote removal) was written with a backslash in its name.
+func (s *globSources) nameEscaped(pos syntax.Pos, name string) bool {
+	if !pos.IsValid() {
+		return false
+	}
+	v, ok := s.escaped.Load(pos)
+	return ok && v.(string) == name
+}
+
+// unescapedName is a command name word after quote removal, for literal
+// parts only ("" when it holds an expansion).
+func unescapedName(w *syntax.Word) string {
+	var b strings.Builder
+	for _, p := range w.Parts {
+		switch x := p.(type) {
+		case *syntax.Lit:
+			v := x.Value
+			for i := 0; i < len(v); i++ {
+				if v[i] == '\\' && i+1 < len(v) {
+					i++
+				}
+				b.WriteByte(v[i])
+			}
+		case *syntax.SglQuoted:
+			b.WriteString(x.Value)
+		case *syntax.DblQuoted:
+			for _, q := range x.Parts {
+				lit, ok := q.(*syntax.Lit)
+				if !ok {
+					return ""
+				}
+				b.WriteString(strings.NewReplacer(`\\`, `\`, `\"`, `"`, `\$`, `$`, "\\`", "`").Replace(lit.Value))
+			}
+		default:
+			return ""
+		}
+	}
+	return b.String()
 }
 
 // hasUnquotedGlob reports whether a word has *, ? or [ outside quotes.

@@ -12,26 +12,12 @@ import (
 	"errors"
 	"io"
 	"os"
-	"strconv"
-	"sync"
-	"sync/atomic"
 	"time"
-
-	"mvdan.cc/sh/v3/interp"
 )
 
 const (
 	maxInput  = 64 << 10
 	inputWait = 2 * time.Second
-)
-
-// inputCmd marks an argv whose standard input the runner read in the call
-// handler: inputCmd, key, argv...
-const inputCmd = "\x00guardsh-input"
-
-var (
-	inputs   sync.Map // key -> io.Reader the command reads instead of its stdin
-	inputSeq atomic.Uint64
 )
 
 // readInput reads stdin until EOF, maxInput bytes or inputWait (for a
@@ -114,24 +100,4 @@ func (c *checkedInput) Read(p []byte) (int, error) {
 	n := copy(p, c.out)
 	c.out = c.out[n:]
 	return n, nil
-}
-
-// withInput parks r for the command args and returns the argv that
-// carries it to the exec handler.
-func withInput(args []string, r io.Reader) []string {
-	key := strconv.FormatUint(inputSeq.Add(1), 10)
-	inputs.Store(key, r)
-	return append([]string{inputCmd, key}, args...)
-}
-
-// takeInput returns the command and the handler context with the parked
-// reader as stdin (and forgets it).
-func takeInput(hc interp.HandlerContext, args []string) (interp.HandlerContext, []string) {
-	if len(args) < 3 {
-		return hc, args
-	}
-	if r, ok := inputs.LoadAndDelete(args[1]); ok {
-		hc.Stdin = r.(io.Reader)
-	}
-	return hc, args[2:]
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/guardsh/guardsh/guardsh"
+	"github.com/guardsh/guardsh/internal/shellargs"
 	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/interp"
 )
@@ -187,7 +188,7 @@ func ProgramEnv(env []string) []string { return programEnv(env) }
 // runInstalledInvocation runs "bash [OPTS] SCRIPT ARGS..." (argv) with the
 // real shell when SCRIPT is an installed program; ok is false when guardsh
 // must interpret it.
-func (g *Runner) runInstalledInvocation(ctx context.Context, hc interp.HandlerContext, inv *Invocation, argv, env []string) (err error, ok bool) {
+func (g *Runner) runInstalledInvocation(ctx context.Context, hc interp.HandlerContext, inv *shellargs.Invocation, argv, env []string) (err error, ok bool) {
 	if inv.Script == "" || inv.Command != nil || inv.Interactive || inv.Stdin || len(inv.Long) > 0 {
 		return nil, false
 	}

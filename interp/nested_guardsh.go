@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/guardsh/guardsh/guardsh"
+	"github.com/guardsh/guardsh/internal/shellargs"
 	"mvdan.cc/sh/v3/interp"
 )
 
@@ -73,8 +74,8 @@ var nestedLongOpts = map[string]bool{"--mode": true, "--scrub-env!": true}
 // session's (nil: the session's), and the environment changes (nil: none;
 // --scrub-env removes the secret-looking variables with the built-in
 // patterns). ok is false when the program must run instead.
-func (g *Runner) nestedGuardsh(hc interp.HandlerContext, args []string) (inv *Invocation, pol *guardsh.Policy, env []string, ok bool) {
-	inv, err := ParseArgs(args[1:], args[0], nestedLongOpts)
+func (g *Runner) nestedGuardsh(hc interp.HandlerContext, args []string) (inv *shellargs.Invocation, pol *guardsh.Policy, env []string, ok bool) {
+	inv, err := shellargs.Parse(args[1:], args[0], nestedLongOpts)
 	if err != nil || inv.Version || inv.Help || inv.Interactive {
 		return nil, nil, nil, false
 	}
@@ -97,7 +98,7 @@ func (g *Runner) nestedGuardsh(hc interp.HandlerContext, args []string) (inv *In
 			var ec guardsh.EnvConfig
 			_, removed := ec.Scrub(execEnv(hc))
 			for _, name := range removed {
-				env = append(env, "\x00unset="+name) // applyEnv
+				env = append(env, envUnsetPrefix+name) // applyEnv
 			}
 		default:
 			return nil, nil, nil, false

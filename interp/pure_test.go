@@ -9,10 +9,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/guardsh/guardsh/audit"
 	"github.com/guardsh/guardsh/guardsh"
 )
 
-func pureRunner(t *testing.T, p *guardsh.Policy, audit *AuditLog) (*Runner, *bytes.Buffer) {
+func pureRunner(t *testing.T, p *guardsh.Policy, audit *audit.Log) (*Runner, *bytes.Buffer) {
 	t.Helper()
 	dir := t.TempDir()
 	var out bytes.Buffer
@@ -72,7 +73,7 @@ func TestPureCacheFollowsPolicy(t *testing.T) {
 // would lead to: lazyAudit), and writes no line per command.
 func TestPureBuiltinsAudited(t *testing.T) {
 	var buf bytes.Buffer
-	a := NewAuditLog(&buf, "s")
+	a := audit.New(&buf, "s")
 	r, _ := pureRunner(t, guardsh.NewPolicy(guardsh.ModeAuto), a)
 	src := `i=0; while [ $i -lt 5 ]; do i=$((i+1)); done; echo $i; test -n x; true`
 	if st := r.Run(context.Background(), strings.NewReader(src), "t"); st != 0 {
@@ -83,12 +84,12 @@ func TestPureBuiltinsAudited(t *testing.T) {
 	if len(lines) != 1 {
 		t.Fatalf("want one counts record, got\n%s", buf.String())
 	}
-	var rec guardsh.AuditRecord
+	var rec audit.Record
 	if err := json.Unmarshal([]byte(lines[0]), &rec); err != nil {
 		t.Fatal(err)
 	}
 	want := map[string]uint64{"[": 6, "echo": 1, "test": 1, "true": 1}
-	if rec.Event != guardsh.AuditCounts || rec.Mode != guardsh.ModeAuto || rec.Project == "" || !maps.Equal(rec.Counts, want) {
+	if rec.Event != audit.EventCounts || rec.Mode != guardsh.ModeAuto || rec.Project == "" || !maps.Equal(rec.Counts, want) {
 		t.Errorf("counts record %s, want counts %v", lines[0], want)
 	}
 }

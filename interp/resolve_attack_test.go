@@ -78,6 +78,40 @@ func (w *resolveWorld) damage() string {
 	return strings.Join(bad, ", ")
 }
 
+// runAttack runs src for real in the runner (sandbox off: the rules
+// alone, the path jail on) in w, and reports as test errors any damage to
+// w, any secret printed and a run the runner did not refuse. It returns
+// whether the runner refused.
+func (w *resolveWorld) runAttack(t *testing.T, mode guardsh.Mode, src string) (refused bool) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	jfs, err := NewJailFS(w.proj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer jfs.Close()
+	r, err := New(Config{Policy: guardsh.NewPolicy(mode), Project: w.proj, Dir: w.proj, FS: jfs,
+		Env:   []string{"HOME=" + w.home, "PATH=" + os.Getenv("PATH"), "TMPDIR=" + w.tmp},
+		Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb, Sandbox: "off (test)"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	st := r.Run(ctx, strings.NewReader(src), "attack")
+	refused = strings.Contains(errb.String(), "guardsh: denied") || strings.Contains(errb.String(), "guardsh: needs approval")
+	if d := w.damage(); d != "" {
+		t.Errorf("runner: damaged %s (status %d)\nstderr: %s", d, st, errb.String())
+	}
+	if o := out.String(); strings.Contains(o, sshSecret) || strings.Contains(o, awsSecret) {
+		t.Errorf("runner printed a secret: %q", o)
+	}
+	if !refused {
+		t.Errorf("runner did not refuse (status %d)\nstderr: %s", st, errb.String())
+	}
+	return refused
+}
+
 func (w *resolveWorld) expand(src string) string {
 	return strings.NewReplacer("VICTIM", w.victim).Replace(src)
 }
@@ -122,31 +156,7 @@ func TestResolvedPathAttacks(t *testing.T) {
 				}
 				checkRefuses := sv.Decision == guardsh.Deny || sv.Decision == guardsh.Ask && mode != guardsh.ModeBypass
 
-				var out, errb bytes.Buffer
-				jfs, err := NewJailFS(w.proj)
-				if err != nil {
-					t.Fatal(err)
-				}
-				defer jfs.Close()
-				r, err := New(Config{Policy: guardsh.NewPolicy(mode), Project: w.proj, Dir: w.proj, FS: jfs,
-					Env:   []string{"HOME=" + w.home, "PATH=" + os.Getenv("PATH"), "TMPDIR=" + w.tmp},
-					Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb, Sandbox: "off (test)"})
-				if err != nil {
-					t.Fatal(err)
-				}
-				ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-				defer cancel()
-				st := r.Run(ctx, strings.NewReader(src), "attack")
-				runRefuses := strings.Contains(errb.String(), "guardsh: denied") || strings.Contains(errb.String(), "guardsh: needs approval")
-				if d := w.damage(); d != "" {
-					t.Errorf("runner: damaged %s (status %d)\nstderr: %s", d, st, errb.String())
-				}
-				if o := out.String(); strings.Contains(o, sshSecret) || strings.Contains(o, awsSecret) {
-					t.Errorf("runner printed a secret: %q", o)
-				}
-				if !runRefuses {
-					t.Errorf("runner did not refuse (status %d)\nstderr: %s", st, errb.String())
-				}
+				runRefuses := w.runAttack(t, mode, src)
 				if !checkRefuses {
 					t.Errorf("--check: %s [%s] %s; the runner %s", sv.Decision, sv.Rule, sv.Reason, map[bool]string{true: "refuses", false: "runs it"}[runRefuses])
 				}

@@ -1,13 +1,9 @@
 package interp
 
 import (
-	"bytes"
-	"context"
 	"os"
 	"os/exec"
-	"strings"
 	"testing"
-	"time"
 
 	"github.com/guardsh/guardsh/guardsh"
 )
@@ -80,31 +76,7 @@ func TestShellByIdentityAttacks(t *testing.T) {
 				}
 			}
 
-			var out, errb bytes.Buffer
-			jfs, err := NewJailFS(w.proj)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer jfs.Close()
-			r, err := New(Config{Policy: guardsh.NewPolicy(mode), Project: w.proj, Dir: w.proj, FS: jfs,
-				Env:   []string{"HOME=" + w.home, "PATH=" + os.Getenv("PATH"), "TMPDIR=" + w.tmp},
-				Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb, Sandbox: "off (test)"})
-			if err != nil {
-				t.Fatal(err)
-			}
-			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-			defer cancel()
-			st := r.Run(ctx, strings.NewReader(src), "attack")
-			runRefuses := strings.Contains(errb.String(), "guardsh: denied") || strings.Contains(errb.String(), "guardsh: needs approval")
-			if d := w.damage(); d != "" {
-				t.Errorf("runner: damaged %s (status %d)\nstderr: %s", d, st, errb.String())
-			}
-			if o := out.String(); strings.Contains(o, sshSecret) {
-				t.Errorf("runner printed a secret: %q", o)
-			}
-			if !runRefuses {
-				t.Errorf("runner did not refuse (status %d)\nstderr: %s", st, errb.String())
-			}
+			w.runAttack(t, mode, src)
 			if a.asBash == "" && checkOK && sv.Decision == guardsh.Allow {
 				t.Skip("HOLE: --check does not follow a shell copied by the script itself (cp ./b ./c; ./c -c CMD is allowed, the runner refuses it): " + sv.Rule)
 			}

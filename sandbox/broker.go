@@ -124,7 +124,12 @@ type Broker struct {
 	// is refused. A handler that keeps a file dups it: the broker closes
 	// the request's files when the handler returns.
 	Handlers map[string]func(req Request, files []*os.File) Response
-	conn     *os.File
+	// ConfigWritten is told of every protected git config file the
+	// privileged side wrote for an approved command (configWrite), with
+	// approvals held: at the container level the session's Integrity
+	// accepts the new content instead of restoring the old. nil: nobody.
+	ConfigWritten func(path string)
+	conn          *os.File
 
 	checkMu  sync.Mutex    // one Check (which may ask a human) at a time
 	advising chan struct{} // at most maxAdvising Advise calls at once
@@ -242,6 +247,9 @@ func (b *Broker) handle(req Request, files []*os.File) Response {
 				env = append(env, k+"="+v)
 			}
 		}
+		if resp, done := b.configWrite(path, req, env, files); done {
+			return resp
+		}
 		if argv, env, err = gitsafe.Prepare(path, req.Dir, env, req.Args[1:]); err != nil {
 			return Response{Status: 126, Err: "guardsh: broker: " + err.Error()}
 		}
@@ -254,6 +262,40 @@ func (b *Broker) handle(req Request, files []*os.File) Response {
 	resp := exitResponse(cmd.Run())
 	resp.Stopped = b.Stopping != nil && b.Stopping()
 	return resp
+}
+
+// configWrite makes an approved git command that writes the config of a
+// repository whose config file the sandbox protects (the project's
+// .git/config: read-only inside the sandbox, so git there fails with
+// "Device or resource busy") on the privileged side, as
+// gitsafe.ConfigWrite does: the change the command line names and nothing
+// else, never a key that runs a program. done is false for a git command
+// that writes no protected config file (it runs the usual way).
+func (b *Broker) configWrite(gitPath string, req Request, env []string, files []*os.File) (resp Response, done bool) {
+	w, perr := gitsafe.ParseConfigWrite(req.Args[1:], gitsafe.EnvLookup(req.Env))
+	if w == nil {
+		return Response{}, false
+	}
+	cfg, err := w.Locate(gitPath, req.Dir, env)
+	if err != nil {
+		return Response{Status: 126, Err: "guardsh: broker: " + err.Error()}, true
+	}
+	if !slices.Contains(b.Config.Protected, cfg) {
+		return Response{}, false // the sandbox lets the command write it
+	}
+	if perr != nil {
+		return Response{Status: 126, Err: "guardsh: broker: " + perr.Error()}, true
+	}
+	b.checkMu.Lock()
+	defer b.checkMu.Unlock()
+	status, err := w.Apply(gitPath, req.Dir, cfg, env, files[1], files[2])
+	if err != nil {
+		return Response{Status: 126, Err: "guardsh: broker: " + err.Error()}, true
+	}
+	if b.ConfigWritten != nil {
+		b.ConfigWritten(cfg)
+	}
+	return Response{Status: status}, true
 }
 
 // exitResponse is the Response for how an escalated command ended.
@@ -376,10 +418,10 @@ func ClientFromEnv() *Client {
 	if _, err := unix.GetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_TYPE); err != nil {
 		return nil
 	}
-	return &Client{conn: os.NewFile(uintptr(fd), "guardsh-broker")}
+	return NewClient(os.NewFile(uintptr(fd), "guardsh-broker"))
 }
 
-// NewClient wraps the interpreter's end of a broker socketpair (tests).
+// NewClient wraps the interpreter's end of a broker socketpair.
 func NewClient(f *os.File) *Client { return &Client{conn: f} }
 
 // Run asks the broker to run req with stdin, stdout and stderr and waits

@@ -6,8 +6,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
+	"syscall"
 	"testing"
+
+	"github.com/guardsh/guardsh/internal/testenv"
 )
 
 // TestBrokerGitRunsWhatWasApproved: an escalated git push that the
@@ -139,5 +143,121 @@ func TestBrokerGitRunsWhatWasApproved(t *testing.T) {
 				t.Fatalf("want a refusal naming %q, got status %d: %s\n%s", c.refuse, resp.Status, resp.Err, got)
 			}
 		})
+	}
+}
+
+// TestBrokerGitConfigWhateverTheApproval: the privileged side writes the
+// project's protected .git/config only as gitsafe.ConfigWrite says, even
+// when its check approves everything (a rule or a human that said yes to
+// the words, an interpreter that lies about them): never a key that runs
+// a program, never another file through -f, GIT_CONFIG or GIT_DIR, never
+// --add include.path, --rename-section or --edit; an approved set writes
+// that key, in place (the inode stays: a read-only bind mount of it in the
+// session's namespace stays attached).
+func TestBrokerGitConfigWhateverTheApproval(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git")
+	}
+	needRoot(t)
+	if LandlockABI() < minLandlockABI {
+		t.Skip("no Landlock")
+	}
+	project := t.TempDir()
+	outside := testenv.Outside(t) // /tmp is writable in the sandbox
+	gitEnv := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "GIT_CONFIG_NOSYSTEM=1"}
+	cmd := exec.Command("git", "init", "-q", "-b", "main", project)
+	cmd.Env = gitEnv
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v %s", err, out)
+	}
+	cfgPath := filepath.Join(project, ".git", "config")
+	cfg := NewConfig(project, t.TempDir(), "", nil)
+	if !slices.Contains(cfg.Protected, cfgPath) {
+		t.Fatalf("%s is not protected: %v", cfgPath, cfg.Protected)
+	}
+	b, end, err := NewBroker(BackendLandlock, cfg, func(Request) (Rights, error) { return Rights{}, nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	var written []string
+	b.ConfigWritten = func(p string) { written = append(written, p) }
+	go b.Serve()
+	cl := NewClient(end)
+	defer cl.Close()
+	devnull, _ := os.Open(os.DevNull)
+	defer devnull.Close()
+	run := func(env []string, args ...string) (Response, string) {
+		t.Helper()
+		out, _ := os.CreateTemp(t.TempDir(), "out")
+		defer out.Close()
+		resp, err := cl.Run(Request{Args: args, Dir: project, Env: append(append([]string{}, gitEnv...), env...)}, devnull, out, out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, _ := os.ReadFile(out.Name())
+		return resp, string(got)
+	}
+	var before syscall.Stat_t
+	syscall.Stat(cfgPath, &before)
+	orig, _ := os.ReadFile(cfgPath)
+	for _, c := range []struct {
+		env  []string
+		args []string
+	}{
+		{nil, []string{"git", "config", "core.fsmonitor", "touch " + outside + "/pwn"}},
+		{nil, []string{"git", "config", "--local", "core.sshCommand", "touch " + outside + "/pwn"}},
+		{nil, []string{"git", "config", "alias.st", "!touch " + outside + "/pwn"}},
+		{nil, []string{"git", "config", "--add", "include.path", outside + "/inc"}},
+		{nil, []string{"git", "config", "include.path", outside + "/inc"}},
+		{nil, []string{"git", "config", "--rename-section", "core", "x"}},
+		{nil, []string{"git", "config", "--remove-section", "core"}},
+		{[]string{"EDITOR=touch " + outside + "/pwn", "GIT_EDITOR=touch " + outside + "/pwn"}, []string{"git", "config", "--edit"}},
+		{nil, []string{"git", "-c", "include.path=" + outside + "/inc", "config", "user.name", "X"}},
+		{nil, []string{"git", "remote", "add", "x", "ext::touch " + outside + "/pwn"}},
+	} {
+		resp, out := run(c.env, c.args...)
+		if resp.Status != 126 || !strings.Contains(resp.Err, "privileged side") {
+			t.Errorf("%q: status %d %q %s, want the privileged side's refusal", c.args, resp.Status, resp.Err, out)
+		}
+	}
+	if now, _ := os.ReadFile(cfgPath); string(now) != string(orig) {
+		t.Fatalf("attack succeeded: .git/config changed:\n%s", now)
+	}
+	// another file: not the privileged side's write; git runs confined,
+	// where the outside file is not writable
+	for _, c := range []struct {
+		env  []string
+		args []string
+	}{
+		{nil, []string{"git", "config", "-f", outside + "/f", "user.name", "X"}},
+		{[]string{"GIT_CONFIG=" + outside + "/f"}, []string{"git", "config", "user.name", "X"}},
+		{[]string{"GIT_DIR=" + outside + "/g"}, []string{"git", "config", "user.name", "X"}},
+	} {
+		run(c.env, c.args...)
+	}
+	for _, p := range []string{"pwn", "inc", "f", "g"} {
+		if _, err := os.Lstat(filepath.Join(outside, p)); err == nil {
+			t.Errorf("attack succeeded: %s written outside", p)
+		}
+	}
+	if len(written) != 0 {
+		t.Errorf("ConfigWritten told of %v", written)
+	}
+	// the approved write itself
+	if resp, out := run(nil, "git", "config", "user.name", "Alice"); resp.Status != 0 || resp.Err != "" {
+		t.Fatalf("approved write: status %d %q %s", resp.Status, resp.Err, out)
+	}
+	cmd = exec.Command("git", "-C", project, "config", "--local", "user.name")
+	cmd.Env = gitEnv
+	if out, _ := cmd.Output(); string(out) != "Alice\n" {
+		t.Errorf("user.name = %q", out)
+	}
+	var after syscall.Stat_t
+	syscall.Stat(cfgPath, &after)
+	if after.Ino != before.Ino {
+		t.Errorf("the config file was replaced, not written in place")
+	}
+	if !slices.Equal(written, []string{cfgPath}) {
+		t.Errorf("ConfigWritten told of %v, want %s", written, cfgPath)
 	}
 }

@@ -138,6 +138,24 @@ func walk(root string, fn func(string, entry) error) error {
 	})
 }
 
+// Accept records the recorded path p as it is now: a change the privileged
+// side made itself (an approved git config write, Broker.ConfigWritten) is
+// kept, not undone by the next Restore. A path not recorded is left alone.
+func (s *Integrity) Accept(p string) {
+	if s == nil {
+		return
+	}
+	if _, ok := s.entries[p]; !ok {
+		return
+	}
+	walk(p, func(q string, e entry) error {
+		if q == p {
+			s.entries[p] = e
+		}
+		return nil
+	})
+}
+
 // Changes lists what differs from the snapshot now: "path: what", sorted.
 func (s *Integrity) Changes() []string {
 	if s == nil {

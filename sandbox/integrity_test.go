@@ -92,3 +92,30 @@ func TestIntegrity(t *testing.T) {
 		t.Errorf("restore wrote through a hard link: %q", b)
 	}
 }
+
+// TestIntegrityAccept: a change the privileged side accepted (an approved
+// git config write) survives Restore; a later change is undone back to it.
+func TestIntegrityAccept(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "config")
+	os.WriteFile(p, []byte("old\n"), 0o644)
+	s, err := Snapshot([]string{p})
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(p, []byte("approved\n"), 0o644)
+	s.Accept(p)
+	if ch := s.Changes(); len(ch) != 0 {
+		t.Errorf("accepted change still listed: %v", ch)
+	}
+	os.WriteFile(p, []byte("planted\n"), 0o644)
+	if _, err := s.Restore(); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(p); string(b) != "approved\n" {
+		t.Errorf("restored to %q, want the accepted content", b)
+	}
+	s.Accept(filepath.Join(dir, "not-recorded")) // left alone
+	var nilGuard *Integrity
+	nilGuard.Accept(p)
+}

@@ -27,6 +27,7 @@ import (
 	"time"
 
 	"github.com/guardsh/guardsh/agentloop"
+	"github.com/guardsh/guardsh/audit"
 	"github.com/guardsh/guardsh/guardsh"
 	"github.com/guardsh/guardsh/internal/version"
 	"github.com/guardsh/guardsh/interp"
@@ -204,16 +205,16 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 		gate, gateDesc = tg, "/dev/tty"
 	}
 	var auditFile *os.File
-	var audit *interp.AuditLog
+	var alog *audit.Log
 	if p := gcfg.AuditLogPath(home, getenv); p != "" {
-		if f, err := interp.OpenAuditFile(p, gcfg.AuditLimits()); err != nil {
+		if f, err := audit.OpenFile(p, gcfg.AuditLimits()); err != nil {
 			fmt.Fprintf(stderr, "guardsh-agent: warning: %v\n", err)
 		} else {
 			defer f.Close()
-			auditFile, audit = f, interp.NewAuditLog(f, "")
-			audit.SetLimits(gcfg.AuditLimits())
-			audit.SetEnvScrubbed(scrubbed)
-			defer audit.Close()
+			auditFile, alog = f, audit.New(f, "")
+			alog.SetLimits(gcfg.AuditLimits())
+			alog.SetEnvScrubbed(scrubbed)
+			defer alog.Close()
 		}
 	}
 	// local decides the file tools' accesses, and runs the commands too
@@ -225,7 +226,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 		return 2
 	}
 	policy.Admin = grant
-	audit.SetAdmin(grant.Describe())
+	alog.SetAdmin(grant.Describe())
 	agentAdvisor = newAgentAdvisor(gcfg, getenv) // advisor.go
 	// The path jail guards the local runner's own file access (redirections,
 	// source, globs) when commands run without the sandboxed session.
@@ -244,7 +245,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 		Name:    "guardsh",
 		Sandbox: off,
 		Gate:    gate,
-		Audit:   audit,
+		Audit:   alog,
 		Advisor: agentAdvisor,
 		// With the clean environment the policy still protects the
 		// user's home, not the run's.

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/guardsh/guardsh/agentloop"
+	"github.com/guardsh/guardsh/audit"
 	"github.com/guardsh/guardsh/guardsh"
 	"github.com/guardsh/guardsh/interp"
 	"github.com/guardsh/guardsh/sandbox"
@@ -393,13 +394,13 @@ func sessionMain(args []string) int {
 	if tg, err := interp.OpenTerminalGate(); err == nil {
 		gate = tg
 	}
-	var audit *interp.AuditLog
+	var alog *audit.Log
 	if f := sandbox.PassedFile("audit"); f != nil {
-		audit = interp.NewAuditLog(f, "")
-		audit.SetLimits(gcfg.AuditLimits())
-		defer audit.Close()
+		alog = audit.New(f, "")
+		alog.SetLimits(gcfg.AuditLimits())
+		defer alog.Close()
 		if v, ok := os.LookupEnv(guardsh.EnvScrubbedVar); ok {
-			audit.SetEnvScrubbed(append([]string{}, guardsh.SplitScrubbed(v)...))
+			alog.SetEnvScrubbed(append([]string{}, guardsh.SplitScrubbed(v)...))
 		}
 	}
 	jfs, err := interp.NewJailFS(*project)
@@ -413,7 +414,7 @@ func sessionMain(args []string) int {
 	if *adminSource != "" {
 		// The agent checked and resolved the grant; this argv is its word.
 		policy.Admin = &guardsh.AdminGrant{Devices: adminDevices, Source: *adminSource}
-		audit.SetAdmin(policy.Admin.Describe())
+		alog.SetAdmin(policy.Admin.Describe())
 	}
 	cfg := interp.Config{
 		FS:       jfs,
@@ -424,7 +425,7 @@ func sessionMain(args []string) int {
 		Name:     "guardsh",
 		Sandbox:  desc,
 		Gate:     gate,
-		Audit:    audit,
+		Audit:    alog,
 		UserHome: home,
 	}
 	if cl := sandbox.ClientFromEnv(); cl != nil {

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/guardsh/guardsh/audit"
 	"github.com/guardsh/guardsh/guardsh"
 	"github.com/guardsh/guardsh/guardsh/advisor"
 	"github.com/guardsh/guardsh/interp"
@@ -106,14 +107,14 @@ func runAdvise(args []string) int {
 	if asJSON {
 		rec := interp.RatingAudit(r)
 		out := struct {
-			Argv      []string              `json:"argv"`
-			Dir       string                `json:"cwd"`
-			Host      string                `json:"host"`
-			Threshold int                   `json:"threshold"`
-			Refuse    bool                  `json:"refuse"`
-			Enabled   bool                  `json:"enabled"`
-			Rating    *guardsh.AdvisorAudit `json:"advisor"`
-			LatencyMS []float64             `json:"latencies_ms"`
+			Argv      []string       `json:"argv"`
+			Dir       string         `json:"cwd"`
+			Host      string         `json:"host"`
+			Threshold int            `json:"threshold"`
+			Refuse    bool           `json:"refuse"`
+			Enabled   bool           `json:"enabled"`
+			Rating    *audit.Advisor `json:"advisor"`
+			LatencyMS []float64      `json:"latencies_ms"`
 		}{argv, dir, host.String(), ac.Limit(), refuse, ac.Enabled, rec, nil}
 		for _, d := range lat {
 			out.LatencyMS = append(out.LatencyMS, float64(d.Microseconds())/1000)

@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/guardsh/guardsh/audit"
 	"github.com/guardsh/guardsh/guardsh"
 )
 
@@ -128,9 +129,9 @@ func runAuditSummary(args []string) int {
 		return 2
 	}
 	now := time.Now().UTC()
-	opt := guardsh.SummaryOptions{Recent: max(o.recent, 1)}
+	opt := audit.SummaryOptions{Recent: max(o.recent, 1)}
 	if o.since != "" {
-		if opt.Since, err = guardsh.ParseAuditSince(o.since, now); err != nil {
+		if opt.Since, err = audit.ParseSince(o.since, now); err != nil {
 			fmt.Fprintf(os.Stderr, "guardsh: --since %v\n", err)
 			return 2
 		}
@@ -170,12 +171,12 @@ func runAuditSummary(args []string) int {
 			return 1
 		} else if err == nil && o.file == "" && !st.Mode().IsRegular() {
 			fmt.Fprintf(os.Stderr, "guardsh: audit log: %s is not a regular file (%s); guardsh sessions write a regular file: "+
-				"something else replaced it (read it anyway with --file %s)\n", guardsh.AuditEscape(path), fileKind(st.Mode()), guardsh.AuditEscape(path))
+				"something else replaced it (read it anyway with --file %s)\n", audit.Escape(path), fileKind(st.Mode()), audit.Escape(path))
 			return 1
 		}
 		in = f
 	}
-	sum, rerr := guardsh.SummarizeAudit(in, opt)
+	sum, rerr := audit.Summarize(in, opt)
 	sum.Log = path
 	out := bufio.NewWriterSize(os.Stdout, 64<<10)
 	if o.json {
@@ -216,8 +217,8 @@ const auditTimeFormat = "2006-01-02 15:04:05"
 
 // writeAuditText prints the summary for people: short sections, aligned
 // columns, text from the log escaped (it holds what the agent wrote).
-func writeAuditText(w io.Writer, s *guardsh.AuditSummary, o *auditOptions) {
-	esc := guardsh.AuditEscape
+func writeAuditText(w io.Writer, s *audit.Summary, o *auditOptions) {
+	esc := audit.Escape
 	fmt.Fprintf(w, "audit log  %s\n", esc(s.Log))
 	if !s.Since.IsZero() {
 		fmt.Fprintf(w, "since      %s UTC (--since %s)\n", s.Since.Format(auditTimeFormat), esc(o.since))
@@ -249,7 +250,7 @@ func writeAuditText(w io.Writer, s *guardsh.AuditSummary, o *auditOptions) {
 		}
 		fmt.Fprintf(w, "counted    %d builtins without effects (counted per name, not logged one by one)\n", total)
 	}
-	if d := s.Dropped; s.Capped > 0 || d != (guardsh.AuditDropped{}) {
+	if d := s.Dropped; s.Capped > 0 || d != (audit.Dropped{}) {
 		fmt.Fprintf(w, "capped     %s reached the audit cap; not logged: %d allowed, %d asks, %d refusals, %d repeated refusals, %d exits\n",
 			plural(s.Capped, "session"), d.Allow, d.Ask, d.Deny, d.Repeats, d.Exit)
 	}
@@ -273,9 +274,9 @@ func writeAuditText(w io.Writer, s *guardsh.AuditSummary, o *auditOptions) {
 
 	fmt.Fprintf(w, "\noutcomes\n")
 	var rows [][]string
-	for _, oc := range guardsh.AuditOutcomes {
+	for _, oc := range audit.Outcomes {
 		n := s.Outcomes[oc]
-		if n == 0 && (oc == guardsh.OutcomeOther || oc == guardsh.OutcomeRefusedAdvisor || oc == guardsh.OutcomeAskedElsewhere) {
+		if n == 0 && (oc == audit.OutcomeOther || oc == audit.OutcomeRefusedAdvisor || oc == audit.OutcomeAskedElsewhere) {
 			continue
 		}
 		rows = append(rows, []string{oc.Label(), strconv.Itoa(n), percent(n, s.Decisions)})
@@ -329,9 +330,9 @@ func writeAuditText(w io.Writer, s *guardsh.AuditSummary, o *auditOptions) {
 			fmt.Fprintf(w, "  models       %s\n", namedCounts(a.Models, 5))
 		}
 		if len(a.Errors) > 0 {
-			errs := make([]guardsh.NamedCount, len(a.Errors))
+			errs := make([]audit.NamedCount, len(a.Errors))
 			for i, e := range a.Errors {
-				errs[i] = guardsh.NamedCount{Name: strings.TrimPrefix(e.Name, "advisor unavailable: "), Count: e.Count}
+				errs[i] = audit.NamedCount{Name: strings.TrimPrefix(e.Name, "advisor unavailable: "), Count: e.Count}
 			}
 			fmt.Fprintf(w, "  unavailable  %s\n", namedCounts(errs, 3))
 		}
@@ -373,12 +374,12 @@ func writeAuditText(w io.Writer, s *guardsh.AuditSummary, o *auditOptions) {
 
 // writeRecent prints the latest (at most recent) entries of list under
 // "title (total; the latest n)".
-func writeRecent(w io.Writer, title string, total int, list []guardsh.AuditEntry, recent int) {
+func writeRecent(w io.Writer, title string, total int, list []audit.Entry, recent int) {
 	list = list[max(len(list)-recent, 0):]
 	fmt.Fprintf(w, "\n%s (%d; the latest %d)\n", title, total, len(list))
 	var rows [][]string
 	for _, e := range list {
-		rows = append(rows, []string{e.Time.Format(auditTimeFormat), e.Outcome.Short(), guardsh.AuditEscape(orDash(e.Rule)), clip(e.Command, 100), "in " + guardsh.AuditEscape(e.Cwd)})
+		rows = append(rows, []string{e.Time.Format(auditTimeFormat), e.Outcome.Short(), audit.Escape(orDash(e.Rule)), clip(e.Command, 100), "in " + audit.Escape(e.Cwd)})
 	}
 	writeTable(w, "  ", "lllll", rows)
 }
@@ -449,16 +450,16 @@ func clip(s string, n int) string {
 
 // ruleOutcomes lists what happened to an ask rule's commands ("" for rules
 // whose commands all had one outcome that the decision says).
-func ruleOutcomes(r guardsh.RuleCount) string {
+func ruleOutcomes(r audit.RuleCount) string {
 	if len(r.Outcomes) == 1 {
 		for oc := range r.Outcomes {
-			if (r.Decision == "allow" && oc == guardsh.OutcomeAllowed) || (r.Decision == "deny" && oc == guardsh.OutcomeDeniedByRule) {
+			if (r.Decision == "allow" && oc == audit.OutcomeAllowed) || (r.Decision == "deny" && oc == audit.OutcomeDeniedByRule) {
 				return ""
 			}
 		}
 	}
 	var parts []string
-	for _, oc := range guardsh.AuditOutcomes {
+	for _, oc := range audit.Outcomes {
 		if n := r.Outcomes[oc]; n > 0 {
 			parts = append(parts, fmt.Sprintf("%s %d", shortOutcome(oc), n))
 		}
@@ -466,28 +467,28 @@ func ruleOutcomes(r guardsh.RuleCount) string {
 	return strings.Join(parts, ", ")
 }
 
-func shortOutcome(oc guardsh.AuditOutcome) string {
+func shortOutcome(oc audit.Outcome) string {
 	switch oc {
-	case guardsh.OutcomeApprovedOnce:
+	case audit.OutcomeApprovedOnce:
 		return "approved once"
-	case guardsh.OutcomeApprovedSession:
+	case audit.OutcomeApprovedSession:
 		return "approved for the session"
-	case guardsh.OutcomeApprovedEarlier:
+	case audit.OutcomeApprovedEarlier:
 		return "approved earlier"
-	case guardsh.OutcomeAllowed:
+	case audit.OutcomeAllowed:
 		return "allowed"
 	}
 	return oc.Short()
 }
 
-func namedCounts(list []guardsh.NamedCount, n int) string {
+func namedCounts(list []audit.NamedCount, n int) string {
 	var parts []string
 	for i, c := range list {
 		if i == n {
 			parts = append(parts, fmt.Sprintf("(%d more)", len(list)-n))
 			break
 		}
-		parts = append(parts, fmt.Sprintf("%d %s", c.Count, guardsh.AuditEscape(c.Name)))
+		parts = append(parts, fmt.Sprintf("%d %s", c.Count, audit.Escape(c.Name)))
 	}
 	return strings.Join(parts, "; ")
 }

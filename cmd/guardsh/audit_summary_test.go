@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/guardsh/guardsh/guardsh"
+	"github.com/guardsh/guardsh/audit"
 	"github.com/guardsh/guardsh/sandbox"
 	"github.com/rogpeppe/go-internal/testscript"
 )
@@ -178,7 +178,7 @@ func TestAuditCountsMatchLog(t *testing.T) {
 	if err != nil {
 		t.Fatalf("guardsh --audit --json: %v", err)
 	}
-	var sum guardsh.AuditSummary
+	var sum audit.Summary
 	if err := json.Unmarshal(out, &sum); err != nil {
 		t.Fatalf("--json output: %v\n%s", err, out)
 	}
@@ -205,9 +205,9 @@ func TestAuditCountsMatchLog(t *testing.T) {
 	}
 	check("counted", sum.Counted, wantCounted)
 	check("sessions", sum.Sessions, len(sessions))
-	check("allowed", sum.Outcomes[guardsh.OutcomeAllowed], allowed)
-	check("denied by rule", sum.Outcomes[guardsh.OutcomeDeniedByRule], refusedRule)
-	check("no terminal", sum.Outcomes[guardsh.OutcomeNoTerminal], noTerm)
+	check("allowed", sum.Outcomes[audit.OutcomeAllowed], allowed)
+	check("denied by rule", sum.Outcomes[audit.OutcomeDeniedByRule], refusedRule)
+	check("no terminal", sum.Outcomes[audit.OutcomeNoTerminal], noTerm)
 	check("refusals", sum.Refusals, refusedRule+noTerm)
 	check("escalations", sum.Escalations, escal)
 	check("exits", sum.Exits.Count, exits)

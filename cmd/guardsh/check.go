@@ -8,6 +8,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/guardsh/guardsh/audit"
 	"github.com/guardsh/guardsh/guardsh"
 )
 
@@ -324,7 +325,7 @@ func writeCheckText(w *bufio.Writer, src string, sv guardsh.ScriptVerdict) {
 // oneLine keeps a verdict on its line: newlines and other control
 // characters (escape sequences, C1 controls, bidirectional overrides) are
 // shown escaped, as guardsh --audit shows them.
-func oneLine(s string) string { return guardsh.AuditEscape(s) }
+func oneLine(s string) string { return audit.Escape(s) }
 
 func runExplain(args []string) int {
 	o, s, code := startCheck(args, true)

@@ -31,8 +31,8 @@ import (
 	"runtime/debug"
 	"strings"
 
+	"github.com/guardsh/guardsh/audit"
 	"github.com/guardsh/guardsh/guardsh"
-	"github.com/guardsh/guardsh/interp"
 	"github.com/guardsh/guardsh/sandbox"
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -302,8 +302,8 @@ type hookDecision struct {
 	mode          guardsh.Mode
 	cfg           *guardsh.Config
 	home, project string
-	advised       *guardsh.AdvisorAudit // the advisor's rating, or why none (hook_advisor.go)
-	note          string                // the advisor's word for an allow's reason
+	advised       *audit.Advisor // the advisor's rating, or why none (hook_advisor.go)
+	note          string         // the advisor's word for an allow's reason
 }
 
 // hookVerdict is the static checker's verdict on the event's command, with
@@ -357,7 +357,7 @@ func hookAudit(opts hookOptions, ev hookEvent, d hookDecision, getenv func(strin
 	if path == "" {
 		return
 	}
-	f, err := interp.OpenAuditFile(path, d.cfg.AuditLimits())
+	f, err := audit.OpenFile(path, d.cfg.AuditLimits())
 	if err != nil {
 		return
 	}
@@ -370,7 +370,7 @@ func hookAudit(opts hookOptions, ev hookEvent, d hookDecision, getenv func(strin
 	if opts.rewrite && v.Decision == guardsh.Allow {
 		runs = "guardsh -c (rewritten by the hook)"
 	}
-	interp.NewAuditLog(f, session).Decide(&guardsh.AuditRecord{
+	audit.New(f, session).Decide(&audit.Record{
 		Cwd: ev.Dir, Project: d.project, Argv: []string{ev.Command}, Via: "hook:" + opts.agent,
 		Mode: d.mode, Decision: v.Decision.String(), Rule: v.Rule, Reason: v.Reason,
 		Effects: v.Effects, Sandbox: runs, Advisor: d.advised,

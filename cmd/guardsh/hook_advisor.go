@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/guardsh/guardsh/audit"
 	"github.com/guardsh/guardsh/guardsh"
 	"github.com/guardsh/guardsh/guardsh/advisor"
 	"github.com/guardsh/guardsh/interp"
@@ -50,7 +51,7 @@ func hookAdvise(ctx context.Context, opts hookOptions, ev hookEvent, d *hookDeci
 	if err != nil {
 		why := "advisor unavailable: " + err.Error()
 		fmt.Fprintf(stderr, "guardsh: %s\n", why)
-		d.advised = &guardsh.AdvisorAudit{Error: why}
+		d.advised = &audit.Advisor{Error: why}
 		d.note = why
 		return
 	}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/guardsh/guardsh/audit"
 	"github.com/guardsh/guardsh/guardsh"
 	"github.com/guardsh/guardsh/internal/testenv"
 )
@@ -312,7 +313,7 @@ func TestHookAudit(t *testing.T) {
 	if err != nil {
 		t.Fatalf("no audit log: %v", err)
 	}
-	var rec guardsh.AuditRecord
+	var rec audit.Record
 	if err := json.Unmarshal(bytes.TrimSpace(data), &rec); err != nil {
 		t.Fatalf("audit log: %v\n%s", err, data)
 	}

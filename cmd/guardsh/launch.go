@@ -14,7 +14,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"github.com/guardsh/guardsh/sandbox"
 	"io"
 	"os"
 	"os/exec"
@@ -23,6 +22,8 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+
+	"github.com/guardsh/guardsh/sandbox"
 
 	"github.com/guardsh/guardsh/guardsh"
 	"github.com/guardsh/guardsh/interp"

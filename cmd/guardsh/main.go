@@ -13,6 +13,7 @@ import (
 	"syscall"
 
 	"github.com/guardsh/guardsh/guardsh"
+	"github.com/guardsh/guardsh/internal/shellargs"
 	"github.com/guardsh/guardsh/internal/version"
 	"github.com/guardsh/guardsh/interp"
 	"golang.org/x/term"
@@ -82,9 +83,9 @@ func shellName() string {
 }
 
 // invocation is a parsed shell command line: bash's options (see
-// interp.ParseArgs) plus guardsh's own.
+// shellargs.Parse) plus guardsh's own.
 type invocation struct {
-	*interp.Invocation
+	*shellargs.Invocation
 	mode guardsh.Mode
 }
 
@@ -93,7 +94,7 @@ type invocation struct {
 var guardshLongOpts = map[string]bool{"--mode": true, "--scrub-env!": true}
 
 func parseArgs(argv []string) (*invocation, error) {
-	in, err := interp.ParseArgs(argv, shellName(), guardshLongOpts)
+	in, err := shellargs.Parse(argv, shellName(), guardshLongOpts)
 	if err != nil {
 		return nil, err
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/guardsh/guardsh/audit"
 	"github.com/guardsh/guardsh/guardsh"
 	"github.com/guardsh/guardsh/interp"
 	"github.com/guardsh/guardsh/sandbox"
@@ -26,7 +27,7 @@ const envAuditSession = "GUARDSH_AUDIT_SESSION"
 // the terminal; refused at once when nobody can), recorded in the audit
 // log (audit may be nil) and, when refused, said on stderr.
 // Its connections arrive as broker streams (brokerProxyHandler).
-func sessionProxy(n *guardsh.NetworkPolicy, audit *interp.AuditLog, sandboxDesc string) *proxy.Proxy {
+func sessionProxy(n *guardsh.NetworkPolicy, alog *audit.Log, sandboxDesc string) *proxy.Proxy {
 	var mu sync.Mutex
 	byName := map[string]guardsh.NetVerdict{} // the name's verdict, for its addresses
 	key := func(d proxy.Dest) string { return d.Host + "\x00" + strconv.Itoa(d.Port) }
@@ -68,17 +69,17 @@ func sessionProxy(n *guardsh.NetworkPolicy, audit *interp.AuditLog, sandboxDesc 
 			fmt.Fprintf(os.Stderr, "guardsh: denied [%s]: %s. %s\n", v.Rule, v.Reason, v.Hint)
 		},
 		Record: func(c proxy.Conn) {
-			if audit == nil {
+			if alog == nil {
 				return
 			}
-			rec := &guardsh.AuditRecord{Via: "proxy", Argv: []string{c.Method, c.Dest.String()}, Decision: c.Decision,
+			rec := &audit.Record{Via: "proxy", Argv: []string{c.Method, c.Dest.String()}, Decision: c.Decision,
 				Rule: c.Rule, Reason: c.Reason, Gate: c.Gate, Effects: guardsh.Effects{Network: true}, Sandbox: sandboxDesc,
 				DurationMS: float64(c.Duration.Microseconds()) / 1000,
-				Connect:    &guardsh.AuditConnectInfo{Host: c.Host, Port: c.Port, Client: c.Client, Up: c.Up, Down: c.Down, Error: c.Err}}
+				Connect:    &audit.ConnectInfo{Host: c.Host, Port: c.Port, Client: c.Client, Up: c.Up, Down: c.Down, Error: c.Err}}
 			if c.Addr.IsValid() {
 				rec.Connect.Addr = c.Addr.String()
 			}
-			audit.Connect(rec)
+			alog.Connect(rec)
 		},
 	}
 	return p

@@ -14,7 +14,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/guardsh/guardsh/guardsh"
+	"github.com/guardsh/guardsh/audit"
 	"github.com/guardsh/guardsh/sandbox"
 )
 
@@ -99,8 +99,8 @@ git clone -q http://127.0.0.2:%[1]d/git/lib.git cloned && git -C cloned log --fo
 	got := map[string]int{}
 	sc := bufio.NewScanner(log)
 	for sc.Scan() {
-		var r guardsh.AuditRecord
-		if json.Unmarshal(sc.Bytes(), &r) == nil && r.Event == guardsh.AuditConnect && r.Connect != nil {
+		var r audit.Record
+		if json.Unmarshal(sc.Bytes(), &r) == nil && r.Event == audit.EventConnect && r.Connect != nil {
 			got[fmt.Sprintf("%s %s", r.Decision, r.Connect.Host)]++
 		}
 	}

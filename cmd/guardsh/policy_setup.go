@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/guardsh/guardsh/audit"
 	"github.com/guardsh/guardsh/guardsh"
 	"github.com/guardsh/guardsh/interp"
 	"github.com/guardsh/guardsh/sandbox"
@@ -85,7 +86,7 @@ func modeExplicit(inv *invocation) bool {
 // sessionAuditLog opens the session's audit log (see sessionAudit) at the
 // path the configuration chooses. A log that cannot be opened is reported
 // and the session goes on without one.
-func sessionAuditLog() *interp.AuditLog {
+func sessionAuditLog() *audit.Log {
 	loadedConfig.Lock()
 	cfg, home := loadedConfig.cfg, loadedConfig.home
 	loadedConfig.Unlock()

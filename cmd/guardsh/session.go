@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/guardsh/guardsh/audit"
 	_ "github.com/guardsh/guardsh/cmd/guardsh/internal/stagefirst" // the confining stage, before other packages' init
 	"github.com/guardsh/guardsh/guardsh"
 	"github.com/guardsh/guardsh/interp"
@@ -217,7 +218,7 @@ func sandboxSession(inv *invocation) (code int, done bool, describe string) {
 		// The audit log lives outside the sandbox: open it here and pass
 		// it down (Landlock does not affect open files).
 		if path := gcfg.AuditLogPath(home, os.Getenv); path != "" {
-			if f, err := interp.OpenAuditFile(path, gcfg.AuditLimits()); err == nil {
+			if f, err := audit.OpenFile(path, gcfg.AuditLimits()); err == nil {
 				files["audit"] = f
 				defer f.Close()
 			} else {
@@ -259,7 +260,7 @@ func sandboxSession(inv *invocation) (code int, done bool, describe string) {
 	}
 	env := append(sessionEnviron(), "TMPDIR="+c.TmpDir) // without secrets when scrubbing (scrubenv.go)
 	// One session id for the interpreter's records and the proxy's.
-	sid := interp.NewSessionID()
+	sid := audit.NewSessionID()
 	env = append(env, envAuditSession+"="+sid, proxyVar+"=1")
 	// Ctrl-C reaches the interpreter through the terminal's process group;
 	// the privileged side outlives it and forwards termination (Notify
@@ -300,9 +301,9 @@ func sandboxSession(inv *invocation) (code int, done bool, describe string) {
 	// The network by destination: the proxy the commands' connections go
 	// through (netproxy.go); the interpreter reaches it where the session
 	// has a network namespace of its own.
-	var proxyAudit *interp.AuditLog
+	var proxyAudit *audit.Log
 	if f := files["audit"]; f != nil {
-		proxyAudit = interp.NewAuditLog(f, sid)
+		proxyAudit = audit.New(f, sid)
 		proxyAudit.SetLimits(limits)
 	}
 	netProxy := sessionProxy(netPolicy, proxyAudit, "")
@@ -383,6 +384,9 @@ func sandboxSession(inv *invocation) (code int, done bool, describe string) {
 		broker = b
 	}
 	broker.Advise = privilegedAdvise // nil unless [advisor] is on
+	// An approved git config write the privileged side made is the
+	// session's new state of that protected file (Restore keeps it).
+	broker.ConfigWritten = guard.Accept
 	broker.Handlers = map[string]func(sandbox.Request, []*os.File) sandbox.Response{proxy.Kind: brokerProxyHandler(netProxy)}
 	go broker.Serve()
 	go func() {
@@ -413,16 +417,16 @@ func sandboxSession(inv *invocation) (code int, done bool, describe string) {
 // privileged side opened before confinement when there is one (a confined
 // interpreter cannot open a file outside the project for writing), else
 // the file at path.
-func sessionAudit(path string, lim guardsh.AuditLimits) (*interp.AuditLog, error) {
+func sessionAudit(path string, lim guardsh.AuditLimits) (*audit.Log, error) {
 	if f := sandbox.PassedFile("audit"); f != nil {
-		a := interp.NewAuditLog(f, os.Getenv(envAuditSession))
+		a := audit.New(f, os.Getenv(envAuditSession))
 		a.SetLimits(lim)
 		return a, nil
 	}
 	if path == "" {
 		return nil, nil
 	}
-	return interp.OpenAuditLog(path, lim)
+	return audit.Open(path, lim)
 }
 
 func probeSummary(results []sandbox.ProbeResult) string {

@@ -106,7 +106,46 @@ var workdaySteps = []struct{ dir, cmd string }{
 	{"git", "git add -A && git commit -q -m first && git log --format=%s && cat hook-saw.txt"},
 	{"git", "git branch feature && git switch -q feature && echo change >> notes.txt && git stash -q && git stash list | wc -l && git stash pop -q && git status --short"},
 	{"git", "git add notes.txt && git commit -q -m second && cat hook-saw.txt && git config --get user.name"},
+	// config writes the human approved (workdayRules): .git/config is
+	// read-only in the sandbox, the privileged side makes them
+	{"git", "git config user.name Alice && git config --local user.email alice@example.com && git config --get user.name && " +
+		"git remote add origin https://example.com/day.git && git remote -v && git update-ref refs/remotes/origin/main HEAD && " +
+		"git branch --set-upstream-to=origin/main && git status -sb | head -1 && git config --unset user.name; git config --get user.name; " +
+		"git config --list --local | grep -v '^core'"},
 }
+
+// workdayRules are the human's approvals in the day's guardsh
+// configuration: the git config writes of the last step.
+const workdayRules = `[[rule]]
+id = "user.git-name"
+decision = "allow"
+prefix = ["git", "config", "user.name", "*"]
+
+[[rule]]
+id = "user.git-unset-name"
+decision = "allow"
+prefix = ["git", "config", "--unset", "user.name", "$"]
+
+[[rule]]
+id = "user.git-email"
+decision = "allow"
+prefix = ["git", "config", "--local", "user.email", "*"]
+
+[[rule]]
+id = "user.git-remote"
+decision = "allow"
+prefix = ["git", "remote", "add", "origin", "*"]
+
+[[rule]]
+id = "user.git-ref"
+decision = "allow"
+prefix = ["git", "update-ref", "refs/remotes/origin/main", "HEAD"]
+
+[[rule]]
+id = "user.git-upstream"
+decision = "allow"
+prefix = ["git", "branch", "--set-upstream-to=origin/main"]
+`
 
 // workdayShims writes the version managers into home and returns the PATH
 // directories they add. python is the real interpreter's path, node and
@@ -226,6 +265,10 @@ func TestWorkingDay(t *testing.T) {
 		os.MkdirAll(filepath.Join(g, ".git", "hooks"), 0o755)
 		os.WriteFile(filepath.Join(g, "notes.txt"), []byte("notes\n"), 0o644)
 		os.WriteFile(filepath.Join(home, ".gitconfig"), []byte("[user]\n\tname = Day\n[init]\n\tdefaultBranch = main\n"), 0o644)
+		os.MkdirAll(filepath.Join(home, ".config", "guardsh"), 0o755)
+		if err := os.WriteFile(filepath.Join(home, ".config", "guardsh", "config.toml"), []byte(workdayRules), 0o644); err != nil {
+			t.Fatal(err)
+		}
 		cmd := exec.Command("git", "init", "-q", "-b", "main", g)
 		cmd.Env = append(env, "PATH="+bashPath)
 		if b, err := cmd.CombinedOutput(); err != nil {

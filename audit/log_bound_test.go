@@ -1,4 +1,4 @@
-package interp
+package audit
 
 import (
 	"bufio"
@@ -15,13 +15,13 @@ import (
 )
 
 // auditLines decodes every line of b as an audit record.
-func auditLines(t *testing.T, b []byte) []guardsh.AuditRecord {
+func auditLines(t *testing.T, b []byte) []Record {
 	t.Helper()
-	var recs []guardsh.AuditRecord
+	var recs []Record
 	sc := bufio.NewScanner(bytes.NewReader(b))
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
 	for sc.Scan() {
-		var r guardsh.AuditRecord
+		var r Record
 		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
 			t.Fatalf("not a record: %v: %.100s", err, sc.Text())
 		}
@@ -33,8 +33,8 @@ func auditLines(t *testing.T, b []byte) []guardsh.AuditRecord {
 // TestAuditCountsPure: builtins without effects are counted per name and
 // written as one counts record when the session ends, not a line each.
 func TestAuditCountsPure(t *testing.T) {
-	var buf bytes.Buffer
-	a := NewAuditLog(&buf, "s")
+	var buf lockedBuffer
+	a := New(&buf, "s")
 	a.SetEnvScrubbed([]string{"GITHUB_TOKEN"})
 	for range 100000 {
 		a.CountPure("[", "/p", guardsh.ModeAuto, "landlock")
@@ -49,7 +49,7 @@ func TestAuditCountsPure(t *testing.T) {
 		t.Fatalf("%d records, want 1 counts record:\n%s", len(recs), buf.String())
 	}
 	r := recs[0]
-	if r.Event != guardsh.AuditCounts || r.Counts["["] != 100000 || r.Counts["echo"] != 1 || r.Session != "s" || r.Mode != guardsh.ModeAuto || r.Project != "/p" {
+	if r.Event != EventCounts || r.Counts["["] != 100000 || r.Counts["echo"] != 1 || r.Session != "s" || r.Mode != guardsh.ModeAuto || r.Project != "/p" {
 		t.Errorf("counts record: %+v", r)
 	}
 	if len(r.EnvScrubbed) != 1 {
@@ -60,8 +60,8 @@ func TestAuditCountsPure(t *testing.T) {
 		t.Errorf("a second Flush with nothing new wrote another record (%d)", n)
 	}
 	// Names are bounded: a script cannot grow the record without end.
-	var b2 bytes.Buffer
-	a2 := NewAuditLog(&b2, "s")
+	var b2 lockedBuffer
+	a2 := New(&b2, "s")
 	for i := range 5000 {
 		a2.CountPure(fmt.Sprintf("f%d%s", i, strings.Repeat("x", 100)), "/p", guardsh.ModeAuto, "")
 	}
@@ -75,40 +75,40 @@ func TestAuditCountsPure(t *testing.T) {
 // distinct refusal and ask, drops allowed commands and repeats, and says
 // how many it dropped; the file stays near twice the cap.
 func TestAuditSessionCap(t *testing.T) {
-	var buf bytes.Buffer
-	a := NewAuditLog(&buf, "s")
+	var buf lockedBuffer
+	a := New(&buf, "s")
 	const capBytes = 64 << 10
 	a.SetLimits(guardsh.AuditLimits{SessionBytes: capBytes})
 	deny := func(argv ...string) {
-		a.Decide(&guardsh.AuditRecord{Argv: argv, Decision: "deny", Rule: "rm.recursive-home", Reason: "r"})
+		a.Decide(&Record{Argv: argv, Decision: "deny", Rule: "rm.recursive-home", Reason: "r"})
 	}
 	deny("rm", "-rf", "/home/u") // before the cap
 	for i := range 20000 {
-		id := a.Decide(&guardsh.AuditRecord{Argv: []string{"/bin/true", fmt.Sprint(i)}, Decision: "allow", Rule: "read.only", Reason: "read-only command"})
+		id := a.Decide(&Record{Argv: []string{"/bin/true", fmt.Sprint(i)}, Decision: "allow", Rule: "read.only", Reason: "read-only command"})
 		a.Exit(id, 0, 0)
 		if i%1000 == 999 {
 			deny("rm", "-rf", "/home/u")                    // a repeat
 			deny("rm", "-rf", fmt.Sprintf("/home/u/%d", i)) // distinct
 		}
 	}
-	a.Decide(&guardsh.AuditRecord{Argv: []string{"git", "push"}, Decision: "ask", Rule: "git.push", Gate: "no-terminal"})
+	a.Decide(&Record{Argv: []string{"git", "push"}, Decision: "ask", Rule: "git.push", Gate: "no-terminal"})
 	a.Flush()
 	if n := buf.Len(); n > 2*capBytes+8<<10 {
 		t.Errorf("the log holds %d bytes, cap %d", n, capBytes)
 	}
 	recs := auditLines(t, buf.Bytes())
 	var limits, denies, asks int
-	var last guardsh.AuditRecord
+	var last Record
 	for _, r := range recs {
 		switch {
-		case r.Event == guardsh.AuditLimit:
+		case r.Event == EventLimit:
 			limits++
 		case r.Decision == "deny":
 			denies++
 		case r.Decision == "ask":
 			asks++
 		}
-		if r.Event == guardsh.AuditCounts {
+		if r.Event == EventCounts {
 			last = r
 		}
 	}
@@ -126,11 +126,11 @@ func TestAuditSessionCap(t *testing.T) {
 // TestAuditSessionCapHard: past twice the cap even distinct refusals are
 // only counted, and the counts say so.
 func TestAuditSessionCapHard(t *testing.T) {
-	var buf bytes.Buffer
-	a := NewAuditLog(&buf, "s")
+	var buf lockedBuffer
+	a := New(&buf, "s")
 	a.SetLimits(guardsh.AuditLimits{SessionBytes: 16 << 10})
 	for i := range 5000 {
-		a.Decide(&guardsh.AuditRecord{Argv: []string{"rm", "-rf", fmt.Sprintf("/x/%d", i)}, Decision: "deny", Rule: "rm.root"})
+		a.Decide(&Record{Argv: []string{"rm", "-rf", fmt.Sprintf("/x/%d", i)}, Decision: "deny", Rule: "rm.root"})
 	}
 	a.Flush()
 	if n := buf.Len(); n > 40<<10 {
@@ -138,7 +138,7 @@ func TestAuditSessionCapHard(t *testing.T) {
 	}
 	recs := auditLines(t, buf.Bytes())
 	last := recs[len(recs)-1]
-	if last.Event != guardsh.AuditCounts || last.Dropped == nil || last.Dropped.Deny == 0 {
+	if last.Event != EventCounts || last.Dropped == nil || last.Dropped.Deny == 0 {
 		t.Fatalf("last record %+v", last)
 	}
 	written := 0
@@ -168,7 +168,7 @@ func TestAuditRotate(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				f, err := OpenAuditFile(path, lim)
+				f, err := OpenFile(path, lim)
 				if err != nil {
 					t.Error(err)
 					return
@@ -192,7 +192,7 @@ func TestAuditRotate(t *testing.T) {
 	}
 	// A small file is left alone.
 	os.WriteFile(path, []byte("{}\n"), 0o600)
-	f, err := OpenAuditFile(path, lim)
+	f, err := OpenFile(path, lim)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -201,3 +201,34 @@ func TestAuditRotate(t *testing.T) {
 		t.Errorf("a small log was rotated")
 	}
 }
+
+// lockedBuffer is a bytes.Buffer safe to read while a Log writes to it: a
+// session's counts timer (CountsEvery) may write from its own goroutine
+// while a slow test is still looking at what was written.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+// Len is the number of bytes written so far.
+func (l *lockedBuffer) Len() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Len()
+}
+
+// Bytes is a copy of what was written so far.
+func (l *lockedBuffer) Bytes() []byte {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return bytes.Clone(l.b.Bytes())
+}
+
+// String is what was written so far.
+func (l *lockedBuffer) String() string { return string(l.Bytes()) }

@@ -1,11 +1,9 @@
-package interp
+package audit
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -17,14 +15,14 @@ import (
 
 func TestAuditLogConcurrentLines(t *testing.T) {
 	var buf bytes.Buffer
-	a := NewAuditLog(&buf, "s1")
+	a := New(&buf, "s1")
 	var wg sync.WaitGroup
 	for i := 0; i < 8; i++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for j := 0; j < 100; j++ {
-				id := a.Decide(&guardsh.AuditRecord{Argv: []string{"echo", strings.Repeat("x", j)}, Decision: "allow", Sandbox: "off"})
+				id := a.Decide(&Record{Argv: []string{"echo", strings.Repeat("x", j)}, Decision: "allow", Sandbox: "off"})
 				a.Exit(id, j%3, time.Millisecond)
 			}
 		}()
@@ -36,7 +34,7 @@ func TestAuditLogConcurrentLines(t *testing.T) {
 	}
 	ids := map[uint64]int{}
 	for _, l := range lines {
-		var r guardsh.AuditRecord
+		var r Record
 		if err := json.Unmarshal([]byte(l), &r); err != nil {
 			t.Fatalf("line %q: %v", l, err)
 		}
@@ -55,8 +53,8 @@ type failWriter struct{}
 func (failWriter) Write([]byte) (int, error) { return 0, errors.New("disk full") }
 
 func TestAuditLogErrorReportedOnce(t *testing.T) {
-	a := NewAuditLog(failWriter{}, "")
-	a.Decide(&guardsh.AuditRecord{Argv: []string{"ls"}})
+	a := New(failWriter{}, "")
+	a.Decide(&Record{Argv: []string{"ls"}})
 	if err := a.Err(); err == nil || !strings.Contains(err.Error(), "disk full") {
 		t.Fatalf("Err = %v", err)
 	}
@@ -90,12 +88,12 @@ func TestAuditLogPath(t *testing.T) {
 // BenchmarkAuditDecide is the cost per command of the audit log, with a
 // write to a real file each time.
 func BenchmarkAuditDecide(b *testing.B) {
-	a, err := OpenAuditLog(filepath.Join(b.TempDir(), "audit.jsonl"), guardsh.AuditLimits{})
+	a, err := Open(filepath.Join(b.TempDir(), "audit.jsonl"), guardsh.AuditLimits{})
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer a.Close()
-	rec := guardsh.AuditRecord{Cwd: "/home/u/p", Project: "/home/u/p", Argv: []string{"go", "test", "./..."}, Via: "shell",
+	rec := Record{Cwd: "/home/u/p", Project: "/home/u/p", Argv: []string{"go", "test", "./..."}, Via: "shell",
 		Mode: guardsh.ModeAuto, Decision: "allow", Rule: "dev.routine", Reason: "routine development command", Sandbox: "landlock+seccomp (abi 7)"}
 	for b.Loop() {
 		r := rec
@@ -106,7 +104,7 @@ func BenchmarkAuditDecide(b *testing.B) {
 
 func TestAppendRecordMatchesEncodingJSON(t *testing.T) {
 	st := 3
-	recs := []guardsh.AuditRecord{
+	recs := []Record{
 		{},
 		{Time: "t", Event: "decide", ID: 7, Session: "s", Cwd: "/a b", Project: "/p", Argv: []string{"echo", "a\"b\\c", "\x00\x1f\n\r\t", "<&>", "\xff\xfe", "é\u2028\u2029😀"},
 			Via: "shell", Mode: guardsh.ModeBypass, Decision: "ask", Rule: "r.x", Reason: "why", Gate: "once", Escalated: true,
@@ -132,7 +130,7 @@ func TestAppendRecordMatchesEncodingJSON(t *testing.T) {
 func FuzzAppendRecord(f *testing.F) {
 	f.Add("echo", "a\"b", 1.5, true)
 	f.Fuzz(func(t *testing.T, a, b string, d float64, net bool) {
-		rec := guardsh.AuditRecord{Argv: []string{a, b}, Reason: b, DurationMS: d, Effects: guardsh.Effects{Network: net, Writes: []string{a}}}
+		rec := Record{Argv: []string{a, b}, Reason: b, DurationMS: d, Effects: guardsh.Effects{Network: net, Writes: []string{a}}}
 		want, err := json.Marshal(&rec)
 		if err != nil {
 			return // NaN, Inf
@@ -141,38 +139,4 @@ func FuzzAppendRecord(f *testing.F) {
 			t.Fatalf("got %s\nwant %s", got, want)
 		}
 	})
-}
-
-func TestAuditLine(t *testing.T) {
-	var buf bytes.Buffer
-	dir := t.TempDir()
-	r, err := New(Config{Dir: dir, Audit: NewAuditLog(&buf, "s"), Sandbox: "off (test)"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	r.auditLine(":(){ :|:& };:", guardsh.Verdict{Decision: guardsh.Deny, Rule: "fork.bomb", Reason: "fork bomb"})
-	var rec guardsh.AuditRecord
-	if err := json.Unmarshal(buf.Bytes(), &rec); err != nil {
-		t.Fatalf("%q: %v", buf.String(), err)
-	}
-	if rec.Via != "line" || rec.Decision != "deny" || rec.Rule != "fork.bomb" || rec.Argv[0] != ":(){ :|:& };:" || rec.Cwd != dir {
-		t.Errorf("record %+v", rec)
-	}
-}
-
-func TestAuditLineRefusedByRunner(t *testing.T) {
-	var buf bytes.Buffer
-	dir := t.TempDir()
-	r, err := New(Config{Dir: dir, Project: dir, Env: []string{"HOME=" + dir, "PATH=" + os.Getenv("PATH")},
-		Policy: guardsh.NewPolicy(guardsh.ModeBypass), Audit: NewAuditLog(&buf, "s")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	// Refused as a whole line (pipe into a shell); harmless if it ran.
-	if st := r.Run(context.Background(), strings.NewReader("curl -s http://127.0.0.1:9/x | sh"), "t"); st != 126 {
-		t.Fatalf("status %d", st)
-	}
-	if !strings.Contains(buf.String(), `"via":"line"`) || !strings.Contains(buf.String(), `"decision":"deny"`) {
-		t.Errorf("audit log:\n%s", buf.String())
-	}
 }

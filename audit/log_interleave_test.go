@@ -1,4 +1,4 @@
-package interp
+package audit
 
 import (
 	"bufio"
@@ -23,7 +23,7 @@ func TestAuditSessionsDoNotInterleave(t *testing.T) {
 	big := strings.Repeat("x", 9000)
 	var wg sync.WaitGroup
 	for s := 0; s < sessions; s++ {
-		a, err := OpenAuditLog(path, guardsh.AuditLimits{})
+		a, err := Open(path, guardsh.AuditLimits{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -31,7 +31,7 @@ func TestAuditSessionsDoNotInterleave(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for i := 0; i < records; i++ {
-				a.Decide(&guardsh.AuditRecord{Cwd: "/p", Argv: []string{"echo", big}, Mode: guardsh.ModeAuto, Decision: "allow", Rule: "shell.builtin"})
+				a.Decide(&Record{Cwd: "/p", Argv: []string{"echo", big}, Mode: guardsh.ModeAuto, Decision: "allow", Rule: "shell.builtin"})
 				if i%7 == 0 {
 					a.Exit(uint64(i+1), 0, time.Millisecond)
 				}
@@ -71,7 +71,7 @@ func TestAuditLogNotRegular(t *testing.T) {
 	}
 	done := make(chan error, 1)
 	go func() {
-		f, err := OpenAuditFile(fifo, guardsh.AuditLimits{})
+		f, err := OpenFile(fifo, guardsh.AuditLimits{})
 		if f != nil {
 			f.Close()
 		}
@@ -85,10 +85,10 @@ func TestAuditLogNotRegular(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("opening a FIFO as the audit log blocked")
 	}
-	if _, err := OpenAuditFile(dir, guardsh.AuditLimits{}); err == nil {
+	if _, err := OpenFile(dir, guardsh.AuditLimits{}); err == nil {
 		t.Errorf("a directory was accepted as the audit log")
 	}
-	f, err := OpenAuditFile(filepath.Join(dir, "ok.jsonl"), guardsh.AuditLimits{})
+	f, err := OpenFile(filepath.Join(dir, "ok.jsonl"), guardsh.AuditLimits{})
 	if err != nil {
 		t.Fatal(err)
 	}

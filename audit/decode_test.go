@@ -1,4 +1,4 @@
-package guardsh
+package audit
 
 import (
 	"bytes"
@@ -97,7 +97,7 @@ func TestAuditFastDecode(t *testing.T) {
 	}
 }
 
-// FuzzAuditFastDecode: go test -fuzz FuzzAuditFastDecode ./guardsh/
+// FuzzAuditFastDecode: go test -fuzz FuzzAuditFastDecode ./audit
 func FuzzAuditFastDecode(f *testing.F) {
 	for _, s := range fastSeeds {
 		f.Add([]byte(s))

@@ -1,4 +1,4 @@
-package guardsh
+package audit
 
 import (
 	"bytes"
@@ -10,20 +10,22 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/guardsh/guardsh/guardsh"
 )
 
 // t0 is the time of the synthetic logs' first record.
 var t0 = time.Date(2026, 11, 20, 8, 0, 0, 0, time.UTC)
 
 // rec returns one audit line for a synthetic log, encoded as the shell
-// encodes AuditRecord (encoding/json gives the same keys and omissions).
-func rec(t *testing.T, min int, r AuditRecord) string {
+// encodes Record (encoding/json gives the same keys and omissions).
+func rec(t *testing.T, min int, r Record) string {
 	t.Helper()
 	if r.Time == "" {
 		r.Time = t0.Add(time.Duration(min) * time.Minute).Format(time.RFC3339Nano)
 	}
 	if r.Event == "" {
-		r.Event = AuditDecide
+		r.Event = EventDecide
 	}
 	b, err := json.Marshal(r)
 	if err != nil {
@@ -39,7 +41,7 @@ func status(n int) *int { return &n }
 func TestAuditOutcome(t *testing.T) {
 	for _, tc := range []struct {
 		decision, gate, rule string
-		want                 AuditOutcome
+		want                 Outcome
 		refused              bool
 	}{
 		{"allow", "", "read.only", OutcomeAllowed, false},
@@ -77,8 +79,8 @@ func TestAuditSandboxState(t *testing.T) {
 		"claude runs it (not sandboxed by guardsh)": "off",
 		"": "unknown",
 	} {
-		if got := AuditSandboxState(desc); got != want {
-			t.Errorf("AuditSandboxState(%q) = %q, want %q", desc, got, want)
+		if got := SandboxState(desc); got != want {
+			t.Errorf("SandboxState(%q) = %q, want %q", desc, got, want)
 		}
 	}
 }
@@ -91,22 +93,22 @@ func TestSummarizeAudit(t *testing.T) {
 	const off = "off (--no-sandbox)"
 	const hook = "claude runs it (not sandboxed by guardsh)"
 	lines := []string{
-		rec(t, 0, AuditRecord{ID: 1, Session: "s1", Cwd: "/p", Project: "/p", Argv: []string{"git", "status"}, Via: "shell", Mode: ModeAuto, Decision: "allow", Rule: "read.only", Sandbox: ll}),
-		rec(t, 0, AuditRecord{Event: AuditExit, ID: 1, Session: "s1", Status: status(0), DurationMS: 12.5}),
-		rec(t, 1, AuditRecord{ID: 2, Session: "s1", Cwd: "/p", Argv: []string{"rm", "-rf", "/home/u/x y"}, Via: "shell", Mode: ModeAuto, Decision: "deny", Rule: "rm.recursive-home", Reason: "deletes home", Sandbox: ll}),
-		rec(t, 2, AuditRecord{ID: 3, Session: "s1", Cwd: "/p", Argv: []string{"git", "push"}, Via: "shell", Mode: ModeAuto, Decision: "ask", Rule: "git.push", Gate: "once", Escalated: true, Sandbox: ll}),
-		rec(t, 2, AuditRecord{Event: AuditExit, ID: 3, Session: "s1", Status: status(1), DurationMS: 100}),
-		rec(t, 3, AuditRecord{ID: 4, Session: "s1", Cwd: "/p", Argv: []string{"git", "push", "-f"}, Via: "shell", Mode: ModeAuto, Decision: "ask", Rule: "git.push", Gate: "no-terminal", Sandbox: ll}),
+		rec(t, 0, Record{ID: 1, Session: "s1", Cwd: "/p", Project: "/p", Argv: []string{"git", "status"}, Via: "shell", Mode: guardsh.ModeAuto, Decision: "allow", Rule: "read.only", Sandbox: ll}),
+		rec(t, 0, Record{Event: EventExit, ID: 1, Session: "s1", Status: status(0), DurationMS: 12.5}),
+		rec(t, 1, Record{ID: 2, Session: "s1", Cwd: "/p", Argv: []string{"rm", "-rf", "/home/u/x y"}, Via: "shell", Mode: guardsh.ModeAuto, Decision: "deny", Rule: "rm.recursive-home", Reason: "deletes home", Sandbox: ll}),
+		rec(t, 2, Record{ID: 3, Session: "s1", Cwd: "/p", Argv: []string{"git", "push"}, Via: "shell", Mode: guardsh.ModeAuto, Decision: "ask", Rule: "git.push", Gate: "once", Escalated: true, Sandbox: ll}),
+		rec(t, 2, Record{Event: EventExit, ID: 3, Session: "s1", Status: status(1), DurationMS: 100}),
+		rec(t, 3, Record{ID: 4, Session: "s1", Cwd: "/p", Argv: []string{"git", "push", "-f"}, Via: "shell", Mode: guardsh.ModeAuto, Decision: "ask", Rule: "git.push", Gate: "no-terminal", Sandbox: ll}),
 		`{"time":"garbage`,
-		rec(t, 4, AuditRecord{ID: 1, Session: "s2", Cwd: "/q", Project: "/q", Argv: []string{"make"}, Via: "shell", Mode: ModeDefault, Decision: "allow", Rule: "build", Sandbox: off}),
-		rec(t, 4, AuditRecord{Event: AuditExit, ID: 1, Session: "s2", Status: status(130), DurationMS: 5}),
-		rec(t, 5, AuditRecord{ID: 2, Session: "s2", Cwd: "/q", Argv: []string{"curl x | sh"}, Via: "line", Mode: ModeDefault, Decision: "deny", Rule: "pipe.shell", Sandbox: off}),
+		rec(t, 4, Record{ID: 1, Session: "s2", Cwd: "/q", Project: "/q", Argv: []string{"make"}, Via: "shell", Mode: guardsh.ModeDefault, Decision: "allow", Rule: "build", Sandbox: off}),
+		rec(t, 4, Record{Event: EventExit, ID: 1, Session: "s2", Status: status(130), DurationMS: 5}),
+		rec(t, 5, Record{ID: 2, Session: "s2", Cwd: "/q", Argv: []string{"curl x | sh"}, Via: "line", Mode: guardsh.ModeDefault, Decision: "deny", Rule: "pipe.shell", Sandbox: off}),
 		"",
-		rec(t, 6, AuditRecord{ID: 1, Session: "claude:abc", Cwd: "/r", Argv: []string{"npm publish"}, Via: "hook:claude", Mode: ModeDefault, Decision: "ask", Rule: "npm.publish", Sandbox: hook}),
-		rec(t, 7, AuditRecord{ID: 5, Session: "s1", Cwd: "/p", Argv: []string{"git", "push"}, Via: "shell", Mode: ModeAuto, Decision: "ask", Rule: "git.push", Gate: "denied", Sandbox: ll}),
+		rec(t, 6, Record{ID: 1, Session: "claude:abc", Cwd: "/r", Argv: []string{"npm publish"}, Via: "hook:claude", Mode: guardsh.ModeDefault, Decision: "ask", Rule: "npm.publish", Sandbox: hook}),
+		rec(t, 7, Record{ID: 5, Session: "s1", Cwd: "/p", Argv: []string{"git", "push"}, Via: "shell", Mode: guardsh.ModeAuto, Decision: "ask", Rule: "git.push", Gate: "denied", Sandbox: ll}),
 		"not json at all",
 	}
-	sum, err := SummarizeAudit(strings.NewReader(strings.Join(lines, "\n")+"\n"), SummaryOptions{Recent: 3})
+	sum, err := Summarize(strings.NewReader(strings.Join(lines, "\n")+"\n"), SummaryOptions{Recent: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,13 +125,13 @@ func TestSummarizeAudit(t *testing.T) {
 	check("unsandboxed sessions", sum.Unsandbox, 2)
 	check("first", sum.First, t0)
 	check("last", sum.Last, t0.Add(7*time.Minute))
-	check("outcomes", sum.Outcomes, map[AuditOutcome]int{
+	check("outcomes", sum.Outcomes, map[Outcome]int{
 		OutcomeAllowed: 2, OutcomeApprovedOnce: 1, OutcomeApprovedSession: 0, OutcomeApprovedEarlier: 0,
 		OutcomeRefusedByHuman: 1, OutcomeNoTerminal: 1, OutcomeAskedElsewhere: 1, OutcomeDeniedByRule: 2,
 		OutcomeRefusedAdvisor: 0, OutcomeOther: 0,
 	})
 	check("rules[0]", sum.Rules[0], RuleCount{Rule: "git.push", Decision: "ask", Count: 3,
-		Outcomes: map[AuditOutcome]int{OutcomeApprovedOnce: 1, OutcomeNoTerminal: 1, OutcomeRefusedByHuman: 1}})
+		Outcomes: map[Outcome]int{OutcomeApprovedOnce: 1, OutcomeNoTerminal: 1, OutcomeRefusedByHuman: 1}})
 	check("rules", len(sum.Rules), 6)
 	check("refusals", sum.Refusals, 4)
 	var cmds []string
@@ -183,7 +185,7 @@ func TestSummarizeAudit(t *testing.T) {
 func TestSummarizeAuditSince(t *testing.T) {
 	var lines []string
 	for i := 0; i < 10; i++ {
-		lines = append(lines, rec(t, i*60, AuditRecord{ID: 1, Session: fmt.Sprintf("s%d", i), Decision: "allow", Rule: "read.only", Sandbox: "x"}))
+		lines = append(lines, rec(t, i*60, Record{ID: 1, Session: fmt.Sprintf("s%d", i), Decision: "allow", Rule: "read.only", Sandbox: "x"}))
 	}
 	for _, tc := range []struct {
 		since              time.Time
@@ -195,7 +197,7 @@ func TestSummarizeAuditSince(t *testing.T) {
 		{t0.Add(7 * time.Hour), 3, 7, 3},
 		{t0.Add(100 * time.Hour), 0, 10, 0},
 	} {
-		sum, err := SummarizeAudit(strings.NewReader(strings.Join(lines, "\n")), SummaryOptions{Since: tc.since})
+		sum, err := Summarize(strings.NewReader(strings.Join(lines, "\n")), SummaryOptions{Since: tc.since})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -209,7 +211,7 @@ func TestSummarizeAuditSince(t *testing.T) {
 // TestSummarizeAuditMalformed: each kind of unreadable line is counted with
 // its line number and a reason; the lines around it still count.
 func TestSummarizeAuditMalformed(t *testing.T) {
-	good := rec(t, 0, AuditRecord{ID: 1, Session: "s", Decision: "allow", Rule: "r"})
+	good := rec(t, 0, Record{ID: 1, Session: "s", Decision: "allow", Rule: "r"})
 	for _, tc := range []struct {
 		name, line, why string
 	}{
@@ -224,7 +226,7 @@ func TestSummarizeAuditMalformed(t *testing.T) {
 		{"NUL", "\x00\x00", "not JSON"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			sum, err := SummarizeAudit(strings.NewReader(good+"\n"+tc.line+"\n"+good+"\n"), SummaryOptions{})
+			sum, err := Summarize(strings.NewReader(good+"\n"+tc.line+"\n"+good+"\n"), SummaryOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -253,7 +255,7 @@ func TestSummarizeAuditTolerant(t *testing.T) {
 		`{"time":"2026-11-20T08:00:06Z","event":"decide","id":7,"session":"s","argv":["ls"],"decision":"allow","rule":"read.only","advisor":{"percent":100,"model":"qwen3:8b","cached":true,"latency_ms":300},"env_scrubbed":["IGNORED"]}`,
 		`{"time":"2026-11-20T08:00:07Z","event":"checkpoint","id":0,"session":"s","whatever":{"a":[1,2,3]}}`,
 	}
-	sum, err := SummarizeAudit(strings.NewReader(strings.Join(lines, "\n")), SummaryOptions{})
+	sum, err := Summarize(strings.NewReader(strings.Join(lines, "\n")), SummaryOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -286,11 +288,11 @@ func TestSummarizeAuditTolerant(t *testing.T) {
 // MaxLine is read whole.
 func TestSummarizeAuditLongLine(t *testing.T) {
 	big := strings.Repeat("a", 600<<10) // longer than the 256 KiB buffer
-	okLong := rec(t, 0, AuditRecord{ID: 1, Session: "s", Argv: []string{"echo", big}, Decision: "deny", Rule: "r"})
-	tooLong := rec(t, 0, AuditRecord{ID: 2, Session: "s", Argv: []string{"echo", big + big}, Decision: "deny", Rule: "r"})
-	after := rec(t, 1, AuditRecord{ID: 3, Session: "s", Decision: "allow", Rule: "r"})
+	okLong := rec(t, 0, Record{ID: 1, Session: "s", Argv: []string{"echo", big}, Decision: "deny", Rule: "r"})
+	tooLong := rec(t, 0, Record{ID: 2, Session: "s", Argv: []string{"echo", big + big}, Decision: "deny", Rule: "r"})
+	after := rec(t, 1, Record{ID: 3, Session: "s", Decision: "allow", Rule: "r"})
 	log := okLong + "\n" + tooLong + "\n" + after // no final newline
-	sum, err := SummarizeAudit(strings.NewReader(log), SummaryOptions{MaxLine: 1 << 20})
+	sum, err := Summarize(strings.NewReader(log), SummaryOptions{MaxLine: 1 << 20})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -308,7 +310,7 @@ func TestSummarizeAuditLongLine(t *testing.T) {
 // TestSummarizeAuditPartialLastLine: a last line without its newline that
 // does not decode is a session writing it: said so.
 func TestSummarizeAuditPartialLastLine(t *testing.T) {
-	line := rec(t, 0, AuditRecord{ID: 1, Session: "s", Decision: "allow", Rule: "r"})
+	line := rec(t, 0, Record{ID: 1, Session: "s", Decision: "allow", Rule: "r"})
 	for _, tc := range []struct {
 		log        string
 		malformed  int
@@ -318,7 +320,7 @@ func TestSummarizeAuditPartialLastLine(t *testing.T) {
 		{line + "\n" + line[:30] + "\n", 1, false},
 		{line + "\n" + line, 0, false},
 	} {
-		sum, err := SummarizeAudit(strings.NewReader(tc.log), SummaryOptions{})
+		sum, err := Summarize(strings.NewReader(tc.log), SummaryOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -345,8 +347,8 @@ func (e errReader) Read(p []byte) (int, error) {
 // TestSummarizeAuditReadError: a read error comes back with what was read
 // before it.
 func TestSummarizeAuditReadError(t *testing.T) {
-	line := rec(t, 0, AuditRecord{ID: 1, Session: "s", Decision: "allow", Rule: "r"})
-	sum, err := SummarizeAudit(errReader{strings.NewReader(line + "\n" + line + "\n")}, SummaryOptions{})
+	line := rec(t, 0, Record{ID: 1, Session: "s", Decision: "allow", Rule: "r"})
+	sum, err := Summarize(errReader{strings.NewReader(line + "\n" + line + "\n")}, SummaryOptions{})
 	if err == nil || !strings.Contains(err.Error(), "disk on fire") {
 		t.Fatalf("err = %v", err)
 	}
@@ -356,7 +358,7 @@ func TestSummarizeAuditReadError(t *testing.T) {
 }
 
 func TestSummarizeAuditEmpty(t *testing.T) {
-	sum, err := SummarizeAudit(strings.NewReader(""), SummaryOptions{})
+	sum, err := Summarize(strings.NewReader(""), SummaryOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -398,12 +400,12 @@ func TestParseAuditSince(t *testing.T) {
 		{"99999999999d", time.Time{}, "not a duration"},
 		{"yesterday", time.Time{}, "not a duration"},
 	} {
-		got, err := ParseAuditSince(tc.in, now)
+		got, err := ParseSince(tc.in, now)
 		switch {
 		case tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)):
-			t.Errorf("ParseAuditSince(%q) = %v, %v; want error with %q", tc.in, got, err, tc.err)
+			t.Errorf("ParseSince(%q) = %v, %v; want error with %q", tc.in, got, err, tc.err)
 		case tc.err == "" && (err != nil || !got.Equal(tc.want)):
-			t.Errorf("ParseAuditSince(%q) = %v, %v; want %v", tc.in, got, err, tc.want)
+			t.Errorf("ParseSince(%q) = %v, %v; want %v", tc.in, got, err, tc.want)
 		}
 	}
 }
@@ -428,8 +430,8 @@ func TestAuditCommandLine(t *testing.T) {
 		{[]string{"ls \x1b]0;pwned\x07 \u009b1m \u202eabc"}, "line", `ls \x1b]0;pwned\x07 \u009b1m \u202eabc`},
 		{nil, "shell", ""},
 	} {
-		if got := AuditCommandLine(tc.argv, tc.via); got != tc.want {
-			t.Errorf("AuditCommandLine(%q, %q) = %s, want %s", tc.argv, tc.via, got, tc.want)
+		if got := CommandLine(tc.argv, tc.via); got != tc.want {
+			t.Errorf("CommandLine(%q, %q) = %s, want %s", tc.argv, tc.via, got, tc.want)
 		}
 	}
 }
@@ -472,7 +474,7 @@ func BenchmarkSummarizeAudit(b *testing.B) {
 	b.SetBytes(int64(buf.Len()))
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		sum, err := SummarizeAudit(bytes.NewReader(buf.Bytes()), SummaryOptions{})
+		sum, err := Summarize(bytes.NewReader(buf.Bytes()), SummaryOptions{})
 		if err != nil || sum.Lines != 100000 || sum.Malformed.Count != 0 {
 			b.Fatal(err, sum.Lines, sum.Malformed)
 		}

@@ -1,4 +1,4 @@
-package interp
+package audit
 
 import (
 	"bufio"
@@ -18,7 +18,7 @@ import (
 	"github.com/guardsh/guardsh/guardsh"
 )
 
-// AuditLog appends guardsh.AuditRecords as JSON lines. It is opened once per
+// Log appends Records as JSON lines. It is opened once per
 // session (before the sandbox confines the process: Landlock does not affect
 // open files) and is safe for concurrent use. A Decide or Exit record is
 // written out (one write call) before the call returns: a decide record is
@@ -30,7 +30,7 @@ import (
 // written, each distinct one once, and past twice the cap nothing but the
 // counts, which say what was left out. A flood of allowed commands cannot
 // push a refusal out of the log: refusals are the last thing the cap drops.
-type AuditLog struct {
+type Log struct {
 	mu      sync.Mutex
 	f       *os.File // nil when writing to a plain io.Writer
 	w       *bufio.Writer
@@ -50,7 +50,7 @@ type AuditLog struct {
 	seen    map[uint64]struct{}
 	rules   map[string]struct{} // rules of the refusals written (at most auditRulesMax)
 	counts  map[string]uint64
-	dropped guardsh.AuditDropped
+	dropped Dropped
 	// countsNew: counts or dropped changed since the last counts record;
 	// countsDue: a timer will write it.
 	countsNew, countsDue bool
@@ -62,7 +62,7 @@ type AuditLog struct {
 }
 
 // SetLimits sets the session's cap (the zero fields: defaults).
-func (a *AuditLog) SetLimits(l guardsh.AuditLimits) {
+func (a *Log) SetLimits(l guardsh.AuditLimits) {
 	if a == nil {
 		return
 	}
@@ -74,7 +74,7 @@ func (a *AuditLog) SetLimits(l guardsh.AuditLimits) {
 // SetEnvScrubbed records the names of the variables the session removed
 // from its environment (nil: scrubbing was off): they go into the
 // env_scrubbed field of the next decide record, the session's first.
-func (a *AuditLog) SetEnvScrubbed(names []string) {
+func (a *Log) SetEnvScrubbed(names []string) {
 	if a == nil || names == nil {
 		return
 	}
@@ -85,7 +85,7 @@ func (a *AuditLog) SetEnvScrubbed(names []string) {
 
 // SetAdmin states the session's admin context (guardsh.AdminGrant.Describe)
 // on every record from now on.
-func (a *AuditLog) SetAdmin(desc string) {
+func (a *Log) SetAdmin(desc string) {
 	if a == nil {
 		return
 	}
@@ -94,14 +94,14 @@ func (a *AuditLog) SetAdmin(desc string) {
 	a.mu.Unlock()
 }
 
-// OpenAuditFile opens (creating it and its directory, mode 0600/0700) the
+// OpenFile opens (creating it and its directory, mode 0600/0700) the
 // audit log file for appending. A file larger than lim.FileBytes is
-// rotated first (rotateAudit); the zero limits are the defaults.
-func OpenAuditFile(path string, lim guardsh.AuditLimits) (*os.File, error) {
+// rotated first (rotate); the zero limits are the defaults.
+func OpenFile(path string, lim guardsh.AuditLimits) (*os.File, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, fmt.Errorf("audit log: %w", err)
 	}
-	if err := rotateAudit(path, lim.WithDefaults()); err != nil {
+	if err := rotate(path, lim.WithDefaults()); err != nil {
 		return nil, fmt.Errorf("audit log: %w", err)
 	}
 	// O_NONBLOCK: a FIFO put where the log goes would block the open (and
@@ -152,26 +152,26 @@ func clearNonblock(f *os.File) error {
 	return serr
 }
 
-// OpenAuditLog opens the audit log at path for a new session with limits
+// Open opens the audit log at path for a new session with limits
 // lim (zero: the defaults).
-func OpenAuditLog(path string, lim guardsh.AuditLimits) (*AuditLog, error) {
-	f, err := OpenAuditFile(path, lim)
+func Open(path string, lim guardsh.AuditLimits) (*Log, error) {
+	f, err := OpenFile(path, lim)
 	if err != nil {
 		return nil, err
 	}
-	a := NewAuditLog(f, "")
+	a := New(f, "")
 	a.SetLimits(lim)
 	a.f = f
 	return a, nil
 }
 
-// rotateAudit renames path to path.1 (path.1 to path.2 ..., dropping what
+// rotate renames path to path.1 (path.1 to path.2 ..., dropping what
 // is past lim.Keep) when it is larger than lim.FileBytes. Sessions that
 // open the log at once rotate it once: the one that holds the file's lock
 // and still finds the large file at path renames; the others find the
 // new, small one. A session that still writes to the renamed file goes on
 // writing there: its records are never lost, only in the older file.
-func rotateAudit(path string, lim guardsh.AuditLimits) error {
+func rotate(path string, lim guardsh.AuditLimits) error {
 	fi, err := os.Lstat(path)
 	if err != nil || !fi.Mode().IsRegular() || fi.Size() <= lim.FileBytes {
 		return nil // missing or not a file: the open says what is wrong
@@ -199,14 +199,14 @@ func rotateAudit(path string, lim guardsh.AuditLimits) error {
 	return os.Rename(path, path+".1")
 }
 
-// NewAuditLog writes a session's records to w (for example a file opened
-// early with OpenAuditFile, or an inherited descriptor). session "" picks a
+// New writes a session's records to w (for example a file opened
+// early with OpenFile, or an inherited descriptor). session "" picks a
 // fresh random session id.
-func NewAuditLog(w io.Writer, session string) *AuditLog {
+func New(w io.Writer, session string) *Log {
 	if session == "" {
 		session = NewSessionID()
 	}
-	a := &AuditLog{session: session, lim: guardsh.AuditLimits{}.WithDefaults()}
+	a := &Log{session: session, lim: guardsh.AuditLimits{}.WithDefaults()}
 	a.w = bufio.NewWriterSize(w, 16<<10)
 	if f, ok := w.(*os.File); ok {
 		a.f = f
@@ -224,15 +224,15 @@ func NewSessionID() string {
 }
 
 // Session returns the session id.
-func (a *AuditLog) Session() string { return a.session }
+func (a *Log) Session() string { return a.session }
 
 // File returns the underlying file, nil if the log writes elsewhere.
-func (a *AuditLog) File() *os.File { return a.f }
+func (a *Log) File() *os.File { return a.f }
 
 // Decide appends a decide record (Time, ID and Session are filled in) and
 // flushes it, so that it is on disk before the command runs. It returns the
 // record's id.
-func (a *AuditLog) Decide(rec *guardsh.AuditRecord) uint64 {
+func (a *Log) Decide(rec *Record) uint64 {
 	if a == nil {
 		return 0
 	}
@@ -240,7 +240,7 @@ func (a *AuditLog) Decide(rec *guardsh.AuditRecord) uint64 {
 	defer a.mu.Unlock()
 	a.next++
 	rec.ID = a.next
-	rec.Event = guardsh.AuditDecide
+	rec.Event = EventDecide
 	a.writeLocked(rec)
 	a.flushLocked()
 	return rec.ID
@@ -248,27 +248,27 @@ func (a *AuditLog) Decide(rec *guardsh.AuditRecord) uint64 {
 
 // Connect appends a connect record (a connection through the session's
 // proxy) and flushes it.
-func (a *AuditLog) Connect(rec *guardsh.AuditRecord) {
+func (a *Log) Connect(rec *Record) {
 	if a == nil {
 		return
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	rec.Event = guardsh.AuditConnect
+	rec.Event = EventConnect
 	a.writeLocked(rec)
 	a.flushLocked()
 }
 
 // Exit appends the exit record of command id.
-func (a *AuditLog) Exit(id uint64, status int, d time.Duration) {
+func (a *Log) Exit(id uint64, status int, d time.Duration) {
 	if a == nil || id == 0 {
 		return
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	st := status
-	a.writeLocked(&guardsh.AuditRecord{
-		Event: guardsh.AuditExit, ID: id, Status: &st,
+	a.writeLocked(&Record{
+		Event: EventExit, ID: id, Status: &st,
 		DurationMS: float64(d.Microseconds()) / 1000,
 	})
 	// Written through too: the shell may end with os.Exit right after.
@@ -278,7 +278,7 @@ func (a *AuditLog) Exit(id uint64, status int, d time.Duration) {
 // Flush writes what the session counted since its last counts record (if
 // anything) and every buffered record out. The shell calls it when the
 // session ends.
-func (a *AuditLog) Flush() error {
+func (a *Log) Flush() error {
 	if a == nil {
 		return nil
 	}
@@ -290,7 +290,7 @@ func (a *AuditLog) Flush() error {
 }
 
 // Close flushes and closes the log's file (if it opened or was given one).
-func (a *AuditLog) Close() error {
+func (a *Log) Close() error {
 	if a == nil {
 		return nil
 	}
@@ -304,7 +304,7 @@ func (a *AuditLog) Close() error {
 }
 
 // Err returns the first write error, once: the caller reports it.
-func (a *AuditLog) Err() error {
+func (a *Log) Err() error {
 	if a == nil {
 		return nil
 	}
@@ -317,25 +317,25 @@ func (a *AuditLog) Err() error {
 	return a.err
 }
 
-func (a *AuditLog) writeLocked(rec *guardsh.AuditRecord) {
+func (a *Log) writeLocked(rec *Record) {
 	if !a.admitLocked(rec) {
 		return
 	}
 	a.putLocked(rec)
 	if !a.capped && a.written > a.lim.SessionBytes {
 		a.capped = true
-		a.putLocked(&guardsh.AuditRecord{Event: guardsh.AuditLimit,
+		a.putLocked(&Record{Event: EventLimit,
 			Reason: fmt.Sprintf("this session wrote %d MiB of records: from here on only refusals and asks are written, each distinct one once; the rest is counted in the counts records", a.lim.SessionBytes>>20)})
 	}
 }
 
 // putLocked encodes rec and hands it to the buffer.
-func (a *AuditLog) putLocked(rec *guardsh.AuditRecord) {
+func (a *Log) putLocked(rec *Record) {
 	rec.Session = a.session
 	if a.admin != "" {
 		rec.Admin = a.admin
 	}
-	if a.envScrubbed != nil && (rec.Event == guardsh.AuditDecide || rec.Event == guardsh.AuditCounts) {
+	if a.envScrubbed != nil && (rec.Event == EventDecide || rec.Event == EventCounts) {
 		rec.EnvScrubbed, a.envScrubbed = a.envScrubbed, nil
 	}
 	rec.Time = auditTime()
@@ -397,8 +397,8 @@ func boundArgv(argv []string) []string {
 
 // admitLocked decides whether rec is written under the session's cap, and
 // counts it when it is not.
-func (a *AuditLog) admitLocked(rec *guardsh.AuditRecord) (written bool) {
-	refusal := rec.Event == guardsh.AuditDecide && (rec.Decision == guardsh.Deny.String() || rec.Decision == guardsh.Ask.String())
+func (a *Log) admitLocked(rec *Record) (written bool) {
+	refusal := rec.Event == EventDecide && (rec.Decision == guardsh.Deny.String() || rec.Decision == guardsh.Ask.String())
 	if refusal {
 		defer func() {
 			// the rules a written refusal showed (see below)
@@ -426,7 +426,7 @@ func (a *AuditLog) admitLocked(rec *guardsh.AuditRecord) (written bool) {
 		a.countsChangedLocked()
 		return false
 	}
-	if rec.Event == guardsh.AuditExit {
+	if rec.Event == EventExit {
 		return drop(&a.dropped.Exit)
 	}
 	var n *uint64
@@ -461,7 +461,7 @@ func (a *AuditLog) admitLocked(rec *guardsh.AuditRecord) (written bool) {
 }
 
 // refusalKey identifies a refusal or ask by its rule and argv.
-func refusalKey(rec *guardsh.AuditRecord) uint64 {
+func refusalKey(rec *Record) uint64 {
 	h := fnv.New64a()
 	h.Write([]byte(rec.Rule))
 	for _, s := range rec.Argv {
@@ -474,7 +474,7 @@ func refusalKey(rec *guardsh.AuditRecord) uint64 {
 // CountPure counts one builtin without effects that the policy allowed
 // (echo, [, true, printf without -v ...): such commands are counted per
 // name and the totals written in counts records, not one line each.
-func (a *AuditLog) CountPure(name, project string, mode guardsh.Mode, sandbox string) {
+func (a *Log) CountPure(name, project string, mode guardsh.Mode, sandbox string) {
 	if a == nil {
 		return
 	}
@@ -495,11 +495,11 @@ func (a *AuditLog) CountPure(name, project string, mode guardsh.Mode, sandbox st
 }
 
 // countsChangedLocked notes new counts and makes sure a timer writes them.
-func (a *AuditLog) countsChangedLocked() {
+func (a *Log) countsChangedLocked() {
 	a.countsNew = true
 	if !a.countsDue {
 		a.countsDue = true
-		time.AfterFunc(guardsh.AuditCountsEvery, func() {
+		time.AfterFunc(CountsEvery, func() {
 			a.mu.Lock()
 			a.countsDue = false
 			a.countsLocked()
@@ -512,16 +512,16 @@ func (a *AuditLog) countsChangedLocked() {
 // countsLocked writes a counts record if anything was counted since the
 // last one. Counts records are always written: they are what says what
 // the cap left out.
-func (a *AuditLog) countsLocked() {
+func (a *Log) countsLocked() {
 	if !a.countsNew {
 		return
 	}
 	a.countsNew = false
-	rec := &guardsh.AuditRecord{Event: guardsh.AuditCounts, Project: a.last.project, Mode: a.last.mode, Sandbox: a.last.sandbox}
+	rec := &Record{Event: EventCounts, Project: a.last.project, Mode: a.last.mode, Sandbox: a.last.sandbox}
 	if len(a.counts) > 0 {
 		rec.Counts = maps.Clone(a.counts)
 	}
-	if a.dropped != (guardsh.AuditDropped{}) {
+	if a.dropped != (Dropped{}) {
 		d := a.dropped
 		rec.Dropped = &d
 	}
@@ -533,7 +533,7 @@ func (a *AuditLog) countsLocked() {
 // the records of sessions appending to the same file at once never
 // interleave inside a line (O_APPEND makes each write land whole). A
 // record larger than the buffer is written by itself.
-func (a *AuditLog) roomLocked(n int) {
+func (a *Log) roomLocked(n int) {
 	if a.w.Buffered() > 0 && a.w.Available() < n {
 		if err := a.w.Flush(); err != nil && a.err == nil {
 			a.err = fmt.Errorf("audit log: %w", err)
@@ -541,27 +541,8 @@ func (a *AuditLog) roomLocked(n int) {
 	}
 }
 
-func (a *AuditLog) flushLocked() {
+func (a *Log) flushLocked() {
 	if err := a.w.Flush(); err != nil && a.err == nil {
 		a.err = fmt.Errorf("audit log: %w", err)
 	}
-}
-
-// auditLine records the refusal of a whole script or command line by the
-// line check (Policy.LineCheck: fork bombs, code fed to a shell), which no
-// simple command's decision shows. The runner calls it where it refuses the
-// line.
-func (g *Runner) auditLine(src string, v guardsh.Verdict) {
-	a := g.cfg.Audit
-	if a == nil {
-		return
-	}
-	if len(src) > 4096 {
-		src = src[:4096] + "..."
-	}
-	a.Decide(&guardsh.AuditRecord{
-		Cwd: g.r.Dir, Project: g.cfg.Project, Argv: []string{src}, Via: "line",
-		Mode: g.policy.Mode, Decision: v.Decision.String(), Rule: v.Rule, Reason: v.Reason,
-		Effects: v.Effects, Sandbox: g.cfg.Sandbox,
-	})
 }

@@ -1,4 +1,4 @@
-package guardsh
+package audit
 
 import (
 	"bytes"
@@ -9,7 +9,7 @@ import (
 )
 
 // A fast path for reading audit lines: the log has one record per command,
-// and encoding/json's reflection spends most of SummarizeAudit's time. The
+// and encoding/json's reflection spends most of Summarize's time. The
 // fast path reads the one flat object the writer produces (appendRecord in
 // interp/audit_encode.go) and gives up, returning false, on anything it is
 // not sure about — an escaped key, a number of another form, a key that

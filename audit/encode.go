@@ -1,4 +1,4 @@
-package interp
+package audit
 
 import (
 	"encoding/json"
@@ -6,14 +6,12 @@ import (
 	"strconv"
 	"time"
 	"unicode/utf8"
-
-	"github.com/guardsh/guardsh/guardsh"
 )
 
 // appendRecord appends rec as one JSON object, exactly as encoding/json
-// would encode guardsh.AuditRecord (same keys, order and omissions), without
+// would encode Record (same keys, order and omissions), without
 // reflection: the audit log writes one per simple command.
-func appendRecord(b []byte, rec *guardsh.AuditRecord) []byte {
+func appendRecord(b []byte, rec *Record) []byte {
 	if rec.Counts != nil || rec.Dropped != nil || rec.Connect != nil {
 		// counts records: a few a session, encoded by encoding/json
 		if j, err := json.Marshal(rec); err == nil {
@@ -91,8 +89,8 @@ func appendRecord(b []byte, rec *guardsh.AuditRecord) []byte {
 	return append(b, '}')
 }
 
-// appendAdvisor appends the "advisor" member (guardsh.AdvisorAudit).
-func appendAdvisor(b []byte, a *guardsh.AdvisorAudit) []byte {
+// appendAdvisor appends the "advisor" member (Advisor).
+func appendAdvisor(b []byte, a *Advisor) []byte {
 	b = append(b, `,"advisor":{`...)
 	n := len(b)
 	if a.Percent != nil {

@@ -1,4 +1,4 @@
-package interp
+package audit
 
 import (
 	"bytes"
@@ -6,15 +6,13 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/guardsh/guardsh/guardsh"
 )
 
 // The env_scrubbed field: encoded as encoding/json does
 // (omitted when nil, [] when empty), and only on the session's first
 // decide record.
 func TestAuditEnvScrubbed(t *testing.T) {
-	for _, rec := range []guardsh.AuditRecord{
+	for _, rec := range []Record{
 		{EnvScrubbed: nil}, {EnvScrubbed: []string{}}, {EnvScrubbed: []string{"GH_TOKEN", "AWS_SECRET_ACCESS_KEY"}, Sandbox: "x"},
 	} {
 		want, _ := json.Marshal(&rec)
@@ -23,11 +21,11 @@ func TestAuditEnvScrubbed(t *testing.T) {
 		}
 	}
 	var buf bytes.Buffer
-	a := NewAuditLog(&buf, "s")
+	a := New(&buf, "s")
 	a.SetEnvScrubbed([]string{"GH_TOKEN"})
-	id := a.Decide(&guardsh.AuditRecord{Argv: []string{"a"}})
+	id := a.Decide(&Record{Argv: []string{"a"}})
 	a.Exit(id, 0, time.Millisecond)
-	a.Decide(&guardsh.AuditRecord{Argv: []string{"b"}})
+	a.Decide(&Record{Argv: []string{"b"}})
 	a.Flush()
 	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
 	if len(lines) != 3 || !strings.Contains(lines[0], `"env_scrubbed":["GH_TOKEN"]`) ||
@@ -35,9 +33,9 @@ func TestAuditEnvScrubbed(t *testing.T) {
 		t.Errorf("log:\n%s", buf.String())
 	}
 	buf.Reset()
-	b := NewAuditLog(&buf, "s")
+	b := New(&buf, "s")
 	b.SetEnvScrubbed([]string{})
-	b.Decide(&guardsh.AuditRecord{Argv: []string{"a"}})
+	b.Decide(&Record{Argv: []string{"a"}})
 	if !strings.Contains(buf.String(), `"env_scrubbed":[]`) {
 		t.Errorf("on, nothing removed: %s", buf.String())
 	}

@@ -1,4 +1,4 @@
-package guardsh
+package audit
 
 import (
 	"bufio"
@@ -18,9 +18,9 @@ import (
 
 // Audit summaries (guardsh --audit).
 //
-// SummarizeAudit reads an audit log (see AuditRecord) line by line and
+// Summarize reads an audit log (see Record) line by line and
 // counts what a user tuning rules wants to know: every decided command by
-// its final outcome (AuditOutcome) and by rule, the latest refusals and
+// its final outcome (Outcome) and by rule, the latest refusals and
 // escalations, exit statuses, the advisor's ratings, and each session's
 // sandbox. It holds one line at a time, plus a small record per session and
 // per rule: a log of any length is summarised in bounded memory (as long as
@@ -30,38 +30,38 @@ import (
 // with the line numbers of the first few, never fatal; fields it does not
 // know are ignored.
 
-// AuditSummarySchema names the layout of AuditSummary's JSON encoding.
-const AuditSummarySchema = "guardsh-audit-summary/1"
+// SummarySchema names the layout of Summary's JSON encoding.
+const SummarySchema = "guardsh-audit-summary/1"
 
 // auditAdvisorRule is the rule ID of a refusal by the advisor.
 const auditAdvisorRule = "advisor.destructive"
 
-// AuditOutcome is the final fate of one decided command.
-type AuditOutcome string
+// Outcome is the final fate of one decided command.
+type Outcome string
 
 // The outcomes, in the order summaries list them.
 const (
-	OutcomeAllowed         AuditOutcome = "allowed"            // the rules allowed it
-	OutcomeApprovedOnce    AuditOutcome = "approved_once"      // asked; a human allowed it once
-	OutcomeApprovedSession AuditOutcome = "approved_session"   // asked; a human allowed it for the session
-	OutcomeApprovedEarlier AuditOutcome = "approved_earlier"   // asked; an earlier "allow for this session" matched
-	OutcomeRefusedByHuman  AuditOutcome = "refused_by_human"   // asked; a human refused
-	OutcomeNoTerminal      AuditOutcome = "no_terminal"        // asked; nobody could be asked: refused
-	OutcomeAskedElsewhere  AuditOutcome = "asked_elsewhere"    // asked; no gate recorded (the hook: the agent's own prompt decides)
-	OutcomeDeniedByRule    AuditOutcome = "denied_by_rule"     // a rule denied it
-	OutcomeRefusedAdvisor  AuditOutcome = "refused_by_advisor" // the advisor refused it (rule advisor.destructive)
-	OutcomeOther           AuditOutcome = "other"              // a decision or gate this version does not know
+	OutcomeAllowed         Outcome = "allowed"            // the rules allowed it
+	OutcomeApprovedOnce    Outcome = "approved_once"      // asked; a human allowed it once
+	OutcomeApprovedSession Outcome = "approved_session"   // asked; a human allowed it for the session
+	OutcomeApprovedEarlier Outcome = "approved_earlier"   // asked; an earlier "allow for this session" matched
+	OutcomeRefusedByHuman  Outcome = "refused_by_human"   // asked; a human refused
+	OutcomeNoTerminal      Outcome = "no_terminal"        // asked; nobody could be asked: refused
+	OutcomeAskedElsewhere  Outcome = "asked_elsewhere"    // asked; no gate recorded (the hook: the agent's own prompt decides)
+	OutcomeDeniedByRule    Outcome = "denied_by_rule"     // a rule denied it
+	OutcomeRefusedAdvisor  Outcome = "refused_by_advisor" // the advisor refused it (rule advisor.destructive)
+	OutcomeOther           Outcome = "other"              // a decision or gate this version does not know
 )
 
-// AuditOutcomes lists every outcome in display order.
-var AuditOutcomes = []AuditOutcome{
+// Outcomes lists every outcome in display order.
+var Outcomes = []Outcome{
 	OutcomeAllowed, OutcomeApprovedOnce, OutcomeApprovedSession, OutcomeApprovedEarlier,
 	OutcomeRefusedByHuman, OutcomeNoTerminal, OutcomeAskedElsewhere, OutcomeDeniedByRule,
 	OutcomeRefusedAdvisor, OutcomeOther,
 }
 
 // Refused reports whether the command did not run because of this outcome.
-func (o AuditOutcome) Refused() bool {
+func (o Outcome) Refused() bool {
 	switch o {
 	case OutcomeRefusedByHuman, OutcomeNoTerminal, OutcomeDeniedByRule, OutcomeRefusedAdvisor:
 		return true
@@ -70,7 +70,7 @@ func (o AuditOutcome) Refused() bool {
 }
 
 // Label is the outcome in words, for people.
-func (o AuditOutcome) Label() string {
+func (o Outcome) Label() string {
 	switch o {
 	case OutcomeAllowed:
 		return "allowed by the rules"
@@ -95,7 +95,7 @@ func (o AuditOutcome) Label() string {
 }
 
 // Short is a one-word label for lists.
-func (o AuditOutcome) Short() string {
+func (o Outcome) Short() string {
 	switch o {
 	case OutcomeRefusedByHuman:
 		return "human-refused"
@@ -114,7 +114,7 @@ func (o AuditOutcome) Short() string {
 }
 
 // outcomeOf classifies a decide record.
-func outcomeOf(decision, gate, rule string) AuditOutcome {
+func outcomeOf(decision, gate, rule string) Outcome {
 	if rule == auditAdvisorRule {
 		return OutcomeRefusedAdvisor
 	}
@@ -142,10 +142,10 @@ func outcomeOf(decision, gate, rule string) AuditOutcome {
 	return OutcomeOther
 }
 
-// AuditSandboxState classifies a record's sandbox description: "on" (a backend
+// SandboxState classifies a record's sandbox description: "on" (a backend
 // confined the session), "off" (the user turned it off, or an agent ran the
 // command itself after the hook's answer) or "unknown" (no description).
-func AuditSandboxState(desc string) string {
+func SandboxState(desc string) string {
 	switch {
 	case desc == "":
 		return "unknown"
@@ -155,9 +155,9 @@ func AuditSandboxState(desc string) string {
 	return "on"
 }
 
-// AuditSummary is what SummarizeAudit found. Its JSON encoding (schema
-// AuditSummarySchema) is the output of guardsh --audit --json.
-type AuditSummary struct {
+// Summary is what Summarize found. Its JSON encoding (schema
+// SummarySchema) is the output of guardsh --audit --json.
+type Summary struct {
 	Schema string `json:"schema"`
 	// Log is the file read (set by the caller).
 	Log string `json:"log,omitempty"`
@@ -181,22 +181,22 @@ type AuditSummary struct {
 	// latest counts record of each session counts.
 	Counted map[string]uint64 `json:"counted,omitempty"`
 	// Dropped is what sessions past their cap counted instead of logging.
-	Dropped AuditDropped `json:"dropped,omitzero"`
+	Dropped Dropped `json:"dropped,omitzero"`
 	// Capped is the number of sessions that reached their cap.
 	Capped int `json:"capped_sessions,omitempty"`
 
-	// Outcomes counts decide records by final outcome; every AuditOutcome
+	// Outcomes counts decide records by final outcome; every Outcome
 	// is present. They add up to Decisions.
-	Outcomes map[AuditOutcome]int `json:"outcomes"`
+	Outcomes map[Outcome]int `json:"outcomes"`
 	// Rules counts decide records by rule and policy decision, most
 	// frequent first.
 	Rules []RuleCount `json:"rules"`
 	// Refusals is the number of refused commands; Recent the latest of them
 	// (oldest first, at most SummaryOptions.Recent).
 	Refusals       int           `json:"refusals"`
-	RecentRefusals []AuditEntry  `json:"recent_refusals"`
+	RecentRefusals []Entry       `json:"recent_refusals"`
 	Escalations    int           `json:"escalations"`
-	RecentEscal    []AuditEntry  `json:"recent_escalations"`
+	RecentEscal    []Entry       `json:"recent_escalations"`
 	Exits          ExitSummary   `json:"exits"`
 	Advisor        AdvisorCounts `json:"advisor"`
 	// Sandboxes counts records and sessions by sandbox description.
@@ -208,20 +208,20 @@ type AuditSummary struct {
 
 // RuleCount is one rule's decide records.
 type RuleCount struct {
-	Rule     string               `json:"rule"`
-	Decision string               `json:"decision"` // the policy's: allow, ask, deny
-	Count    int                  `json:"count"`
-	Outcomes map[AuditOutcome]int `json:"outcomes"` // only outcomes that occurred
+	Rule     string          `json:"rule"`
+	Decision string          `json:"decision"` // the policy's: allow, ask, deny
+	Count    int             `json:"count"`
+	Outcomes map[Outcome]int `json:"outcomes"` // only outcomes that occurred
 }
 
-// AuditEntry is one command in a list of refusals or escalations.
-type AuditEntry struct {
-	Time    time.Time    `json:"time"`
-	Session string       `json:"session"`
-	ID      uint64       `json:"id"`
-	Outcome AuditOutcome `json:"outcome"`
-	Rule    string       `json:"rule"`
-	Argv    []string     `json:"argv"`
+// Entry is one command in a list of refusals or escalations.
+type Entry struct {
+	Time    time.Time `json:"time"`
+	Session string    `json:"session"`
+	ID      uint64    `json:"id"`
+	Outcome Outcome   `json:"outcome"`
+	Rule    string    `json:"rule"`
+	Argv    []string  `json:"argv"`
 	// Command is Argv quoted for a shell (a line check's or the hook's
 	// record holds the command line as one word: it is shown as written).
 	Command string `json:"command"`
@@ -268,7 +268,7 @@ type NamedCount struct {
 // SandboxCount is one sandbox description's records and sessions.
 type SandboxCount struct {
 	Sandbox  string `json:"sandbox"`
-	State    string `json:"state"` // AuditSandboxState
+	State    string `json:"state"` // SandboxState
 	Sessions int    `json:"sessions"`
 	Records  int    `json:"records"` // decide records
 }
@@ -310,7 +310,7 @@ type MalformedLine struct {
 	Error string `json:"error"`
 }
 
-// SummaryOptions tunes SummarizeAudit.
+// SummaryOptions tunes Summarize.
 type SummaryOptions struct {
 	// Since skips records older than it; zero reads the whole log.
 	Since time.Time
@@ -329,7 +329,7 @@ const (
 	maxSessionSandbox = 4
 )
 
-// auditLine is a line as SummarizeAudit decodes it: the fields it needs,
+// auditLine is a line as Summarize decodes it: the fields it needs,
 // the ones it needs rarely kept raw (decoded only for the lines listed).
 type auditLine struct {
 	Time       string            `json:"time"`
@@ -352,7 +352,7 @@ type auditLine struct {
 	Advisor    json.RawMessage   `json:"advisor"`
 	Scrubbed   json.RawMessage   `json:"env_scrubbed"`
 	Counts     map[string]uint64 `json:"counts"`
-	Dropped    *AuditDropped     `json:"dropped"`
+	Dropped    *Dropped          `json:"dropped"`
 
 	t   time.Time // the time, when the fast path parsed it (tOK)
 	tOK bool
@@ -384,12 +384,12 @@ type sessionAcc struct {
 	// the latest counts record's totals (they are totals since the
 	// session began)
 	counts  map[string]uint64
-	dropped AuditDropped
+	dropped Dropped
 }
 
 type summarizer struct {
 	opt      SummaryOptions
-	sum      *AuditSummary
+	sum      *Summary
 	rules    map[ruleKey]*RuleCount
 	sessions map[string]*sessionAcc
 	sandbox  map[string]*SandboxCount // by raw JSON string
@@ -401,10 +401,10 @@ type summarizer struct {
 	partial  bool // the line is the log's last and has no newline
 }
 
-// SummarizeAudit reads the audit log r to its end and summarises it. Only a
+// Summarize reads the audit log r to its end and summarises it. Only a
 // read error is returned as an error (with the summary so far); unreadable
 // lines are counted in Malformed.
-func SummarizeAudit(r io.Reader, opt SummaryOptions) (*AuditSummary, error) {
+func Summarize(r io.Reader, opt SummaryOptions) (*Summary, error) {
 	if opt.Recent <= 0 {
 		opt.Recent = 10
 	}
@@ -413,7 +413,7 @@ func SummarizeAudit(r io.Reader, opt SummaryOptions) (*AuditSummary, error) {
 	}
 	s := &summarizer{
 		opt:      opt,
-		sum:      &AuditSummary{Schema: AuditSummarySchema, Since: opt.Since, Outcomes: map[AuditOutcome]int{}},
+		sum:      &Summary{Schema: SummarySchema, Since: opt.Since, Outcomes: map[Outcome]int{}},
 		rules:    map[ruleKey]*RuleCount{},
 		sessions: map[string]*sessionAcc{},
 		sandbox:  map[string]*SandboxCount{},
@@ -519,18 +519,18 @@ func (s *summarizer) line(data []byte, l *auditLine) {
 	}
 	sess := s.session(l.Session, t)
 	switch l.Event {
-	case AuditDecide:
+	case EventDecide:
 		s.decide(l, t, sess)
-	case AuditExit:
+	case EventExit:
 		s.exit(l, sess)
-	case AuditCounts:
+	case EventCounts:
 		if l.Counts != nil {
 			sess.counts = l.Counts
 		}
 		if l.Dropped != nil {
 			sess.dropped = *l.Dropped
 		}
-	case AuditLimit:
+	case EventLimit:
 		sum.Capped++
 	default:
 		sum.OtherEvts++
@@ -574,7 +574,7 @@ func (s *summarizer) decide(l *auditLine, t time.Time, sess *sessionAcc) {
 	k := ruleKey{l.Rule, l.Decision}
 	rc := s.rules[k]
 	if rc == nil {
-		rc = &RuleCount{Rule: l.Rule, Decision: l.Decision, Outcomes: map[AuditOutcome]int{}}
+		rc = &RuleCount{Rule: l.Rule, Decision: l.Decision, Outcomes: map[Outcome]int{}}
 		s.rules[k] = rc
 	}
 	rc.Count++
@@ -601,7 +601,7 @@ func (s *summarizer) decide(l *auditLine, t time.Time, sess *sessionAcc) {
 	sb := s.sandbox[string(l.Sandbox)] // no allocation: a lookup
 	if sb == nil {
 		desc := rawString(l.Sandbox)
-		sb = &SandboxCount{Sandbox: desc, State: AuditSandboxState(desc)}
+		sb = &SandboxCount{Sandbox: desc, State: SandboxState(desc)}
 		s.sandbox[string(l.Sandbox)] = sb
 	}
 	sb.Records++
@@ -690,24 +690,24 @@ func (s *summarizer) exit(l *auditLine, sess *sessionAcc) {
 	}
 }
 
-func (s *summarizer) entry(l *auditLine, t time.Time, out AuditOutcome) AuditEntry {
-	e := AuditEntry{
+func (s *summarizer) entry(l *auditLine, t time.Time, out Outcome) Entry {
+	e := Entry{
 		Time: t, Session: l.Session, ID: l.ID, Outcome: out, Rule: l.Rule,
 		Cwd: rawString(l.Cwd), Reason: rawString(l.Reason), Via: rawString(l.Via),
 	}
 	if len(l.Argv) > 0 {
 		_ = json.Unmarshal(l.Argv, &e.Argv)
 	}
-	e.Command = AuditCommandLine(e.Argv, e.Via)
+	e.Command = CommandLine(e.Argv, e.Via)
 	return e
 }
 
-// AuditCommandLine returns argv as a shell command line. A record of the line
+// CommandLine returns argv as a shell command line. A record of the line
 // check (via "line") or of the hook (via "hook:...") holds the command line
 // as one word: it comes back as written, control characters escaped.
-func AuditCommandLine(argv []string, via string) string {
+func CommandLine(argv []string, via string) string {
 	if len(argv) == 1 && (via == "line" || strings.HasPrefix(via, "hook")) {
-		return AuditEscape(argv[0])
+		return Escape(argv[0])
 	}
 	var b strings.Builder
 	for i, a := range argv {
@@ -730,11 +730,11 @@ func AuditCommandLine(argv []string, via string) string {
 	return b.String()
 }
 
-// AuditEscape makes s safe to print on a terminal and keeps it on one
+// Escape makes s safe to print on a terminal and keeps it on one
 // line: newlines, tabs and other non-printable characters (escape
 // sequences, C1 controls, bidirectional overrides) come back escaped.
 // Audit records hold what the agent wrote.
-func AuditEscape(s string) string {
+func Escape(s string) string {
 	if !strings.ContainsFunc(s, notPrintable) {
 		return s
 	}
@@ -789,7 +789,7 @@ func (s *summarizer) finish() {
 		d.Exit += a.dropped.Exit
 		d.Repeats += a.dropped.Repeats
 	}
-	for _, o := range AuditOutcomes {
+	for _, o := range Outcomes {
 		sum.Outcomes[o] += 0
 	}
 	sum.Rules = make([]RuleCount, 0, len(s.rules))
@@ -827,7 +827,7 @@ func (s *summarizer) finish() {
 		for _, raw := range a.sandbox {
 			d := s.sandbox[raw].Sandbox
 			ss.Sandbox = append(ss.Sandbox, d)
-			switch st := AuditSandboxState(d); {
+			switch st := SandboxState(d); {
 			case st == "off":
 				ss.State = "off"
 			case st == "on" && ss.State == "unknown":
@@ -871,11 +871,11 @@ func sortedNames(m map[string]int) []NamedCount {
 // ring keeps the latest max entries.
 type ring struct {
 	max   int
-	items []AuditEntry
+	items []Entry
 	next  int
 }
 
-func (r *ring) add(e AuditEntry) {
+func (r *ring) add(e Entry) {
 	if len(r.items) < r.max {
 		r.items = append(r.items, e)
 		return
@@ -885,17 +885,17 @@ func (r *ring) add(e AuditEntry) {
 }
 
 // list returns the entries oldest first.
-func (r *ring) list() []AuditEntry {
-	out := make([]AuditEntry, 0, len(r.items))
+func (r *ring) list() []Entry {
+	out := make([]Entry, 0, len(r.items))
 	out = append(out, r.items[r.next:]...)
 	return append(out, r.items[:r.next]...)
 }
 
-// ParseAuditSince reads --since: a duration back from now (Go's syntax,
+// ParseSince reads --since: a duration back from now (Go's syntax,
 // "90m", "36h", plus days and weeks: "7d", "2w", "1w3d12h"), or a UTC date
 // or time ("2026-11-30", "2026-11-30T08:00:00Z"). It returns the start of
 // the window.
-func ParseAuditSince(s string, now time.Time) (time.Time, error) {
+func ParseSince(s string, now time.Time) (time.Time, error) {
 	s = strings.TrimSpace(s)
 	if s == "" {
 		return time.Time{}, fmt.Errorf("empty duration")

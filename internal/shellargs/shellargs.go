@@ -1,4 +1,8 @@
-package interp
+// Package shellargs parses a shell's own command line the way bash does
+// ("-lc CMD", "-c -l CMD", "script ARGS", "-s ARGS", long options): the
+// guardsh command line and the nested shells guardsh's runner starts
+// ("bash -c ...") use it alike.
+package shellargs
 
 import (
 	"fmt"
@@ -25,7 +29,7 @@ type Invocation struct {
 	Version     bool     // --version
 	Help        bool     // --help
 	// Long collects long options bash does not know ("--mode=x", "--mode",
-	// "x" ...) for the caller; ParseArgs only parses the ones it is given
+	// "x" ...) for the caller; Parse only parses the ones it is given
 	// in withValue.
 	Long []string
 }
@@ -38,12 +42,12 @@ const shellLetterOpts = "aefnuxvC"
 // control, history, brace expansion, hashing, physical cd and the like.
 const ignoredLetterOpts = "mHBhbkpPTEtrD"
 
-// ParseArgs parses a bash-style command line (without argv[0]). defaultName
+// Parse parses a bash-style command line (without argv[0]). defaultName
 // is $0 when neither -c NAME nor SCRIPT gives one. Long options in
 // withValue take a value (as "--opt VALUE" or "--opt=VALUE") and are
 // returned in Invocation.Long in the "--opt=VALUE" form; other unknown long
 // options are errors.
-func ParseArgs(argv []string, defaultName string, withValue map[string]bool) (*Invocation, error) {
+func Parse(argv []string, defaultName string, withValue map[string]bool) (*Invocation, error) {
 	inv := &Invocation{Name: defaultName}
 	wantC := false
 	i := 0
