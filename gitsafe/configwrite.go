@@ -310,26 +310,23 @@ func (w *ConfigWrite) parseRemote(rest []string) (bool, error) {
 // --unset-upstream [BRANCH]; other git branch commands are not config
 // writes here.
 func (w *ConfigWrite) parseBranch(rest []string) (bool, error) {
-	var opts, pos []string
+	// the branch and upstream operands name no config key of their own:
+	// the keys that may change are any branch's remote and merge
+	var opts []string
 	upstream := false
 	for k := 0; k < len(rest); k++ {
 		a := rest[k]
 		if a == "--" {
-			pos = append(pos, rest[k+1:]...)
 			break
 		}
 		if !strings.HasPrefix(a, "-") || a == "-" {
-			pos = append(pos, a)
 			continue
 		}
 		switch {
 		case a == "-u" || a == "--set-upstream-to":
 			upstream = true
 			opts = append(opts, a)
-			if k+1 < len(rest) {
-				k++
-				pos = append(pos, rest[k])
-			}
+			k++ // its upstream operand
 			continue
 		case strings.HasPrefix(a, "--set-upstream-to=") || strings.HasPrefix(a, "-u") && len(a) > 2 && !strings.HasPrefix(a, "--"):
 			upstream = true
@@ -361,7 +358,7 @@ const maxConfigBytes = 1 << 20
 // Locate returns the config file w writes, run in dir with env (the
 // caller's environment; GIT_* variables are dropped as Env does): the
 // repository's own git directory's config, refused (a *Refusal) when the
-// repository is redirected or its config runs programs (CheckRepo), is
+// repository is redirected or its config runs programs (checkRepo), is
 // bare, or its git directory is not the work tree's .git directory.
 func (w *ConfigWrite) Locate(gitPath, dir string, env []string) (string, error) {
 	env = Env(env)

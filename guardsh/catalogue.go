@@ -163,6 +163,7 @@ const (
 	idContainerDestructive
 	idReadOnly
 	idEditProject
+	idAgentBookkeeping
 	idDevRoutine
 	idShellBuiltin
 	idModeBypass
@@ -291,9 +292,10 @@ var builtinRules = [numRules]BuiltinRule{
 	idSysSystemWrite:       {ID: "sys.system-write", Decision: Ask, Reason: "changes system state (users, packages, kernel modules, firewall)", Hint: "a human must approve this"},
 	idContainerDestructive: {ID: "container.destructive", Decision: Ask, Reason: "removes containers, images or volumes", Hint: "a human must approve this"},
 	// Allow-side descriptions (used as the rule ID of allowed verdicts).
-	idReadOnly:     {ID: "read.only", Decision: Allow, Reason: "read-only command"},
-	idEditProject:  {ID: "edit.project", Decision: Allow, Reason: "changes files inside the project"},
-	idDevRoutine:   {ID: "dev.routine", Decision: Allow, Reason: "routine development command (build, test, lint, run project code)"},
-	idShellBuiltin: {ID: "shell.builtin", Decision: Allow, Reason: "shell builtin without side effects"},
-	idModeBypass:   {ID: "mode.bypass", Decision: Allow, Reason: "bypass mode allows everything but the catastrophic rules"},
+	idReadOnly:         {ID: "read.only", Decision: Allow, Reason: "read-only command"},
+	idEditProject:      {ID: "edit.project", Decision: Allow, Reason: "changes files inside the project"},
+	idAgentBookkeeping: {ID: "agent.bookkeeping", Decision: Allow, Reason: "the agent's own bookkeeping file (Claude Code's shell snapshot), written by the agent's snapshot script and by nothing else"},
+	idDevRoutine:       {ID: "dev.routine", Decision: Allow, Reason: "routine development command (build, test, lint, run project code)"},
+	idShellBuiltin:     {ID: "shell.builtin", Decision: Allow, Reason: "shell builtin without side effects"},
+	idModeBypass:       {ID: "mode.bypass", Decision: Allow, Reason: "bypass mode allows everything but the catastrophic rules"},
 }

@@ -2,6 +2,7 @@ package guardsh
 
 import (
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/guardsh/guardsh/protect"
@@ -473,7 +474,7 @@ func (e *pathEnv) loginFile(abs string) bool {
 // agentState reports whether abs is an agent's shell state that its
 // command wrapper sources (Claude Code's shell snapshots).
 func (e *pathEnv) agentState(abs string) bool {
-	return e.home != "" && strings.HasPrefix(abs, e.home+"/.claude/shell-snapshots/")
+	return e.home != "" && (strings.HasPrefix(abs, e.home+"/.claude/shell-snapshots/") || strings.HasPrefix(abs, e.home+"/.codex/shell_snapshots/"))
 }
 
 // credential reports whether reading abs exposes secrets.
@@ -590,6 +591,9 @@ func (p *Policy) classifyAccessAt(a Access, e pathEnv, abs string, jailed bool) 
 			j.match(idWriteProtected, what)
 		case agentConfig(abs):
 			j.match(idWriteAgentConfig, what)
+		case a.Via == "redirect" && slices.Contains(p.Bookkeeping, abs):
+			j.kind = kPure
+			j.allowID = idAgentBookkeeping
 		case l.writable():
 			j.kind = kEdit
 		default:

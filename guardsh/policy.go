@@ -27,6 +27,14 @@ type Policy struct {
 	// (NetworkPolicy): the rules that ask only because a command uses the
 	// network (BuiltinRule.ByDestination) do not ask then.
 	NetProxy bool
+	// Bookkeeping lists the files (canonical absolute paths) an agent's own
+	// start-up script may write by redirection in this session: set by
+	// the shell only for Claude Code's shell-snapshot script, recognised
+	// from the process's own command line (cmd/guardsh/bookkeeping.go).
+	// A write to one of them is allowed in every mode (agent.bookkeeping);
+	// the path is judged as written and as resolved, so a link planted
+	// there leads to the stricter verdict of its target.
+	Bookkeeping []string
 }
 
 // NewPolicy returns the policy for mode with the built-in rules only.

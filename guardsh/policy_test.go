@@ -88,8 +88,10 @@ type catTest struct {
 	mode Mode
 	// sandboxed judges as for a verified sandbox (Policy.Sandboxed)
 	sandboxed bool
-	match     []string
-	notMatch  []string
+	// bookkeeping is Policy.Bookkeeping for the test
+	bookkeeping []string
+	match       []string
+	notMatch    []string
 }
 
 var catalogueTests = []catTest{
@@ -170,6 +172,9 @@ var catalogueTests = []catTest{
 	{id: idModePlan, mode: ModePlan, match: []string{"touch a", "go test ./...", "pip install x"}, notMatch: []string{"ls", "cat README.md", "git log"}},
 	{id: idParse, match: []string{"echo 'unterminated", "ls &&", "if then"}, notMatch: []string{"ls && pwd"}},
 	{id: idInstallVenv, match: []string{".venv/bin/pip install requests", ".venv/bin/python -m pip install x"}, notMatch: []string{"pip install requests"}},
+	{id: idAgentBookkeeping, mode: ModeDefault, bookkeeping: []string{"/home/user/.claude/shell-snapshots/snapshot-bash-1-abc.sh"},
+		match:    []string{`echo "# Snapshot file" >| /home/user/.claude/shell-snapshots/snapshot-bash-1-abc.sh`, "echo x >> ~/.claude/shell-snapshots/snapshot-bash-1-abc.sh", "cat >> ~/.claude/shell-snapshots/snapshot-bash-1-abc.sh <<'E'\nexport PATH=/x\nE"},
+		notMatch: []string{"echo x >> ~/.claude/shell-snapshots/snapshot-bash-2-def.sh", "echo x > ~/.claude/settings.json", "cp a ~/.claude/shell-snapshots/snapshot-bash-1-abc.sh", "echo x > ~/.claude/shell-snapshots/snapshot-bash-1-abc.sh.x"}},
 	{id: idReadOnly, match: []string{"ls -la", "git status", "grep -rn foo .", "cat a | wc -l"}, notMatch: []string{"touch a"}},
 	{id: idEditProject, match: []string{"touch a", "mkdir -p x/y", "git commit -m x", "sed -i s/a/b/ f.txt", "rm -rf build"}, notMatch: []string{"ls"}},
 	{id: idDevRoutine, match: []string{"go test ./...", "pytest -q", "make", "npm test", "cargo build", "./run-tests.sh", "python3 tool.py"}, notMatch: []string{"ls"}},
@@ -197,6 +202,14 @@ func TestCatalogue(t *testing.T) {
 		check := check
 		if tt.sandboxed {
 			check = checkSandboxed
+		}
+		if tt.bookkeeping != nil {
+			check = func(t *testing.T, mode Mode, src string) ScriptVerdict {
+				p := NewPolicy(mode)
+				p.Bookkeeping = tt.bookkeeping
+				sv, _ := p.CheckScript(src, testEnv)
+				return sv
+			}
 		}
 		for _, in := range tt.match {
 			sv := check(t, mode, in)

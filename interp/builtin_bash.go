@@ -1,6 +1,7 @@
 package interp
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"os"
@@ -103,6 +104,9 @@ func (g *Runner) bashBuiltinCall(hc interp.HandlerContext, args []string) []stri
 		if len(args) > 1 && (args[1] == "-F" || args[1] == "-Ff" || args[1] == "-fF") {
 			return append([]string{internalPrefix + "declare-F"}, args[2:]...)
 		}
+		if len(args) == 2 && args[1] == "-f" {
+			return []string{internalPrefix + "declare-f"}
+		}
 	case "set":
 		if len(args) == 1 {
 			return []string{internalPrefix + "set-list"}
@@ -204,6 +208,9 @@ func (g *Runner) bashBuiltin(hc interp.HandlerContext, name string, args []strin
 		return 0, true
 	case "declare-F":
 		return g.declareF(hc, args), true
+	case "declare-f":
+		g.declareAllF(hc)
+		return 0, true
 	case "set-list":
 		g.setList(hc)
 		return 0, true
@@ -363,6 +370,23 @@ func (g *Runner) declareF(hc interp.HandlerContext, names []string) int {
 		}
 	}
 	return st
+}
+
+// declareAllF is "declare -f" without names: every function, sorted, as
+// "declare -f NAME" prints one (the shell snapshots of Codex CLI and Claude
+// Code are made from it).
+func (g *Runner) declareAllF(hc interp.HandlerContext) {
+	names := make([]string, 0, len(g.r.Funcs))
+	for n := range g.r.Funcs {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	printer := syntax.NewPrinter()
+	for _, n := range names {
+		var b bytes.Buffer
+		printer.Print(&b, g.r.Funcs[n])
+		fmt.Fprintf(hc.Stdout, "%s()\n%s\n", n, b.String())
+	}
 }
 
 // recordTrap remembers what "trap CMD COND..." set, for trap -p.
@@ -553,6 +577,7 @@ func (g *Runner) compgen(hc interp.HandlerContext, args []string) int {
 			return true
 		})
 	}
+
 	var files, dirs, cmds bool
 	for i := 0; i < len(args); i++ {
 		a := args[i]
@@ -786,6 +811,17 @@ func declAsCall(st *syntax.Stmt) bool {
 	if len(words) > 0 {
 		first = words[0].Lit()
 	}
+	if v := dc.Variant.Value; (v == "declare" || v == "typeset") && len(first) > 2 && first[0] == '-' &&
+		strings.Contains(first, "p") && strings.Trim(first[1:], "xpfrgaAilnu") == "" {
+		// "declare -xp NAME" (Codex CLI's snapshot lists exports so) is
+		// "declare -x -p NAME": mvdan takes the query flag alone only
+		var split []*syntax.Assign
+		for _, c := range first[1:] {
+			split = append(split, &syntax.Assign{Naked: true, Value: &syntax.Word{Parts: []syntax.WordPart{&syntax.Lit{Value: "-" + string(c)}}}})
+		}
+		dc.Args = append(split, dc.Args[1:]...)
+		return false
+	}
 	switch dc.Variant.Value {
 	case "export":
 		if !(len(words) == 0 || first == "-p" && len(words) == 1 || first == "-n" ||
@@ -797,7 +833,7 @@ func declAsCall(st *syntax.Stmt) bool {
 			return false
 		}
 	case "declare", "typeset":
-		if first != "-F" && first != "-fF" && first != "-Ff" {
+		if first != "-F" && first != "-fF" && first != "-Ff" && !(first == "-f" && len(words) == 1) {
 			return false
 		}
 	default:

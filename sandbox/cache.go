@@ -7,12 +7,14 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 )
 
 // CachedProbe is Probe with memory: a passing result is remembered per
 // boot, guardsh binary (path, size, mtime, inode), backend, Landlock ABI,
-// user and sandbox settings, and reused while all of those stay the same.
+// user, sandbox settings and what already confines the process
+// (confinementOf), and reused while all of those stay the same.
 // The cache is only read and written where confined processes cannot
 // write: the first of the user's cache directory and $XDG_RUNTIME_DIR
 // that lies outside every writable root (ProbeCacheDir). Failures are never cached. GUARDSH_SANDBOX_NOCACHE=1
@@ -66,7 +68,7 @@ func probeCachePath(backend string, c Config) string {
 	settings.Project, settings.TmpDir, settings.Protected = "", "", nil
 	cfg, _ := json.Marshal(settings)
 	h := sha256.New()
-	fmt.Fprintf(h, "%s\x00%s\x00%d\x00%d\x00%v\x00%s\x00%d\x00%d\x00%s", boot, exe, fi.Size(), fi.ModTime().UnixNano(), inode(fi), backend, LandlockABI(), os.Geteuid(), cfg)
+	fmt.Fprintf(h, "%s\x00%s\x00%d\x00%d\x00%v\x00%s\x00%d\x00%d\x00%s\x00%s", boot, exe, fi.Size(), fi.ModTime().UnixNano(), inode(fi), backend, LandlockABI(), os.Geteuid(), cfg, confinementOf())
 	return filepath.Join(dir, "probe-"+hex.EncodeToString(h.Sum(nil))[:32]+".json")
 }
 
@@ -115,4 +117,26 @@ func pruneProbeCache(dir string) {
 			os.Remove(f)
 		}
 	}
+}
+
+// confinementOf describes what already confines this process: its
+// namespaces, seccomp filters, no_new_privs and capabilities. A result
+// probed outside another sandbox (Codex CLI's seccomp filter, bubblewrap)
+// is not valid inside it, where namespaces may be refused: the cache key
+// includes this, so each environment is probed once.
+func confinementOf() string {
+	var b strings.Builder
+	for _, ns := range []string{"user", "mnt", "net", "pid"} {
+		l, _ := os.Readlink("/proc/self/ns/" + ns)
+		b.WriteString(l + ";")
+	}
+	st, _ := os.ReadFile("/proc/self/status")
+	for _, line := range strings.Split(string(st), "\n") {
+		for _, k := range []string{"Seccomp:", "Seccomp_filters:", "NoNewPrivs:", "CapEff:", "CapBnd:"} {
+			if strings.HasPrefix(line, k) {
+				b.WriteString(strings.Join(strings.Fields(line), " ") + ";")
+			}
+		}
+	}
+	return b.String()
 }

@@ -159,10 +159,22 @@ type ProbeResult struct {
 	Err      string        `json:"error,omitempty"`
 	Duration time.Duration `json:"duration"`
 	Cached   bool          `json:"-"` // from the probe cache (CachedProbe)
+	// OuterNoNet says guardsh runs nested in an outer sandbox that refuses
+	// it network sockets (Codex's seccomp filter): the network checks
+	// hold by that filter, which every process guardsh starts inherits.
+	OuterNoNet bool `json:"outer_no_net,omitempty"`
 }
 
 // Describe returns the sandbox description for audit records.
 func (r ProbeResult) Describe() string {
+	d := r.describeLevel()
+	if r.OuterNoNet {
+		d += ", nested in an outer sandbox that refuses network sockets"
+	}
+	return d
+}
+
+func (r ProbeResult) describeLevel() string {
 	switch r.Backend {
 	case BackendLandlock:
 		return fmt.Sprintf("landlock+seccomp (abi %d)", r.ABI)

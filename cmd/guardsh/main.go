@@ -165,12 +165,17 @@ func shell(inv *invocation) int {
 		return 2
 	}
 	inv.mode = policy.Mode
+	// an agent's bookkeeping script (bookkeeping.go)
+	sessionBookkeeping = claudeSnapshotScript(inv, os.Getenv)
 	scrubSessionEnv(inv) // before the interpreter starts, in or out of the sandbox (scrubenv.go)
 	code, done, sandboxDesc := sandboxSession(inv)
 	if done {
 		return code
 	}
 	policy.Sandboxed = sessionConfined
+	if sessionBookkeeping != nil {
+		sessionBookkeeping.apply(policy)
+	}
 	if penv := startProxyRelay(); penv != nil { // netproxy.go
 		if sessionEnv == nil {
 			sessionEnv = os.Environ()

@@ -165,6 +165,9 @@ func sandboxSession(inv *invocation) (code int, done bool, describe string) {
 			return 126, true, ""
 		}
 		sandbox.AdoptPassedFiles()
+		if b := sessionBookkeeping; b != nil && !b.confirmed() {
+			sessionBookkeeping = nil // its sandbox was not made for the script
+		}
 		sessionConfined = true
 		if c := sandbox.ClientFromEnv(); c != nil {
 			sessionEscalate = interp.EscalateThrough(c)
@@ -235,6 +238,14 @@ func sandboxSession(inv *invocation) (code int, done bool, describe string) {
 		if tty, err := os.OpenFile("/dev/tty", os.O_RDWR, 0); err == nil {
 			files["tty"] = tty
 			defer tty.Close()
+		}
+	}
+	// An agent's bookkeeping script (bookkeeping.go): its one directory
+	// writable in this session.
+	if b := sessionBookkeeping; b != nil {
+		if err := b.grant(&c); err != nil {
+			fmt.Fprintf(os.Stderr, "guardsh: note: %s is not allowed: %v\n", b.what, err)
+			sessionBookkeeping = nil
 		}
 	}
 	// At the container level the protected paths inside the project are
