@@ -39,6 +39,26 @@ func gitExecKey(k, v string) bool {
 }
 
 // hGit judges git: global options, then the subcommand.
+// gitUnproxiedURL reports whether a git remote URL goes over ssh
+// (ssh://, scp-like [user@]host:path) or git://: neither uses the session's
+// HTTP proxy.
+func gitUnproxiedURL(u string) bool {
+	if isDynamic(u) {
+		return false
+	}
+	l := strings.ToLower(u)
+	for _, p := range []string{"ssh://", "git+ssh://", "ssh+git://", "git://"} {
+		if strings.HasPrefix(l, p) {
+			return true
+		}
+	}
+	if strings.Contains(u, "://") {
+		return false
+	}
+	i := strings.IndexByte(u, ':')
+	return i > 1 && !strings.Contains(u[:i], "/") // host:path; c:/x and ./a:b are paths
+}
+
 func hGit(cx *cmdCtx, args []string) {
 	j := cx.j
 	cfg := gitEnvConfig(cx)
@@ -236,10 +256,11 @@ func longHas(opts []string, full string, min int) bool {
 
 // gitSub judges git subcommand sub with its words rest (lrest: long
 // options in lower case); cfg holds the config the command line and the
-// environment set (lower-case keys).
+// environment set (lower-case keys). What every subcommand shares (the
+// programs git's environment names, --help) is judged here, the rest by
+// the subcommand's handler in gitTable (git_subcommands.go).
 func gitSub(cx *cmdCtx, sub string, rest, lrest []string, cfg map[string]string) {
 	j := cx.j
-	cloneDest := ""
 	pre := beforeDashDash(lrest)
 	info := longHas(pre, "--help", 4) || longHas(pre, "--version", 5)
 	for _, a := range pre {
@@ -271,404 +292,11 @@ func gitSub(cx *cmdCtx, sub string, rest, lrest []string, cfg map[string]string)
 		j.atLeast(kRead)
 		return
 	}
-	switch sub {
-	case "status", "log", "show", "blame", "annotate", "describe", "shortlog", "rev-parse", "rev-list", "ls-files",
-		"ls-tree", "cat-file", "for-each-ref", "name-rev", "merge-base", "grep", "whatchanged", "count-objects",
-		"verify-commit", "verify-tag", "verify-pack", "fsck", "version", "help", "check-ignore", "check-attr",
-		"check-ref-format", "var", "range-diff", "diff", "diff-tree", "diff-files", "diff-index", "show-ref",
-		"show-branch", "cherry", "get-tar-commit-id", "column", "fmt-merge-msg", "interpret-trailers",
-		"patch-id", "request-pull", "difftool", "citool", "gui", "gitk", "stripspace", "ls-remote-local", "hash-object":
-		j.atLeast(kRead)
-		if sub == "hash-object" && shortHas(lrest, 'w') {
-			j.atLeast(kEdit)
-		}
-		// readers of files named on the command line, inside the
-		// repository or not: git diff --no-index A B, git hash-object FILE
-		// (with -w the file becomes a blob a push would publish), git grep
-		// --no-index
-		if sub == "hash-object" || (sub == "diff" || sub == "grep") && longHas(lrest, "--no-index", 6) {
-			_, pos, paths, _ := gitOpts(rest, func(a string) bool {
-				return a == "-t" || a == "--path" || a == "-e" || a == "-f" || a == "-m" || a == "--max-depth" || a == "-A" || a == "-B" || a == "-C"
-			})
-			if sub == "grep" && len(pos) > 0 && !hasOpt(rest, 'e') && !hasOpt(rest, 'f') {
-				pos = pos[1:] // the pattern
-			}
-			for _, f := range append(pos, paths...) {
-				cx.read(f)
-			}
-		}
-		if sub == "difftool" && (shortHasA(rest, 'x', "") || longHas(lrest, "--extcmd", 4)) {
-			j.other(idGitConfigExec, "git difftool --extcmd runs a command")
-			cx.optionCommands(append([]string{"git"}, rest...), 'x', "extcmd")
-		}
-		if sub == "ls-files" || sub == "grep" || sub == "diff" || sub == "log" || sub == "show" {
-			if longHas(lrest, "--ext-diff", 5) || longHas(lrest, "--open-files-in-pager", 6) || shortHas(lrest, 'O') && sub == "grep" {
-				j.other(idGitConfigExec, "git "+sub+" runs an external program")
-			}
-		}
-		for k, o := range rest {
-			lo := lrest[k]
-			switch {
-			case strings.HasPrefix(lo, "--output="):
-				cx.write(o[len("--output="):], false)
-			case lo == "--output" && k+1 < len(rest):
-				cx.write(rest[k+1], false)
-			}
-		}
-	case "reflog":
-		if len(rest) > 0 && (rest[0] == "expire" || rest[0] == "delete") {
-			j.match(idGitReflogExpire, "git reflog "+rest[0])
-			return
-		}
-		j.atLeast(kRead)
-	case "add", "commit", "mv", "init", "revert", "am", "apply", "tag", "notes", "bisect", "sparse-checkout",
-		"update-index", "commit-tree", "mktree", "write-tree", "read-tree", "symbolic-ref", "update-ref",
-		"replace", "repack", "pack-refs", "mergetool", "rerere", "format-patch", "bundle", "archive", "worktree",
-		"merge-file", "checkout-index", "maintenance-run", "stage", "restore-staged":
-		j.atLeast(kEdit)
-		switch sub {
-		case "mv":
-			// a rename: both names are written (git mv cfg .guardsh.toml)
-			for _, o := range operands(rest, optSpec{}) {
-				cx.writeName(o, false)
-			}
-		case "apply", "am":
-			if sub == "am" && longHas(lrest, "--abort", 4) {
-				// the sequencer's rollback, as git cherry-pick --abort
-				j.other(idGitAbort, "git am --abort")
-			}
-			// the files the patches name (patch file read here; -p1 default)
-			strip := 1
-			if p, ok := optValue(rest, 'p', ""); ok {
-				if n, ok := stripCount(p); ok {
-					strip = n
-				}
-			}
-			dir, _ := optValue(rest, 0, "directory")
-			for _, o := range operands(rest, optSpec{short: "pC", long: []string{"directory", "exclude", "include", "whitespace", "build-fake-ancestor"}}) {
-				if a, ok := cx.pe.abs(o); ok {
-					names, _ := patchTargets(a, strip)
-					for _, n := range names {
-						if dir != "" {
-							n = strings.TrimSuffix(dir, "/") + "/" + n
-						}
-						cx.writeName(n, false)
-					}
-				}
-			}
-		case "read-tree":
-			if longHas(lrest, "--reset", 4) && shortHas(rest, 'u') {
-				j.match(idGitResetHard, "git read-tree -u --reset (what git reset --hard does)")
-			}
-		case "revert":
-			// the sequencer's rollback, as git cherry-pick --abort
-			if longHas(lrest, "--abort", 4) {
-				j.other(idGitAbort, "git "+sub+" --abort")
-			}
-		case "repack":
-			// -a -d deletes the old packs with the unreachable objects
-			// in them (-A, --cruft and --keep-unreachable keep those)
-			if shortHas(rest, 'a') && (shortHas(rest, 'd') || longHas(lrest, "--delete", 5)) && !shortHas(rest, 'A') &&
-				!longHas(lrest, "--cruft", 4) && !shortHas(rest, 'k') && !longHas(lrest, "--keep-unreachable", 4) {
-				j.match(idGitGcPrune, "git repack -a -d deletes the unreachable objects in packs (what git gc --prune=now does)")
-			}
-		case "checkout-index":
-			if shortHasA(rest, 'f', "") || longHas(lrest, "--force", 4) {
-				j.match(idGitCheckoutDiscard, "git checkout-index --force overwrites the working tree's files")
-			}
-		case "update-ref":
-			gitUpdateRef(cx, rest, lrest)
-		case "archive":
-			if longHas(lrest, "--remote", 5) {
-				j.eff.Network = true
-				j.other(idGitNetwork, "git archive --remote")
-			}
-			if o, ok := optValue(rest, 'o', "output"); ok {
-				cx.write(o, false)
-			}
-		case "bisect":
-			if len(rest) > 1 && rest[0] == "run" {
-				cx.nest(rest[1:])
-			}
-		case "format-patch":
-			if o, ok := optValue(rest, 'o', "output"); ok {
-				cx.write(o, false)
-			}
-		case "init":
-			_, pos, _, _ := gitOpts(rest, func(a string) bool {
-				return a == "--template" || a == "--separate-git-dir" || a == "-b" || a == "--initial-branch"
-			})
-			if len(pos) > 0 {
-				cx.write(pos[0], false)
-			}
-			if longHas(lrest, "--template", 5) {
-				j.other(idGitConfigExec, "git init --template installs hooks")
-			}
-		case "worktree":
-			if len(rest) > 0 && rest[0] == "add" {
-				_, pos, _, _ := gitOpts(rest[1:], func(a string) bool { return a == "-b" || a == "-B" || a == "--reason" })
-				if len(pos) > 0 {
-					cx.write(pos[0], false)
-				}
-			}
-			if len(rest) > 0 && rest[0] == "remove" && (shortHas(rest[1:], 'f') || longHas(lrest, "--force", 4)) {
-				j.match(idGitResetHard, "git worktree remove --force deletes the worktree with its uncommitted changes and untracked files")
-			}
-			if len(rest) > 0 && rest[0] == "list" {
-				j.kind = kRead
-			}
-		case "tag":
-			switch {
-			case shortHasA(rest, 'd', "mFu") || longHas(lrest, "--delete", 5):
-				j.other(idGitRefDelete, "git tag --delete")
-			case shortHasA(rest, 'f', "mFu") || longHas(lrest, "--force", 4):
-				j.other(idGitBranchForce, "git tag --force")
-			case len(rest) == 0 || shortHas(rest, 'l') || longHas(lrest, "--list", 4):
-				j.kind = kRead
-			}
-		case "notes":
-			if len(rest) == 0 || rest[0] == "list" || rest[0] == "show" {
-				j.kind = kRead
-			}
-		}
-	case "rm":
-		opts, pos, paths, _ := gitOpts(rest, func(a string) bool { return a == "--pathspec-from-file" })
-		dry, cached, force := false, false, false
-		for _, o := range opts {
-			lo := strings.ToLower(o)
-			switch {
-			case strings.HasPrefix(lo, "--"):
-				switch {
-				case longIs(lo, "--dry-run", 4):
-					dry = true
-				case longIs(lo, "--no-dry-run", 6):
-					dry = false
-				case longIs(lo, "--cached", 4):
-					cached = true
-				case longIs(lo, "--no-cached", 6):
-					cached = false
-				case longIs(lo, "--force", 4):
-					force = true
-				case longIs(lo, "--no-force", 6):
-					force = false
-				}
-			default:
-				if strings.Contains(o, "n") {
-					dry = true
-				}
-				if strings.Contains(o, "f") {
-					force = true
-				}
-			}
-		}
-		if dry {
-			j.atLeast(kRead)
-			return
-		}
-		j.atLeast(kEdit)
-		if shortHas(opts, 'r') && force && !cached {
-			for _, p := range append(pos, paths...) {
-				t := cx.pe.resolve(p)
-				if t.loc == locProjectRoot || p == "." || p == "*" {
-					j.other(idGitRmAll, "git rm -rf "+p)
-				}
-			}
-		}
-		if force && !cached {
-			j.other(idGitRmForce, strings.Join(displayArgs(append(pos, paths...), 3), " "))
-		}
-	case "reset":
-		switch {
-		case longHas(lrest, "--hard", 4):
-			j.match(idGitResetHard, "")
-		case longHas(lrest, "--merge", 4):
-			j.other(idGitAbort, "git reset --merge")
-		default:
-			j.atLeast(kEdit)
-		}
-	case "clean":
-		opts, _, _, _ := gitOpts(rest, func(a string) bool { return a == "-e" || a == "--exclude" })
-		dry := shortHas(opts, 'n') || longHas(lrest, "--dry-run", 4)
-		force := shortHas(opts, 'f') || longHas(lrest, "--force", 4)
-		switch {
-		case dry:
-			j.atLeast(kRead)
-		case force:
-			j.match(idGitCleanForce, "")
-		case shortHas(opts, 'i') || longHas(lrest, "--interactive", 4):
-			j.unsure(idGitCleanForce, "git clean --interactive")
-		case gitFalse(cfg["clean.requireforce"]):
-			j.match(idGitCleanForce, "clean.requireForce=false makes git clean delete without -f")
-		default:
-			// git refuses without -f only while clean.requireForce is on,
-			// and the user's config may turn it off
-			j.match(idGitCleanForce, "git clean without -n deletes when clean.requireForce is off in git's config")
-		}
-	case "push":
-		gitPush(cx, rest, lrest)
-	case "fetch", "pull", "clone", "ls-remote", "remote", "submodule", "lfs", "send-email", "daemon", "instaweb",
-		"http-fetch", "http-push", "fetch-pack", "send-pack", "upload-pack", "receive-pack", "svn", "p4", "cvsimport", "archive-remote":
-		switch {
-		case sub == "remote":
-			_, pos, _, _ := gitOpts(rest, nil)
-			if len(pos) == 0 || pos[0] == "get-url" {
-				j.atLeast(kRead)
-				return
-			}
-			if pos[0] == "add" || pos[0] == "remove" || pos[0] == "rm" || pos[0] == "rename" || pos[0] == "set-url" || pos[0] == "set-head" || pos[0] == "set-branches" {
-				j.other(idGitConfigWrite, "git remote "+pos[0])
-				return
-			}
-		case sub == "submodule":
-			_, pos, _, _ := gitOpts(rest, nil)
-			if len(pos) == 0 || pos[0] == "status" || pos[0] == "summary" {
-				j.atLeast(kRead)
-				return
-			}
-			if pos[0] == "foreach" && len(pos) > 1 {
-				cx.nestScript(strings.Join(pos[1:], " "))
-			}
-		case sub == "lfs":
-			if len(rest) > 0 && (rest[0] == "ls-files" || rest[0] == "status" || rest[0] == "env" || rest[0] == "version") {
-				j.atLeast(kRead)
-				return
-			}
-		case sub == "clone":
-			_, pos, _, _ := gitOpts(rest, func(a string) bool {
-				switch a {
-				case "-b", "--branch", "-o", "--origin", "--depth", "--reference", "-u", "--upload-pack", "-c", "--config", "--template", "--separate-git-dir", "-j", "--jobs", "--filter":
-					return true
-				}
-				return false
-			})
-			if len(pos) > 1 {
-				cloneDest = pos[1]
-			}
-			if longHas(lrest, "--upload-pack", 4) || shortHas(rest, 'u') || longHas(lrest, "--config", 5) || longHas(lrest, "--template", 5) {
-				j.other(idGitConfigExec, "git clone option that runs a program")
-			}
-		case sub == "fetch" || sub == "ls-remote" || sub == "fetch-pack" || sub == "archive-remote":
-			if longHas(lrest, "--upload-pack", 4) || longHas(lrest, "--exec", 4) {
-				j.other(idGitConfigExec, "git "+sub+" --upload-pack runs a program")
-			}
-		case sub == "pull":
-			if longHas(lrest, "--upload-pack", 4) {
-				j.other(idGitConfigExec, "git pull --upload-pack runs a program")
-			}
-			if longHas(lrest, "--force", 4) || shortHas(rest, 'f') {
-				j.other(idGitNetwork, "git pull --force")
-			}
-		}
-		j.eff.Network = true
-		j.other(idGitNetwork, "git "+sub)
-		if cloneDest != "" {
-			cx.write(cloneDest, false)
-		}
-	case "branch":
-		opts, pos, _, _ := gitOpts(rest, func(a string) bool {
-			switch a {
-			case "-u", "--set-upstream-to", "--contains", "--no-contains", "--merged", "--no-merged", "--points-at", "--sort", "--format", "--color", "--column":
-				return true
-			}
-			return false
-		})
-		if shortHasA(opts, 'u', "") || longHas(lrest, "--set-upstream-to", 7) || longHas(lrest, "--unset-upstream", 4) {
-			// the upstream is branch.NAME.remote and .merge in the
-			// repository's config
-			j.other(idGitConfigWrite, "git branch --set-upstream-to")
-			return
-		}
-		del := shortHasA(opts, 'd', "u") || longHas(lrest, "--delete", 5)
-		force := shortHasA(opts, 'f', "u") || longHas(lrest, "--force", 4)
-		switch {
-		case shortHasA(opts, 'D', "u") || del && force:
-			j.match(idGitBranchForceDelete, strings.Join(displayArgs(pos, 3), " "))
-		case force && len(pos) > 0 || shortHasA(opts, 'M', "u") || shortHasA(opts, 'C', "u"):
-			j.other(idGitBranchForce, strings.Join(displayArgs(pos, 3), " "))
-		case del || shortHas(opts, 'm') || shortHas(opts, 'M') || shortHas(opts, 'c') || shortHas(opts, 'C') || len(pos) > 0 && !shortHas(opts, 'l') && !longHas(lrest, "--list", 4):
-			j.atLeast(kEdit)
-		default:
-			j.atLeast(kRead)
-		}
-	case "checkout":
-		gitCheckout(cx, rest, lrest)
-	case "switch":
-		opts, _, _, _ := gitOpts(rest, func(a string) bool {
-			return a == "-c" || a == "-C" || a == "--create" || a == "--force-create" || a == "--orphan"
-		})
-		force := false
-		for _, o := range opts {
-			lo := strings.ToLower(o)
-			if strings.HasPrefix(lo, "--") {
-				if lo == "--force" || longIs(lo, "--discard-changes", 4) {
-					force = true
-				}
-			}
-		}
-		if shortHasA(opts, 'f', "cC") || force {
-			j.match(idGitSwitchDiscard, "")
-			return
-		}
-		if shortHasA(opts, 'C', "c") || longHas(lrest, "--force-create", 8) {
-			j.other(idGitBranchForce, "git switch -C resets an existing branch (what git branch -f does)")
-			return
-		}
-		j.atLeast(kEdit)
-	case "restore":
-		gitRestore(cx, rest)
-	case "stash":
-		_, pos, _, _ := gitOpts(rest, nil)
-		op := "push"
-		if len(pos) > 0 {
-			op = pos[0]
-		}
-		switch op {
-		case "drop", "clear":
-			j.match(idGitStashDrop, "git stash "+op)
-		case "list", "show":
-			j.atLeast(kRead)
-		default:
-			j.atLeast(kEdit)
-		}
-	case "merge", "rebase", "cherry-pick":
-		if longHas(lrest, "--abort", 4) {
-			j.other(idGitAbort, "git "+sub+" --abort")
-			return
-		}
-		if sub == "rebase" && (longHas(lrest, "--exec", 4) || shortHas(rest, 'x')) {
-			j.other(idGitConfigExec, "git rebase --exec runs commands")
-			return
-		}
-		j.atLeast(kEdit)
-	case "gc":
-		for k, lo := range lrest {
-			if strings.HasPrefix(lo, "--prune=") {
-				if v := lo[len("--prune="):]; gitExpiresNow(v) {
-					j.match(idGitGcPrune, rest[k])
-					return
-				}
-			}
-		}
-		j.atLeast(kEdit)
-	case "prune":
-		if shortHas(rest, 'n') || longHas(lrest, "--dry-run", 4) {
-			j.atLeast(kRead)
-			return
-		}
-		j.match(idGitGcPrune, "git prune")
-	case "filter-branch", "filter-repo":
-		j.match(idGitHistoryRewrite, "git "+sub)
-	case "config":
-		gitConfig(cx, rest, lrest)
-	case "credential", "credential-store", "credential-cache":
-		j.other(idReadCredentials, "git "+sub)
-	case "hook":
-		j.atLeast(kDev)
-	case "maintenance":
-		j.other(idSysSystemWrite, "git maintenance registers scheduled jobs")
-	default:
-		j.other(idUnknown, "git "+sub+" (unknown subcommand or alias)")
+	h := gitTable()[sub]
+	if h == nil {
+		h = gitUnknown
 	}
+	h(cx, gitArgs{sub: sub, rest: rest, lrest: lrest, cfg: cfg})
 }
 
 func gitPush(cx *cmdCtx, rest, lrest []string) {

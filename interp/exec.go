@@ -566,19 +566,34 @@ func errnoText(err error) string {
 }
 
 // execEnv lists the exported variables of the shell for a child process.
+// Each may name a variable twice (the environment the shell started with,
+// then the shell's own value over it, unset or not exported): the last
+// word on a name is the one that counts, as for bash.
 func execEnv(hc interp.HandlerContext) []string {
-	var list []string
+	var names []string
+	vals := map[string]string{}
+	keep := map[string]bool{}
 	hc.Env.Each(func(name string, vr expand.Variable) bool {
-		if vr.Exported && vr.IsSet() && vr.Kind != expand.Indexed && vr.Kind != expand.Associative {
-			if strings.HasPrefix(name, "BASH_FUNC_") {
-				return true // exported functions come from their hidden variables
-			}
-			if fn, ok := funcEnvName(name); ok {
-				name = fn
-			}
-			list = append(list, name+"="+vr.String())
+		if strings.HasPrefix(name, "BASH_FUNC_") {
+			return true // exported functions come from their hidden variables
+		}
+		if fn, ok := funcEnvName(name); ok {
+			name = fn
+		}
+		if _, seen := keep[name]; !seen {
+			names = append(names, name)
+		}
+		keep[name] = vr.Exported && vr.IsSet() && vr.Kind != expand.Indexed && vr.Kind != expand.Associative
+		if keep[name] {
+			vals[name] = vr.String()
 		}
 		return true
 	})
+	var list []string
+	for _, name := range names {
+		if keep[name] {
+			list = append(list, name+"="+vals[name])
+		}
+	}
 	return list
 }

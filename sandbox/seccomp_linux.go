@@ -210,13 +210,20 @@ func seccompProgram(c Config, unixOK, inetOK bool) ([]bpf.RawInstruction, error)
 // loadSeccomp installs the filter on every thread of the process
 // (SECCOMP_FILTER_FLAG_TSYNC). no_new_privs must already be set.
 func loadSeccomp(raw []bpf.RawInstruction) error {
+	return loadSeccompFlags(raw, unix.SECCOMP_FILTER_FLAG_TSYNC)
+}
+
+// loadSeccompFlags installs the filter with seccomp(2)'s flags: with
+// SECCOMP_FILTER_FLAG_TSYNC on every thread of the process, without it on
+// the calling thread alone.
+func loadSeccompFlags(raw []bpf.RawInstruction, flags uintptr) error {
 	filter := make([]unix.SockFilter, len(raw))
 	for i, r := range raw {
 		filter[i] = unix.SockFilter{Code: r.Op, Jt: r.Jt, Jf: r.Jf, K: r.K}
 	}
 	prog := unix.SockFprog{Len: uint16(len(filter)), Filter: &filter[0]}
 	_, _, e := syscall.Syscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER,
-		unix.SECCOMP_FILTER_FLAG_TSYNC, uintptr(unsafe.Pointer(&prog)))
+		flags, uintptr(unsafe.Pointer(&prog)))
 	if e != 0 {
 		return fmt.Errorf("seccomp: %w", e)
 	}

@@ -204,11 +204,13 @@ func launchAgent(opts launchOptions, shim, route string, approval *os.File, adju
 		}
 		defer os.RemoveAll(tmp)
 		cmd.Env = append(cmd.Env, "TMPDIR="+tmp)
-		cmd, _, err = confineAgent(cmd, wd, tmp, opts.allowWrite)
+		var restore func()
+		cmd, restore, err = confineAgent(cmd, wd, tmp, opts.allowWrite)
 		if err != nil {
 			fmt.Fprintf(os.Stderr, "guardsh: %v\n", err)
 			return 1
 		}
+		defer restore() // launch_integrity.go
 	} else if adjust != nil {
 		adjust(cmd)
 	}
@@ -269,7 +271,7 @@ func makeShim(base, exe string) (dir, copyExe string, err error) {
 		return "", "", err
 	}
 	copyExe = filepath.Join(dir, "guardsh")
-	if err := copyFile(exe, copyExe); err != nil {
+	if err := copyProgram(exe, copyExe); err != nil {
 		os.RemoveAll(dir)
 		return "", "", err
 	}
@@ -282,8 +284,8 @@ func makeShim(base, exe string) (dir, copyExe string, err error) {
 	return dir, copyExe, nil
 }
 
-// copyFile copies the program src to the new file dst (mode 0755).
-func copyFile(src, dst string) error {
+// copyProgram copies the program src to the new file dst (mode 0755).
+func copyProgram(src, dst string) error {
 	in, err := os.Open(src)
 	if err != nil {
 		return err

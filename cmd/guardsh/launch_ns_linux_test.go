@@ -47,7 +47,7 @@ func victimHome(t *testing.T) (home, victim string) {
 func TestLaunchAbsoluteShells(t *testing.T) {
 	copyDir := testenvOutside(t)
 	bashCopy := filepath.Join(copyDir, "mybash")
-	if err := copyFile("/bin/bash", bashCopy); err != nil { // made before the launch
+	if err := copyProgram("/bin/bash", bashCopy); err != nil { // made before the launch
 		t.Fatal(err)
 	}
 	cases := []struct{ name, script string }{
@@ -160,7 +160,7 @@ func TestLaunchUnprivileged(t *testing.T) {
 	t.Cleanup(func() { os.RemoveAll(d) })
 	os.Chmod(d, 0o755)
 	gs := filepath.Join(d, "guardsh")
-	if err := copyFile(guardshTestBinary(t), gs); err != nil {
+	if err := copyProgram(guardshTestBinary(t), gs); err != nil {
 		t.Fatal(err)
 	}
 	home, proj := filepath.Join(d, "home"), filepath.Join(d, "proj")

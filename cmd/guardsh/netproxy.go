@@ -147,3 +147,16 @@ func dropEnv(env []string, name string) []string {
 
 // proxyVar is proxy.EnvProxy: never passed on to commands.
 const proxyVar = proxy.EnvProxy
+
+// sandboxHasNetNS says whether a session started with this environment
+// gets a network namespace of its own, whose connections go through the
+// session's proxy (the checker's --sandboxed and the rewritten hooks judge
+// as that session will: Policy.NetProxy): not when the user turned the
+// namespace off (GUARDSH_SANDBOX_NETNS=0) or chose the container level,
+// which has none (its commands have no network, and a network command
+// asks, so that a human can let it run with the network). Where the
+// kernel refuses a namespace at run time, a command judged so finds no
+// network rather than asking.
+func sandboxHasNetNS(getenv func(string) string) bool {
+	return getenv("GUARDSH_SANDBOX_NETNS") != "0" && !strings.EqualFold(getenv("GUARDSH_SANDBOX"), sandbox.BackendContainer)
+}
