@@ -37,6 +37,7 @@ var deniedSyscalls = []struct {
 	{"ptrace", unix.SYS_PTRACE},
 	{"process_vm_readv", unix.SYS_PROCESS_VM_READV},
 	{"process_vm_writev", unix.SYS_PROCESS_VM_WRITEV},
+	{"pidfd_getfd", unix.SYS_PIDFD_GETFD}, // another process's descriptors (a guardsh's approval channel)
 	{"io_uring_setup", unix.SYS_IO_URING_SETUP},
 	{"io_uring_enter", unix.SYS_IO_URING_ENTER},
 	{"io_uring_register", unix.SYS_IO_URING_REGISTER},
