@@ -143,6 +143,34 @@ func TestDoctorAgents(t *testing.T) {
 			want: []string{"NOT effective", "disableAllHooks", "PROJ/.claude/settings.local.json"},
 		},
 		{
+			// an async hook runs in the background: it cannot block the call
+			name:   "claude hook async (attack: not effective)",
+			agents: []string{"claude"},
+			files:  map[string]string{"home/.claude/settings.json": `{"hooks":{"PreToolUse":[{"matcher":"Bash","hooks":[{"type":"command","command":"` + guardshAbs + ` --hook claude","async":true}]}]}}`},
+			env:    map[string]string{"SHELL": "/bin/bash"},
+			ok:     false,
+			want:   []string{"NOT effective", "async"},
+			absent: []string{": effective"},
+		},
+		{
+			// an if condition (permission-rule syntax) narrows the Bash calls the hook sees
+			name:   "claude hook with an if condition (attack: not effective)",
+			agents: []string{"claude"},
+			files:  map[string]string{"home/.claude/settings.json": `{"hooks":{"PreToolUse":[{"matcher":"Bash","hooks":[{"type":"command","command":"` + guardshAbs + ` --hook claude","if":"Bash(git *)"}]}]}}`},
+			env:    map[string]string{"SHELL": "/bin/bash"},
+			ok:     false,
+			want:   []string{"NOT effective", "Bash(git *)"},
+			absent: []string{": effective"},
+		},
+		{
+			name:   "claude hook with an if condition covering every Bash call",
+			agents: []string{"claude"},
+			files:  map[string]string{"home/.claude/settings.json": `{"hooks":{"PreToolUse":[{"matcher":"Bash","hooks":[{"type":"command","command":"` + guardshAbs + ` --hook claude --mode auto","if":"Bash(*)"}]}]}}`},
+			env:    map[string]string{"SHELL": "/bin/bash"},
+			ok:     true,
+			want:   []string{": effective"},
+		},
+		{
 			name:   "claude under the launcher",
 			agents: []string{"claude"},
 			launch: true,

@@ -38,6 +38,7 @@ type hookHandler struct {
 	Timeout        *int    `json:"timeout" toml:"timeout"`
 	TimeoutSec     *int    `json:"timeoutSec" toml:"timeout_sec"`
 	Async          bool    `json:"async" toml:"async"`
+	If             string  `json:"if" toml:"-"` // Claude Code: a permission rule the call must match
 	StatusMessage  *string `json:"statusMessage" toml:"statusMessage"`
 	StatusMessage2 *string `json:"status_message" toml:"status_message"`
 }
@@ -152,6 +153,10 @@ func claudeHook(h agentHost) hookReport {
 				c := hookReport{file: f}
 				if !matcherCovers(g.Matcher, "Bash") {
 					c.detail, c.fix = "no PreToolUse matcher covers the Bash tool", `set "matcher": "Bash"`
+				} else if hd.Async {
+					c.detail, c.fix = `"async": true: the hook runs in the background and cannot refuse the call`, `remove "async" from the hook`
+				} else if hd.If != "" && hd.If != "Bash" && hd.If != "Bash(*)" {
+					c.detail, c.fix = fmt.Sprintf("\"if\": %q: the hook runs only for the Bash calls that match it", hd.If), `remove "if" from the hook`
 				} else if why, fix := hookProgram(h, hd.Command); why != "" {
 					c.detail, c.fix = why, fix
 				} else {
