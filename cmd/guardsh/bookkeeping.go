@@ -188,16 +188,37 @@ func (b *bookkeeping) claim() error {
 
 // confirmed reports, in a confined interpreter, whether its sandbox lets
 // it write the snapshot: only a session whose privileged side granted the
-// script does (opened for writing without truncation, then closed: it
-// changes nothing).
+// script does, where the snapshot is the empty file that side created
+// (opened for writing without truncation, then closed: it changes
+// nothing). Where no privileged side of guardsh's made the sandbox (an
+// agent's own, under --launch --confine) the snapshot does not exist yet
+// and its directory must be writable (an anonymous file, O_TMPFILE, leaves
+// nothing behind; a named one is removed at once where the file system
+// has none). An existing snapshot with content is one an agent already
+// sources: never.
 func (b *bookkeeping) confirmed() bool {
 	f, err := os.OpenFile(b.file, os.O_WRONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	if err == nil {
+		defer f.Close()
+		fi, err := f.Stat()
+		return err == nil && fi.Mode().IsRegular() && fi.Size() == 0
+	}
+	if _, err := os.Lstat(b.file); !errors.Is(err, fs.ErrNotExist) {
+		return false
+	}
+	if fi, err := os.Lstat(b.dir); err != nil || !fi.IsDir() {
+		return false
+	}
+	if ok, known := anonymousFileIn(b.dir); known {
+		return ok
+	}
+	t, err := os.CreateTemp(b.dir, ".guardsh-probe-")
 	if err != nil {
 		return false
 	}
-	defer f.Close()
-	fi, err := f.Stat()
-	return err == nil && fi.Mode().IsRegular()
+	t.Close()
+	os.Remove(t.Name())
+	return true
 }
 
 // apply gives the policy the allowance.
