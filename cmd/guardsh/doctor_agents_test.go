@@ -398,3 +398,37 @@ func TestIsGuardsh(t *testing.T) {
 		}
 	}
 }
+
+// TestAttackDoctorClaudeShellTilde: Claude Code 2.1.197 copies its settings'
+// "env" into process.env as written (no ~ or $HOME expansion: j_t in the
+// installed CLI) and takes CLAUDE_CODE_SHELL only when that literal path
+// can run (accessSync X_OK, else "PATH --version" exiting 0), so
+// "~/.../shims/bash" is ignored and Claude Code runs $SHELL. --doctor must
+// not call that shell guardsh, nor tell the user to write "~/".
+func TestAttackDoctorClaudeShellTilde(t *testing.T) {
+	w := newDoctorWorld(t)
+	root := t.TempDir()
+	home, proj := filepath.Join(root, "home"), filepath.Join(root, "proj")
+	os.MkdirAll(filepath.Join(home, "shims"), 0o755)
+	os.MkdirAll(proj, 0o755)
+	if err := os.Symlink(filepath.Join(w.shim, "bash"), filepath.Join(home, "shims", "bash")); err != nil {
+		t.Fatal(err)
+	}
+	path := t.TempDir()
+	for _, a := range []string{"bash", "claude"} {
+		os.Symlink(filepath.Join(w.bin, a), filepath.Join(path, a))
+	}
+	for _, value := range []string{"~/shims/bash", "$HOME/shims/bash"} {
+		writeTree(t, root, map[string]string{"home/.claude/settings.json": `{"env":{"CLAUDE_CODE_SHELL":"` + value + `"}}`})
+		env := map[string]string{"HOME": home, "PWD": proj, "PATH": path, "SHELL": "/bin/bash"}
+		var b bytes.Buffer
+		ok := doctorAgentsEnv(&b, func(k string) string { return env[k] })
+		out := b.String()
+		if ok || !strings.Contains(out, "shell: /bin/bash (SHELL): NOT guardsh") || !strings.Contains(out, "is ignored") {
+			t.Errorf("CLAUDE_CODE_SHELL=%s: --doctor takes it as Claude Code's shell (ok=%v):\n%s", value, ok, out)
+		}
+		if strings.Contains(out, `"CLAUDE_CODE_SHELL": "~/`) {
+			t.Errorf("the fix line tells the user to write ~/, which Claude Code does not expand:\n%s", out)
+		}
+	}
+}

@@ -118,14 +118,15 @@ type claudeSettings struct {
 
 // claudeSetting is variable name as Claude Code sees it: from the "env"
 // of the settings file with the highest precedence that sets it (Claude
-// Code applies those over its environment), else from the environment.
-// from names the file; "" the environment.
+// Code applies those over its environment as written: no ~ or $HOME
+// expansion), else from the environment. from names the file; "" the
+// environment.
 func claudeSetting(h agentHost, name string) (value, from string) {
 	for _, f := range claudeSettingsFiles(h) {
 		var s claudeSettings
 		if readJSON(f, &s) {
 			if v, ok := s.Env[name]; ok {
-				return h.expand(v), f
+				return v, f
 			}
 		}
 	}
