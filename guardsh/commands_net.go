@@ -54,6 +54,7 @@ func hNet(cx *cmdCtx, name string, args []string) {
 			}
 		}
 	case "wget":
+		args = append(args[:1:1], wgetLongNames(args[1:])...) // --post-f is --post-file
 		if o, ok := optValue(args[1:], 'O', "output-document"); ok {
 			cx.write(o, false)
 		} else if d, ok := optValue(args[1:], 'P', "directory-prefix"); ok {

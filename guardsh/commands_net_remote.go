@@ -1,6 +1,9 @@
 package guardsh
 
-import "strings"
+import (
+	"net/url"
+	"strings"
+)
 
 // Destructive remote operations. Under the session's proxy a network
 // command no longer asks for using the network (net.command is a
@@ -20,6 +23,9 @@ var readMethods = map[string]bool{"GET": true, "HEAD": true, "OPTIONS": true, "T
 // POST there removes remote state.
 func destructiveEndpoint(u string) bool {
 	l := strings.ToLower(u)
+	if d, err := url.PathUnescape(l); err == nil { // /v1/%64elete is /v1/delete to the server
+		l = strings.ToLower(d)
+	}
 	if i := strings.Index(l, "://"); i >= 0 {
 		l = l[i+3:]
 	}
@@ -58,7 +64,12 @@ func (cx *cmdCtx) remoteDestructive(name string, args []string) {
 	switch name {
 	case "curl":
 		what = curlDestructive(args)
+		if what == "" {
+			what = cx.curlConfigFile(args)
+		}
 	case "wget":
+		args = append(args[:1:1], wgetLongNames(args[1:])...)
+		what = cx.wgetStartup(args)
 		m, _ := optValue(args[1:], 0, "method")
 		if isDynamic(m) || m != "" && !readMethods[strings.ToUpper(m)] {
 			what = "wget --method=" + displayArg(m)
@@ -83,15 +94,109 @@ func (cx *cmdCtx) remoteDestructive(name string, args []string) {
 	}
 }
 
+// curlConfigFile: curl reading its options from a file the rules do not
+// read (-K FILE; .curlrc in $CURL_HOME, $XDG_CONFIG_HOME or $HOME when
+// those name a place the session can write): the file may say
+// request = DELETE, upload-file = ..., url = ...
+func (cx *cmdCtx) curlConfigFile(args []string) string {
+	for _, o := range curlOpts(args[1:]) {
+		if o.name == "config" {
+			return "curl -K " + displayArg(o.val) + " (the request is in a file)"
+		}
+	}
+	if len(args) > 1 && (args[1] == "-q" || args[1] == "--disable") {
+		return "" // no .curlrc
+	}
+	if cx.c.Env == nil {
+		return ""
+	}
+	for _, k := range []string{"CURL_HOME", "XDG_CONFIG_HOME", "HOME"} {
+		v := cx.c.Env(k)
+		if v == "" {
+			continue
+		}
+		if k == "HOME" && cleanAbs(v) == cx.pe.home {
+			continue
+		}
+		if l := cx.pe.resolve(v).loc; isDynamic(v) || l != locHome && l != locHomeSub && l != locSystem {
+			return "curl reading " + k + "=" + displayArg(v) + "/.curlrc (a config file the session can write)"
+		}
+	}
+	return ""
+}
+
+// wget's long options the rules read, for getopt_long's prefixes.
+var wgetLong = map[string]byte{
+	"method": 0, "post-data": 0, "post-file": 0, "body-data": 0, "body-file": 0, "output-document": 0,
+	"directory-prefix": 0, "output-file": 0, "append-output": 0, "save-cookies": 0, "warc-file": 0,
+	"load-cookies": 0, "input-file": 0, "execute": 0, "config": 0,
+}
+
+// wgetLongNames writes wget's abbreviated long options in full
+// (--meth=DELETE is --method=DELETE to getopt_long).
+func wgetLongNames(args []string) []string {
+	out := make([]string, len(args))
+	for i, a := range args {
+		out[i] = a
+		if a == "--" {
+			copy(out[i:], args[i:])
+			break
+		}
+		if !strings.HasPrefix(a, "--") || isDynamic(a) {
+			continue
+		}
+		name, val, hasVal := strings.Cut(a[2:], "=")
+		if full, ok := uniqueLong(name, wgetLong); ok && full != name {
+			out[i] = "--" + full
+			if hasVal {
+				out[i] += "=" + val
+			}
+		}
+	}
+	return out
+}
+
+// wgetSafeStartup are the wgetrc commands (-e) that change no request's
+// method, body, files or target.
+var wgetSafeStartup = map[string]bool{
+	"robots": true, "tries": true, "timeout": true, "wait": true, "waitretry": true, "limitrate": true,
+	"quiet": true, "verbose": true, "checkcertificate": true, "maxredirect": true, "recursive": true,
+	"noparent": true, "timestamping": true, "convertlinks": true, "continue": true, "inet4only": true, "inet6only": true,
+}
+
+// wgetStartup: wget reading commands the rules do not judge: -e
+// method=DELETE (a wgetrc command), --config FILE, $WGETRC.
+func (cx *cmdCtx) wgetStartup(args []string) string {
+	for _, e := range optValues(args[1:], 'e', "execute") {
+		k, _, _ := strings.Cut(e, "=")
+		k = strings.NewReplacer("-", "", "_", "").Replace(strings.ToLower(strings.TrimSpace(k)))
+		if isDynamic(e) || !wgetSafeStartup[k] {
+			return "wget -e " + displayArg(e) + " (a startup command)"
+		}
+	}
+	if v, ok := optValue(args[1:], 0, "config"); ok {
+		return "wget --config=" + displayArg(v) + " (the request is in a file)"
+	}
+	if cx.c.Env != nil {
+		if v := cx.c.Env("WGETRC"); v != "" {
+			return "wget reading WGETRC=" + displayArg(v)
+		}
+	}
+	return ""
+}
+
 // curlDestructive: curl -X DELETE/PUT/PATCH (or a method not known
 // statically), an upload (-T: PUT), or a POST (-X POST, data without -G)
 // to a destructive endpoint.
 func curlDestructive(args []string) string {
 	method, data, body := "", false, ""
+	var urls []string
 	for _, o := range curlOpts(args[1:]) {
 		switch o.name {
 		case "request":
 			method = o.val
+		case "url":
+			urls = append(urls, o.val)
 		case "upload-file":
 			if method == "" {
 				method = "PUT"
@@ -112,7 +217,7 @@ func curlDestructive(args []string) string {
 	case m == "" || readMethods[m]:
 		return ""
 	case m == "POST":
-		for _, u := range urlArgs(args[1:]) {
+		for _, u := range append(urlArgs(args[1:]), urls...) {
 			if destructiveEndpoint(u) {
 				return "curl POST to " + displayArg(u)
 			}
@@ -128,6 +233,23 @@ func curlDestructive(args []string) string {
 // httpie's request methods (its first operand when it is one).
 var httpieMethods = map[string]bool{"GET": true, "HEAD": true, "OPTIONS": true, "POST": true, "PUT": true, "PATCH": true, "DELETE": true}
 
+// alphabetic: httpie takes a first operand of letters alone as the
+// method, whatever it is (http PURGE url sends PURGE).
+func alphabetic(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < 'A' || s[i] > 'Z' {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// httpieItem: a request item (a=b, a:=1, f@file) rather than a URL; httpie
+// then reads its first operand as the URL.
+func httpieItem(s string) bool {
+	return strings.ContainsAny(s, "=@") && !strings.Contains(s, "/")
+}
+
 // httpieDestructive: http DELETE/PUT/PATCH URL, or a POST (explicit, or
 // implied by data items) to a destructive endpoint.
 func httpieDestructive(name string, args []string) string {
@@ -136,7 +258,7 @@ func httpieDestructive(name string, args []string) string {
 		return ""
 	}
 	method := ""
-	if up := strings.ToUpper(ops[0]); httpieMethods[up] && len(ops) > 1 {
+	if up := strings.ToUpper(ops[0]); len(ops) > 1 && (httpieMethods[up] || alphabetic(up) && !httpieItem(ops[1])) {
 		method, ops = up, ops[1:]
 	} else if isDynamic(ops[0]) && len(ops) > 1 {
 		return name + " " + displayArg(ops[0]) + " (a method known only when it runs)"
