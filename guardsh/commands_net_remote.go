@@ -89,6 +89,7 @@ func (cx *cmdCtx) remoteDestructive(name string, args []string) {
 	case "mc":
 		what = mcDestructive(args)
 	}
+	cx.storeLocalReads(name, args)
 	if what != "" {
 		cx.j.other(idNetRemoteDestructive, what)
 	}
@@ -189,7 +190,7 @@ func (cx *cmdCtx) wgetStartup(args []string) string {
 // statically), an upload (-T: PUT), or a POST (-X POST, data without -G)
 // to a destructive endpoint.
 func curlDestructive(args []string) string {
-	method, data, body := "", false, ""
+	method, data, body, override := "", false, "", ""
 	var urls []string
 	for _, o := range curlOpts(args[1:]) {
 		switch o.name {
@@ -197,6 +198,15 @@ func curlDestructive(args []string) string {
 			method = o.val
 		case "url":
 			urls = append(urls, o.val)
+		case "header":
+			// X-HTTP-Method-Override: DELETE turns a POST into a DELETE
+			// on the servers that honour it
+			k, v, _ := strings.Cut(o.val, ":")
+			if k = strings.ToLower(strings.TrimSpace(k)); k == "x-http-method-override" || k == "x-http-method" || k == "x-method-override" {
+				if ov := strings.ToUpper(strings.TrimSpace(v)); ov != "" && !readMethods[ov] && ov != "POST" {
+					override = ov
+				}
+			}
 		case "upload-file":
 			if method == "" {
 				method = "PUT"
@@ -208,6 +218,9 @@ func curlDestructive(args []string) string {
 	}
 	if isDynamic(method) {
 		return "curl -X " + displayArg(method) + " (a method known only when it runs)"
+	}
+	if override != "" {
+		return "curl with X-HTTP-Method-Override: " + displayArg(override)
 	}
 	m := strings.ToUpper(method)
 	if m == "" && data && !hasOpt(args[1:], 'G', "get") {
@@ -288,6 +301,40 @@ func httpieDestructive(name string, args []string) string {
 	return name + " " + method + " " + displayArg(url)
 }
 
+var (
+	specRclone = optSpec{long: []string{"config", "filter", "include", "exclude", "filter-from", "include-from", "exclude-from", "files-from", "transfers", "checkers", "bwlimit", "log-file", "log-level", "backup-dir", "suffix", "min-age", "max-age", "min-size", "max-size", "max-depth", "order-by", "retries", "timeout", "contimeout", "user-agent", "compare-dest", "copy-dest"}}
+	specS3cmd  = optSpec{short: "c", long: []string{"config", "access_key", "secret_key", "exclude", "include", "exclude-from", "rexclude", "region", "bucket-location", "storage-class", "mime-type", "add-header", "encoding"}}
+	specMc     = optSpec{short: "C", long: []string{"config-dir", "encrypt-key", "encrypt", "older-than", "newer-than", "name", "storage-class", "attr", "tags"}}
+)
+
+// storeLocalReads: the remote-store clients read the local paths among
+// their operands and send them (rclone copy ~/.ssh remote:b, s3cmd put,
+// mc cp): each local operand is read, so that a credential's upload asks
+// as its read does with curl -T.
+func (cx *cmdCtx) storeLocalReads(name string, args []string) {
+	var ops []string
+	remote := func(string) bool { return false }
+	switch name {
+	case "rclone":
+		ops, remote = operands(args[1:], specRclone), rcloneRemote
+	case "s3cmd":
+		ops = operands(args[1:], specS3cmd)
+		remote = func(s string) bool { return strings.Contains(s, "://") }
+	case "mc":
+		ops = operands(args[1:], specMc) // an alias/bucket path reads as a project path here
+	default:
+		return
+	}
+	if len(ops) < 2 {
+		return
+	}
+	for _, o := range ops[1:] {
+		if !isDynamic(o) && !remote(o) {
+			cx.read(o)
+		}
+	}
+}
+
 // rcloneRemote: an rclone path on a remote (NAME:path, :backend:path).
 func rcloneRemote(s string) bool {
 	if isDynamic(s) {
@@ -300,7 +347,7 @@ func rcloneRemote(s string) bool {
 // rcloneDestructive: the rclone operations that delete or move remote
 // files (sync deletes what the source lacks), not --dry-run ones.
 func rcloneDestructive(args []string) string {
-	ops := operands(args[1:], optSpec{long: []string{"config", "filter", "include", "exclude", "filter-from", "include-from", "exclude-from", "files-from", "transfers", "checkers", "bwlimit", "log-file", "log-level", "backup-dir", "suffix", "min-age", "max-age", "min-size", "max-size", "max-depth", "order-by", "retries", "timeout", "contimeout", "user-agent", "compare-dest", "copy-dest"}})
+	ops := operands(args[1:], specRclone)
 	if len(ops) == 0 || hasOpt(args[1:], 'n', "dry-run") {
 		return ""
 	}
@@ -330,7 +377,7 @@ func rcloneDestructive(args []string) string {
 // s3cmdDestructive: s3cmd's removing, moving and policy-changing
 // operations, and sync with --delete-removed.
 func s3cmdDestructive(args []string) string {
-	ops := operands(args[1:], optSpec{short: "c", long: []string{"config", "access_key", "secret_key", "exclude", "include", "exclude-from", "rexclude", "region", "bucket-location", "storage-class", "mime-type", "add-header", "encoding"}})
+	ops := operands(args[1:], specS3cmd)
 	if len(ops) == 0 || hasOpt(args[1:], 'n', "dry-run") {
 		return ""
 	}
@@ -348,7 +395,7 @@ func s3cmdDestructive(args []string) string {
 // mcDestructive: MinIO's client removing buckets and objects, mirroring
 // with --remove, moving, and admin operations that remove or disable.
 func mcDestructive(args []string) string {
-	ops := operands(args[1:], optSpec{short: "C", long: []string{"config-dir", "encrypt-key", "encrypt", "older-than", "newer-than", "name", "storage-class", "attr", "tags"}})
+	ops := operands(args[1:], specMc)
 	if len(ops) == 0 {
 		return ""
 	}
