@@ -82,6 +82,17 @@ func (cx *cmdCtx) remoteDestructive(name string, args []string) {
 		}
 	case "http", "https", "xh", "xhs", "httpie":
 		what = httpieDestructive(name, args)
+		cx.httpieReads(args)
+	case "curlie": // httpie's syntax with curl's options
+		what = curlDestructive(args)
+		if what == "" {
+			what = httpieDestructive(name, args)
+		}
+		cx.httpieReads(args)
+	case "grpcurl":
+		what = grpcDestructive(args)
+	case "lftp":
+		what = "lftp (runs the commands given or read: put, rm, mirror -R, !shell)"
 	case "rclone":
 		what = rcloneDestructive(args)
 	case "s3cmd":
@@ -243,6 +254,37 @@ func curlDestructive(args []string) string {
 	return "curl " + m + " " + strings.Join(displayArgs(urlArgs(args[1:]), 2), " ")
 }
 
+var specHttpie = optSpec{short: "aAopv", long: []string{"auth", "auth-type", "output", "print", "session", "session-read-only", "verify", "cert", "cert-key", "timeout", "proxy", "max-redirects", "pretty", "style", "format-options", "boundary", "ssl", "ciphers", "default-scheme", "max-headers", "response-charset", "response-mime"}}
+
+// httpieReads: httpie's request items that read a file and send it
+// (field@file a form upload, field=@file and field:=@file a value from a
+// file, @file a body): each such file is read.
+func (cx *cmdCtx) httpieReads(args []string) {
+	for _, item := range operands(args[1:], specHttpie) {
+		if isDynamic(item) {
+			continue
+		}
+		if _, f, ok := strings.Cut(item, "@"); ok && f != "" && !strings.Contains(item, "://") {
+			f, _, _ = strings.Cut(f, ";") // f@file;type=image/png
+			cx.read(f)
+		}
+	}
+}
+
+// grpcDestructive: grpcurl calling a method whose name says it deletes
+// (svc.Store/DeleteAll): the last operand is the method.
+func grpcDestructive(args []string) string {
+	ops := operands(args[1:], optSpec{short: "dH", long: []string{"d", "H", "rpc-header", "reflect-header", "import-path", "proto", "protoset", "cacert", "cert", "key", "authority", "servername", "connect-timeout", "max-time", "format", "user-agent", "max-msg-sz"}})
+	if len(ops) < 2 {
+		return ""
+	}
+	m := ops[len(ops)-1]
+	if isDynamic(m) || destructiveEndpoint("grpc://h/"+m) {
+		return "grpcurl " + displayArg(m)
+	}
+	return ""
+}
+
 // httpie's request methods (its first operand when it is one).
 var httpieMethods = map[string]bool{"GET": true, "HEAD": true, "OPTIONS": true, "POST": true, "PUT": true, "PATCH": true, "DELETE": true}
 
@@ -266,7 +308,7 @@ func httpieItem(s string) bool {
 // httpieDestructive: http DELETE/PUT/PATCH URL, or a POST (explicit, or
 // implied by data items) to a destructive endpoint.
 func httpieDestructive(name string, args []string) string {
-	ops := operands(args[1:], optSpec{short: "aAopv", long: []string{"auth", "auth-type", "output", "print", "session", "session-read-only", "verify", "cert", "cert-key", "timeout", "proxy", "max-redirects", "pretty", "style", "format-options", "boundary", "ssl", "ciphers", "default-scheme", "max-headers", "response-charset", "response-mime"}})
+	ops := operands(args[1:], specHttpie)
 	if len(ops) == 0 {
 		return ""
 	}
