@@ -76,6 +76,13 @@ func hNet(cx *cmdCtx, name string, args []string) {
 				}
 			}
 		}
+	case "git-lfs":
+		if ops := operands(args[1:], optSpec{}); len(ops) > 0 && ops[0] == "push" {
+			cx.j.other(idGitPush, "git-lfs push (uploads objects to the remote)")
+		}
+	case "yt-dlp", "youtube-dl":
+		// commands it runs through a shell after a download
+		cx.optionCommands(args, 0, "exec", "exec-before-download", "netrc-cmd")
 	case "nc", "ncat", "netcat":
 		if hasOpt(args[1:], 'e', "exec", "sh-exec", "lua-exec") || hasOpt(args[1:], 'c') {
 			cx.j.match(idNetReverseShell, strings.Join(displayArgs(args, 6), " "))

@@ -260,6 +260,13 @@ func TestNetProxyRemoteWrites(t *testing.T) {
 		{"grpcurl -d '{}' api.example.test:443 svc.Store/DeleteAll", "ask net.remote-destructive"},
 		{"curlie DELETE api.example.test/x", "ask net.remote-destructive"},
 		{"curlie -X DELETE api.example.test/x", "ask net.remote-destructive"},
+		{"git lfs push --all origin", "ask git.push"}, // uploads to the remote as a push does
+		{"git-lfs push origin main", "ask git.push"},
+		{"git send-pack https://git.example.test/r main", "ask git.push"},
+		{"git send-pack --force https://git.example.test/r main", "deny git.push-force"},
+		{"git http-push https://git.example.test/r main", "ask git.push"},
+		{"git send-email --to a@example.test x.patch", "ask net.unproxied"}, // SMTP
+		{"yt-dlp --exec 'rm -rf /home/u' https://video.example.test/v", "deny"},
 		{"npm i --glob left-pad", "ask install.package"}, // nopt expands abbreviations
 		{"npm i --pre /home/u left-pad", "ask install.package"},
 		{"npm install --userconfig ./rc left-pad", "ask install.package"},
