@@ -1,6 +1,9 @@
 package guardsh
 
-import "strings"
+import (
+	"net/url"
+	"strings"
+)
 
 // opensslLocal are openssl subcommands that use no network (s_client,
 // s_server, ocsp and the like do).
@@ -43,8 +46,19 @@ func hNet(cx *cmdCtx, name string, args []string) {
 	}
 	switch name {
 	case "curl":
+		urls := urlArgs(args[1:])
 		for _, o := range curlOpts(args[1:]) {
 			cx.curlOpt(o.name, o.val)
+			if o.name == "url" {
+				urls = append(urls, o.val)
+			}
+		}
+		for _, u := range urls { // file:///home/u/.ssh/id_rsa: a local read
+			if p, ok := fileURLPath(u); ok {
+				for _, f := range curlBraces(p) {
+					cx.read(f)
+				}
+			}
 		}
 		if hasOpt(args[1:], 'O', "remote-name", "remote-name-all") {
 			if d, ok := optValue(args[1:], 0, "output-dir"); ok {
@@ -107,6 +121,51 @@ func hNet(cx *cmdCtx, name string, args []string) {
 		}
 		cx.copyRemote(name, args, pre)
 	}
+}
+
+// fileURLPath is the local path a file: URL names (file:///p,
+// file://localhost/p, any case, percent-decoded, without query or
+// fragment).
+func fileURLPath(u string) (string, bool) {
+	if len(u) < 7 || !strings.EqualFold(u[:7], "file://") || isDynamic(u) {
+		return "", false
+	}
+	rest := u[7:]
+	i := strings.IndexByte(rest, '/')
+	if i < 0 {
+		return "", false
+	}
+	if h := rest[:i]; h != "" && !strings.EqualFold(h, "localhost") && h != "127.0.0.1" {
+		return "", false // curl refuses another host's file
+	}
+	p, _, _ := strings.Cut(rest[i:], "?")
+	p, _, _ = strings.Cut(p, "#")
+	if d, err := url.PathUnescape(p); err == nil {
+		p = d
+	}
+	return p, true
+}
+
+// curlBraces expands curl's URL globbing sets ({a,b}), at most 64 paths.
+func curlBraces(p string) []string {
+	i := strings.IndexByte(p, '{')
+	if i < 0 {
+		return []string{p}
+	}
+	j := strings.IndexByte(p[i+1:], '}')
+	if j < 0 {
+		return []string{p}
+	}
+	j += i + 1
+	var out []string
+	for _, alt := range strings.Split(p[i+1:j], ",") {
+		for _, rest := range curlBraces(p[j+1:]) {
+			if len(out) < 64 {
+				out = append(out, p[:i]+alt+rest)
+			}
+		}
+	}
+	return out
 }
 
 // copyRemote judges scp/rsync: local destinations are written. pre is the
