@@ -44,6 +44,15 @@ func hNet(cx *cmdCtx, name string, args []string) {
 	if unproxiedClients[name] {
 		cx.j.other(idNetUnproxied, name)
 	}
+	if name != "curl" {
+		for _, a := range args[1:] {
+			if p, ok := fileURLPath(a); ok { // aria2c, lynx, curlie file:///p
+				cx.read(p)
+			} else if (name == "lynx" || name == "w3m" || name == "links") && !strings.HasPrefix(a, "-") && !strings.Contains(a, "://") && strings.Contains(a, "/") {
+				cx.read(a) // a text browser opens a local file
+			}
+		}
+	}
 	switch name {
 	case "curl":
 		urls := urlArgs(args[1:])

@@ -282,6 +282,11 @@ func TestNetProxyRemoteWrites(t *testing.T) {
 		{"curl -s 'file:///home/u/.{ssh,aws}/id_rsa'", "ask read.credentials"},
 		{"curl -s --url=file:///home/u/.ssh/id_rsa", "ask read.credentials"},
 		{"curl -s -o out.html file:///home/u/proj/index.html", "allow"},
+		{"lynx -dump file:///home/u/.ssh/id_rsa", "ask read.credentials"},
+		{"w3m -dump /home/u/.ssh/id_rsa", "ask read.credentials"}, // text browsers open local files
+		{"links -dump /home/u/.aws/credentials", "ask read.credentials"},
+		{"aria2c file:///home/u/.ssh/id_rsa", "ask read.credentials"},
+		{"curlie file:///home/u/.ssh/id_rsa", "ask read.credentials"},
 		{"npm i --glob left-pad", "ask install.package"}, // nopt expands abbreviations
 		{"npm i --pre /home/u left-pad", "ask install.package"},
 		{"npm install --userconfig ./rc left-pad", "ask install.package"},
