@@ -185,6 +185,12 @@ func (g *Runner) call(ctx context.Context, args []string) ([]string, error) {
 	if strings.HasPrefix(args[0], internalPrefix) {
 		return g.internalCall(hc, args)
 	}
+	// No bash string holds a NUL byte (a C string ends there), and no
+	// program can be given one; mvdan's mapfile keeps them. Cut there, as
+	// bash's mapfile does, so that what is decided is what runs: no word
+	// of a script's command can spell inputCmd or internalPrefix+NAME for
+	// the exec handler ("command NAME", "exec NAME").
+	cutAtNUL(args)
 	if g.sh.traceDropNext.Load() {
 		g.sh.traceDropNext.Store(false) // this command's trace is out
 	}
@@ -291,9 +297,13 @@ func (g *Runner) exec(ctx context.Context, args []string) error {
 	}
 	if args[0] == inputCmd {
 		var in io.Reader
-		if in, args = g.handoff.takeInput(args); in != nil {
-			hc.Stdin = in
+		if in, args = g.handoff.takeInput(args); in == nil {
+			// only the call handler makes this argv, with its input
+			// parked (withInput): anything else is forged
+			fmt.Fprintln(hc.Stderr, "guardsh: denied [shell.internal]: internal guardsh name. Use the plain command name")
+			return interp.ExitStatus(126)
 		}
+		hc.Stdin = in
 	}
 	if strings.HasPrefix(args[0], internalPrefix) {
 		return g.builtin(ctx, hc, args)
@@ -305,6 +315,15 @@ func (g *Runner) exec(ctx context.Context, args []string) error {
 		}
 	}
 	return g.startExternal(ctx, hc, args)
+}
+
+// cutAtNUL ends every word of args at its first NUL byte, in place.
+func cutAtNUL(args []string) {
+	for i, a := range args {
+		if j := strings.IndexByte(a, 0); j >= 0 {
+			args[i] = a[:j]
+		}
+	}
 }
 
 // errf prints an error the way bash does: "NAME: line N: MESSAGE".

@@ -1,0 +1,50 @@
+package interp
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/guardsh/guardsh/guardsh"
+)
+
+// TestAttackForgedMarkers: the names of protocol.go that hold a NUL byte
+// (inputCmd, internalPrefix+NAME) must not be spelt by a script. mvdan's
+// mapfile keeps NUL bytes (bash's ends the line there), so a file holding
+// "\0guardsh-input" and "\0gs-kill" gives a script both names; "command
+// NAME" and "exec NAME" take the second one to the exec handler, and the
+// first one had the exec handler drop itself and run the rest undecided.
+// kill -1 is a catastrophic deny, refused in bypass mode too; signal 0
+// sends nothing, so the test is harmless if the guard fails (the status
+// then says the kill ran).
+func TestAttackForgedMarkers(t *testing.T) {
+	const prelude = `printf '\000guardsh-input\n\000gs-kill\n' > f; mapfile -t a < f
+`
+	for _, src := range []string{
+		`kill -0 -1`,
+		`"${a[0]}" "${a[1]}" -0 -1`,
+		`command "${a[1]}" -0 -1`,
+		`(exec "${a[1]}" -0 -1)`,
+		`"${a[0]}" command "${a[1]}" -0 -1`,
+		`x=${a[1]}; command "$x" -0 -1`,
+		`eval 'command "${a[1]}" -0 -1'`,
+		`f() { "$@"; }; f "${a[0]}" "${a[1]}" -0 -1`,
+	} {
+		for _, mode := range []guardsh.Mode{guardsh.ModeAuto, guardsh.ModeBypass} {
+			for _, g := range []struct {
+				name string
+				gate Gate
+			}{{"no-human", nil}, {"approve-all", yesGate{}}} {
+				if mode == guardsh.ModeBypass && g.gate != nil {
+					continue // bypass asks nothing
+				}
+				t.Run(string(mode)+"/"+g.name+"/"+src, func(t *testing.T) {
+					_, stderr, status := runAttack(t, mode, g.gate, prelude+src+`
+echo "status=$?" >&2`)
+					if strings.Contains(stderr, "status=0") {
+						t.Errorf("kill -0 -1 ran (status %d); stderr:\n%s", status, stderr)
+					}
+				})
+			}
+		}
+	}
+}
