@@ -238,36 +238,8 @@ func (g *Runner) call(ctx context.Context, args []string) ([]string, error) {
 	maybeFunc := !interp.IsBuiltin(args[0]) && g.sh.mayBeFunction(args[0])
 	c.Function = maybeFunc
 	var input io.Reader
-	if !maybeFunc && !interp.IsBuiltin(args[0]) && guardsh.InputMatters(args) {
-		// the verdict depends on stdin: read it first, and judge what
-		// follows chunk by chunk as the command reads it (input.go)
-		data, all, read := readInput(hc.Stdin)
-		rest := hc.Stdin
-		switch {
-		case all:
-			text := string(data)
-			c.Input = &text
-			input = bytes.NewReader(data)
-		case read:
-			// judged in full lines: the first chunk up to its last newline
-			first, carry := data, []byte(nil)
-			if i := bytes.LastIndexByte(data, '\n'); i >= 0 {
-				first, carry = data[:i+1], append([]byte(nil), data[i+1:]...)
-			}
-			text := string(first)
-			c.Input = &text
-			tmpl := c
-			input = io.MultiReader(bytes.NewReader(first), &checkedInput{src: rest, carry: carry, judge: func(chunk string) bool {
-				cc := tmpl
-				cc.Input = &chunk
-				v := g.decide(ctx, cc)
-				if v.Decision != guardsh.Allow {
-					fmt.Fprintln(hc.Stderr, v.Message()+" (in the input of "+args[0]+"; the input stops there)")
-					return false
-				}
-				return true
-			}})
-		}
+	if !maybeFunc && !interp.IsBuiltin(args[0]) {
+		input = g.inputForDecision(ctx, hc, &c)
 	}
 	v := g.decide(ctx, c)
 	if v.Decision != guardsh.Allow {
@@ -281,6 +253,48 @@ func (g *Runner) call(ctx context.Context, args []string) ([]string, error) {
 		return g.handoff.withInput(out, input), nil
 	}
 	return out, nil
+}
+
+// inputForDecision reads, when the verdict on c depends on its standard
+// input (guardsh.InputMatters), that input before deciding: c.Input gets
+// what was read, and the reader returned (nil if nothing was read) gives
+// the command that input and then the rest of the stream, judged chunk by
+// chunk as the command reads it (input.go).
+func (g *Runner) inputForDecision(ctx context.Context, hc interp.HandlerContext, c *guardsh.Command) (input io.Reader) {
+	args := c.Args
+	if !guardsh.InputMatters(args) {
+		return nil
+	}
+	// the verdict depends on stdin: read it first, and judge what
+	// follows chunk by chunk as the command reads it (input.go)
+	data, all, read := readInput(hc.Stdin)
+	rest := hc.Stdin
+	switch {
+	case all:
+		text := string(data)
+		c.Input = &text
+		input = bytes.NewReader(data)
+	case read:
+		// judged in full lines: the first chunk up to its last newline
+		first, carry := data, []byte(nil)
+		if i := bytes.LastIndexByte(data, '\n'); i >= 0 {
+			first, carry = data[:i+1], append([]byte(nil), data[i+1:]...)
+		}
+		text := string(first)
+		c.Input = &text
+		tmpl := *c
+		input = io.MultiReader(bytes.NewReader(first), &checkedInput{src: rest, carry: carry, judge: func(chunk string) bool {
+			cc := tmpl
+			cc.Input = &chunk
+			v := g.decide(ctx, cc)
+			if v.Decision != guardsh.Allow {
+				fmt.Fprintln(hc.Stderr, v.Message()+" (in the input of "+args[0]+"; the input stops there)")
+				return false
+			}
+			return true
+		}})
+	}
+	return input
 }
 
 // exec is the ExecHandler for everything that is neither a builtin nor a
@@ -309,9 +323,18 @@ func (g *Runner) exec(ctx context.Context, args []string) error {
 		return g.builtin(ctx, hc, args)
 	}
 	if g.handoff.takeRecheck(args) {
-		if v := g.decide(ctx, g.command(hc, args)); v.Decision != guardsh.Allow {
+		// decided as the call handler decides a command: its source as
+		// written, and the standard input it reads before deciding
+		c := g.command(hc, args)
+		c.Source = g.sh.globs.lookup(hc.Pos, args[0])
+		c.NameEscaped = g.sh.globs.nameEscaped(hc.Pos, args[0])
+		input := g.inputForDecision(ctx, hc, &c)
+		if v := g.decide(ctx, c); v.Decision != guardsh.Allow {
 			fmt.Fprintln(hc.Stderr, v.Message())
 			return interp.ExitStatus(126)
+		}
+		if input != nil {
+			hc.Stdin = input
 		}
 	}
 	return g.startExternal(ctx, hc, args)

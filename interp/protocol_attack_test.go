@@ -1,6 +1,7 @@
 package interp
 
 import (
+	"os/exec"
 	"strings"
 	"testing"
 
@@ -45,6 +46,35 @@ echo "status=$?" >&2`)
 					}
 				})
 			}
+		}
+	}
+}
+
+// TestAttackFunctionNameInput: a name some script defines as a function is
+// allowed as a function call and decided again in the exec handler when it
+// turns out to be a program (handoff.markRecheck). The call handler reads
+// the standard input of xargs, sqlite3, ed and python3 before deciding
+// them; the second decision must see that input too, or a program that
+// runs its input as commands runs them unjudged.
+func TestAttackFunctionNameInput(t *testing.T) {
+	for _, c := range []struct{ prog, src string }{
+		{"python3", `echo 'import shutil,os; shutil.rmtree(os.environ["HOME"])' | python3`},
+		{"sqlite3", `echo ".shell rm -rf $HOME" | sqlite3`},
+		{"ed", `printf '%s\n' '!rm -rf ~' q | ed -s`},
+		{"xargs", `echo "$HOME" | xargs rm -rf`},
+	} {
+		if _, err := exec.LookPath(c.prog); err != nil {
+			t.Logf("no %s on PATH", c.prog)
+			continue
+		}
+		for _, mode := range []guardsh.Mode{guardsh.ModeAuto, guardsh.ModeBypass} {
+			src := c.prog + "() { :; }; unset -f " + c.prog + "\n" + c.src
+			t.Run(string(mode)+"/"+src, func(t *testing.T) {
+				lost, stderr, status := runAttack(t, mode, nil, src)
+				if lost != "" {
+					t.Errorf("HOME damaged (%s); status %d, stderr:\n%s", lost, status, stderr)
+				}
+			})
 		}
 	}
 }
