@@ -322,22 +322,29 @@ func (g *Runner) exec(ctx context.Context, args []string) error {
 	if strings.HasPrefix(args[0], internalPrefix) {
 		return g.builtin(ctx, hc, args)
 	}
-	if g.handoff.takeRecheck(args) {
-		// decided as the call handler decides a command: its source as
-		// written, and the standard input it reads before deciding
-		c := g.command(hc, args)
-		c.Source = g.sh.globs.lookup(hc.Pos, args[0])
-		c.NameEscaped = g.sh.globs.nameEscaped(hc.Pos, args[0])
-		input := g.inputForDecision(ctx, hc, &c)
-		if v := g.decide(ctx, c); v.Decision != guardsh.Allow {
-			fmt.Fprintln(hc.Stderr, v.Message())
-			return interp.ExitStatus(126)
-		}
-		if input != nil {
-			hc.Stdin = input
-		}
-	}
 	return g.startExternal(ctx, hc, args)
+}
+
+// recheck decides again, as a command, what the call handler allowed as a
+// possible function call (handoff.markRecheck) and that reached the exec
+// handler: as the call handler decides a command, with its source as
+// written and the standard input it reads before deciding. It returns the
+// argv to run (inputCmd ARGV... when input was read, protocol.go), with
+// the decision's handoff entry on it, or the refusal's status.
+func (g *Runner) recheck(ctx context.Context, args []string) ([]string, error) {
+	hc := interp.HandlerCtx(ctx)
+	c := g.command(hc, args)
+	c.Source = g.sh.globs.lookup(hc.Pos, args[0])
+	c.NameEscaped = g.sh.globs.nameEscaped(hc.Pos, args[0])
+	input := g.inputForDecision(ctx, hc, &c)
+	if v := g.decide(ctx, c); v.Decision != guardsh.Allow {
+		fmt.Fprintln(hc.Stderr, v.Message())
+		return nil, interp.ExitStatus(126)
+	}
+	if input != nil {
+		return g.handoff.withInput(args, input), nil
+	}
+	return args, nil
 }
 
 // cutAtNUL ends every word of args at its first NUL byte, in place.

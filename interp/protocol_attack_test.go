@@ -1,10 +1,16 @@
 package interp
 
 import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"os"
 	"os/exec"
 	"strings"
 	"testing"
 
+	"github.com/guardsh/guardsh/audit"
 	"github.com/guardsh/guardsh/guardsh"
 )
 
@@ -75,6 +81,46 @@ func TestAttackFunctionNameInput(t *testing.T) {
 					t.Errorf("HOME damaged (%s); status %d, stderr:\n%s", lost, status, stderr)
 				}
 			})
+		}
+	}
+}
+
+// TestAttackRecheckAuditExit: a command decided again in the exec handler
+// (a name some script defines as a function, run as a program) gets its
+// exit record like every program that ran (docs/audit.md): the second
+// decision's handoff entry was left behind by gateExec, which had already
+// looked for one.
+func TestAttackRecheckAuditExit(t *testing.T) {
+	var buf bytes.Buffer
+	dir := t.TempDir()
+	r, err := New(Config{Dir: dir, Project: dir, Env: []string{"HOME=" + dir, "PATH=" + os.Getenv("PATH")},
+		Policy: guardsh.NewPolicy(guardsh.ModeAuto), Audit: audit.New(&buf, "s"), Sandbox: "off (test)",
+		Stdout: io.Discard, Stderr: io.Discard})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st := r.Run(context.Background(), strings.NewReader("ls() { :; }; unset -f ls\nls -d . >/dev/null; exit 3"), "t"); st != 3 {
+		t.Fatalf("status %d", st)
+	}
+	decided, exited := map[uint64]bool{}, map[uint64]bool{}
+	for _, line := range strings.Split(strings.TrimSpace(buf.String()), "\n") {
+		var rec audit.Record
+		if err := json.Unmarshal([]byte(line), &rec); err != nil {
+			t.Fatalf("%q: %v", line, err)
+		}
+		switch {
+		case rec.Event == audit.EventDecide && len(rec.Argv) > 0 && rec.Argv[0] == "ls" && rec.Decision == "allow" && rec.Rule != "shell.builtin":
+			decided[rec.ID] = true
+		case rec.Event == audit.EventExit:
+			exited[rec.ID] = true
+		}
+	}
+	if len(decided) == 0 {
+		t.Fatalf("no decide record for ls as a program:\n%s", buf.String())
+	}
+	for id := range decided {
+		if !exited[id] {
+			t.Errorf("decide record %d has no exit record:\n%s", id, buf.String())
 		}
 	}
 }
