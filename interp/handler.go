@@ -238,7 +238,8 @@ func (g *Runner) call(ctx context.Context, args []string) ([]string, error) {
 	maybeFunc := !interp.IsBuiltin(args[0]) && g.sh.mayBeFunction(args[0])
 	c.Function = maybeFunc
 	var input io.Reader
-	if !maybeFunc && !interp.IsBuiltin(args[0]) {
+	wrapped := programAt(args) // "command PROG", "exec PROG": PROG runs as a program
+	if !maybeFunc && (!interp.IsBuiltin(args[0]) || wrapped > 0) {
 		input = g.inputForDecision(ctx, hc, &c)
 	}
 	v := g.decide(ctx, c)
@@ -250,9 +251,30 @@ func (g *Runner) call(ctx context.Context, args []string) ([]string, error) {
 		g.handoff.markRecheck(out)
 	}
 	if input != nil {
+		if wrapped > 0 {
+			return g.handoff.withInputAt(out, wrapped, input), nil
+		}
 		return g.handoff.withInput(out, input), nil
 	}
 	return out, nil
+}
+
+// programAt returns where the program of "command [--] PROG ..." or "exec
+// [--] PROG ..." (nested too) starts in args, which mvdan's command and
+// exec builtins hand to the exec handler from there; 0 for any other
+// command, and for a builtin's options guardsh leaves to mvdan.
+func programAt(args []string) int {
+	i := 0
+	for i < len(args) && (args[i] == "command" || args[i] == "exec") {
+		i++
+		if i < len(args) && args[i] == "--" {
+			i++
+		}
+	}
+	if i == 0 || i >= len(args) || strings.HasPrefix(args[i], "-") || interp.IsBuiltin(args[i]) {
+		return 0
+	}
+	return i
 }
 
 // inputForDecision reads, when the verdict on c depends on its standard

@@ -315,6 +315,18 @@ func (h *handoff) withInput(args []string, r io.Reader) []string {
 	return out
 }
 
+// withInputAt is withInput for the program that starts at args[i] of
+// "command PROG ..." or "exec PROG ..." (programAt): the builtin words stay
+// (exec still ends the shell) and inputCmd goes before PROG, where mvdan's
+// builtin hands the rest of the slice to the ExecHandler.
+func (h *handoff) withInputAt(args []string, i int, r io.Reader) []string {
+	out := make([]string, 0, len(args)+1)
+	out = append(append(append(out, args[:i]...), inputCmd), args[i:]...)
+	h.move(args, &out[i])
+	h.update(&out[i], func(e *handoffEntry) { e.input = r })
+	return out
+}
+
 // takeInput returns the command of an inputCmd argv and its parked input
 // (nil if none).
 func (h *handoff) takeInput(args []string) (r io.Reader, rest []string) {

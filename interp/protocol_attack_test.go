@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -75,7 +76,10 @@ func TestAttackFunctionNameInput(t *testing.T) {
 		}
 		for _, mode := range []guardsh.Mode{guardsh.ModeAuto, guardsh.ModeBypass} {
 			src := c.prog + "() { :; }; unset -f " + c.prog + "\n" + c.src
-			t.Run(string(mode)+"/"+src, func(t *testing.T) {
+			// a plain subtest name: t.TempDir's name, the HOME that
+			// sqlite3's .shell gives sh unquoted, must be one word
+			t.Run(string(mode)+"/"+c.prog, func(t *testing.T) {
+				t.Log(src)
 				lost, stderr, status := runAttack(t, mode, nil, src)
 				if lost != "" {
 					t.Errorf("HOME damaged (%s); status %d, stderr:\n%s", lost, status, stderr)
@@ -121,6 +125,32 @@ func TestAttackRecheckAuditExit(t *testing.T) {
 	for id := range decided {
 		if !exited[id] {
 			t.Errorf("decide record %d has no exit record:\n%s", id, buf.String())
+		}
+	}
+}
+
+// TestAttackWrappedInput: "command PROG" and "exec PROG" run PROG as a
+// program; the call handler must read PROG's standard input before
+// deciding it as it does for PROG alone, though command and exec are
+// builtins.
+func TestAttackWrappedInput(t *testing.T) {
+	if _, err := exec.LookPath("sqlite3"); err != nil {
+		t.Skip("no sqlite3 on PATH")
+	}
+	for i, src := range []string{
+		`echo ".shell rm -rf $HOME" | command sqlite3`,
+		`echo ".shell rm -rf $HOME" | command -- sqlite3`,
+		`(echo ".shell rm -rf $HOME" | exec sqlite3)`,
+		`echo ".shell rm -rf $HOME" | command exec sqlite3`,
+	} {
+		for _, mode := range []guardsh.Mode{guardsh.ModeAuto, guardsh.ModeBypass} {
+			t.Run(fmt.Sprintf("%s/%d", mode, i), func(t *testing.T) {
+				t.Log(src)
+				lost, stderr, status := runAttack(t, mode, nil, src)
+				if lost != "" {
+					t.Errorf("HOME damaged (%s); status %d, stderr:\n%s", lost, status, stderr)
+				}
+			})
 		}
 	}
 }
