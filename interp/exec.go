@@ -65,10 +65,12 @@ func (g *Runner) startExternal(ctx context.Context, hc interp.HandlerContext, ar
 			})
 		}
 	}
-	if ip, opt, ok := shebangLine(path); ok && isSelf(absIn(hc.Dir, ip)) {
+	if ip, opt, ok := shebangLine(path); ok && isSelf(absIn(hc.Dir, ip)) && guardsh.RealShells()[filepath.Base(ip)] == "" {
 		// a script whose #! names guardsh (or a copy: #!./gs --mode=bypass)
 		// is a nested guardsh: its commands are judged by this session
-		// (a relative #! is found from the working directory, as the kernel does)
+		// (a relative #! is found from the working directory, as the kernel does).
+		// Under guardsh --launch, #!/bin/bash names guardsh too: the
+		// script is a bash script, run as one below (guardsh.RealShells).
 		argv := append(append([]string{ip}, opt...), path)
 		argv = append(argv, args[1:]...)
 		inv, pol, env, ok := g.nestedGuardsh(hc, argv)
