@@ -458,6 +458,8 @@ var credentialHome = []string{
 	".my.cnf", ".config/rclone/", ".boto", ".s3cfg", ".databrickscfg", ".config/doctl/",
 	".oci/", ".config/heroku/", ".netlify/", ".fly/", ".config/gitlab", ".claude/.credentials.json",
 	".local/share/password", ".age/", ".config/sops/",
+	// the remote CLIs whose reads run under the session's proxy
+	".mc/", ".config/glab-cli/", ".config/argocd/", ".wrangler/", ".config/.wrangler/", ".config/stripe/",
 }
 
 // loginFile reports whether abs is a shell start-up file a login shell
