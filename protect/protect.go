@@ -420,9 +420,13 @@ func HooksDir(project string) string {
 	}
 	hp := ""
 	if mayNameHooksPath(cfg) {
-		// --file: this one file, no includes, nothing of the repository run
-		out, _ := exec.Command("git", "config", "--file", cfg, "--get", "core.hooksPath").Output()
-		hp = strings.TrimSpace(string(out))
+		// --file: this one file, no includes, nothing of the repository run;
+		// a git no session could have planted (this runs unconfined, in the
+		// privileged side, when a session starts)
+		if git, err := TrustedProgram("git", SessionWritable(project)); err == nil {
+			out, _ := exec.Command(git, "config", "--file", cfg, "--get", "core.hooksPath").Output()
+			hp = strings.TrimSpace(string(out))
+		}
 	}
 	switch {
 	case hp == "":
