@@ -159,3 +159,43 @@ func TestProbeCacheForged(t *testing.T) {
 		os.Remove(otherPath)
 	}
 }
+
+// TestAttackProbeCacheOtherSession: a cache directory outside this
+// session's writable roots may lie inside another session's (a session in
+// the home directory, or one given GUARDSH_SANDBOX_WRITE=~/.cache): a
+// command of that session writes a result there that this session must
+// not believe unauthenticated.
+func TestAttackProbeCacheOtherSession(t *testing.T) {
+	needRoot(t)
+	if LandlockABI() < minLandlockABI {
+		t.Skip("no Landlock")
+	}
+	if probeCacheKey() == nil {
+		t.Skip("no kernel keyring here (keyctl refused)")
+	}
+	home := testenv.Outside(t)
+	cache := filepath.Join(home, ".cache")
+	t.Setenv("XDG_CACHE_HOME", cache)
+	t.Setenv("XDG_RUNTIME_DIR", "")
+	a := NewConfig(t.TempDir(), t.TempDir(), "", nil) // the cache is outside its roots
+	b := a
+	b.Project = home // the other session: its project holds the cache
+	pathA, _ := probeCachePath(BackendLandlock, a)
+	pathB, _ := probeCachePath(BackendLandlock, b)
+	if pathA == "" || pathB == "" || filepath.Dir(pathA) != filepath.Dir(pathB) {
+		t.Skipf("the two sessions do not share a cache directory: %q %q", pathA, pathB)
+	}
+	if !within(pathA, b.Project) {
+		t.Fatalf("%s is not inside the other session's writable root %s", pathA, b.Project)
+	}
+	// What a command of session b writes (it knows the name: the file of
+	// an earlier session a, listed in the directory).
+	os.MkdirAll(filepath.Dir(pathA), 0o700)
+	forged := `{"backend":"landlock","abi":7,"ok":true,"checks":[{"name":"forged","ok":true}]}`
+	if err := os.WriteFile(pathA, []byte(forged), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if r := CachedProbe(BackendLandlock, a); r.Cached {
+		t.Errorf("session a believed an unauthenticated result another session's command could write")
+	}
+}
