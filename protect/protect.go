@@ -20,6 +20,7 @@ import (
 	"os/exec"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -166,6 +167,9 @@ func Match(abs string, w Where) (Entry, bool) {
 	if hp := HooksDir(w.Project); hp != "" && (abs == hp || strings.HasPrefix(abs, hp+"/")) {
 		return Entry{Base: System, Path: hp, Tree: true, Why: whyHooksPath}, true
 	}
+	if slices.Contains(IncludedConfigs(w.Project), abs) {
+		return Entry{Base: System, Path: abs, Why: whyGit + " (the repository's .git/config includes it)"}, true
+	}
 	for _, e := range Entries {
 		var base string
 		switch e.Base {
@@ -281,6 +285,9 @@ func Paths(w Where) []string {
 	if hp := HooksDir(w.Project); hp != "" {
 		add(filepath.FromSlash(hp))
 	}
+	for _, inc := range IncludedConfigs(w.Project) {
+		add(filepath.FromSlash(inc))
+	}
 	if p := abs(w.Project); p != "" {
 		dirs := gitDirs(filepath.Join(p, ".git"), 0)
 		if len(dirs) == 0 {
@@ -375,15 +382,17 @@ type hooksKey struct {
 	size int64
 }
 
-var hooksCache sync.Map // hooksKey -> string
+var hooksCache sync.Map // hooksKey -> repoConfig
 
 // mayNameHooksPath reports whether the config file cfg may set
 // core.hooksPath, so that asking git is needed (a process start, on every
 // sandboxed session's start). A variable name in git's configuration has
 // no escapes and no line continuations (letters, digits and '-' only,
 // compared without case), so a file that sets core.hooksPath contains
-// "hookspath" in some case; one without it, git answers nothing for. An
-// unreadable or very large file is left to git.
+// "hookspath" in some case; one without it, git answers nothing for —
+// unless it includes another file ("include" in some case: include.path,
+// includeIf), which git is then asked to read too. An unreadable or very
+// large file is left to git.
 func mayNameHooksPath(cfg string) bool {
 	f, err := os.Open(cfg)
 	if err != nil {
@@ -395,37 +404,68 @@ func mayNameHooksPath(cfg string) bool {
 	if err != nil || len(b) > max {
 		return true
 	}
-	return bytes.Contains(bytes.ToLower(b), []byte("hookspath"))
+	l := bytes.ToLower(b)
+	return bytes.Contains(l, []byte("hookspath")) || bytes.Contains(l, []byte("include"))
 }
 
 // HooksDir returns the directory the project repository's own
-// configuration (.git/config) names in core.hooksPath, absolute and clean,
-// when it lies where a session may write (inside the project, below its
-// root, such as husky's .husky/_): git runs the programs there as hooks,
-// as it does those in .git/hooks. "" when there is none. The answer is
-// cached per state of the config file.
+// configuration (.git/config, with the files it includes) names in
+// core.hooksPath, absolute and clean, when it lies where a session may
+// write (inside the project, below its root, such as husky's .husky/_):
+// git runs the programs there as hooks, as it does those in .git/hooks.
+// "" when there is none. The answer is cached per state of the config
+// file.
 func HooksDir(project string) string {
+	return repoConfigOf(project).hooks
+}
+
+// IncludedConfigs returns the files the project repository's .git/config
+// includes (include.path, includeIf.*.path, and what those include),
+// absolute and clean, whether they exist or not: git trusts them as it
+// trusts .git/config (a core.fsmonitor or core.hooksPath there is obeyed),
+// so they are protected like it. Cached with HooksDir.
+func IncludedConfigs(project string) []string {
+	return repoConfigOf(project).includes
+}
+
+// repoConfig is what HooksDir and IncludedConfigs read of a repository's
+// configuration.
+type repoConfig struct {
+	hooks    string
+	includes []string
+}
+
+func repoConfigOf(project string) repoConfig {
 	if project == "" || !path.IsAbs(project) || path.Clean(project) == "/" {
-		return ""
+		return repoConfig{}
 	}
 	project = path.Clean(project)
 	cfg := path.Join(project, ".git", "config")
 	fi, err := os.Stat(cfg)
 	if err != nil || !fi.Mode().IsRegular() {
-		return ""
+		return repoConfig{}
 	}
 	k := hooksKey{cfg, fi.ModTime(), fi.Size()}
 	if v, ok := hooksCache.Load(k); ok {
-		return v.(string)
+		return v.(repoConfig)
 	}
+	var rc repoConfig
 	hp := ""
 	if mayNameHooksPath(cfg) {
-		// --file: this one file, no includes, nothing of the repository run;
-		// a git no session could have planted (this runs unconfined, in the
-		// privileged side, when a session starts)
+		// --file --includes: this file and what it includes, nothing of
+		// the repository run (in the work tree, so that includeIf's
+		// gitdir conditions are git's own); a git no session could have
+		// planted (this runs unconfined, in the privileged side, when a
+		// session starts)
 		if git, err := TrustedProgram("git", SessionWritable(project)); err == nil {
-			out, _ := exec.Command(git, "config", "--file", cfg, "--get", "core.hooksPath").Output()
+			cmd := exec.Command(git, "config", "--file", cfg, "--includes", "--get", "core.hooksPath")
+			cmd.Dir = project
+			out, _ := cmd.Output()
 			hp = strings.TrimSpace(string(out))
+			cmd = exec.Command(git, "config", "--file", cfg, "--includes", "--show-origin", "-z", "--get-regexp", `^include(if\..*)?\.path$`)
+			cmd.Dir = project
+			out, _ = cmd.Output()
+			rc.includes = parseIncludes(out)
 		}
 	}
 	switch {
@@ -438,6 +478,41 @@ func HooksDir(project string) string {
 	if hp != "" && !strings.HasPrefix(hp, project+"/") {
 		hp = "" // outside the project (~/.githooks, /dev/null): not the session's to write
 	}
-	hooksCache.Store(k, hp)
-	return hp
+	rc.hooks = hp
+	hooksCache.Store(k, rc)
+	return rc
+}
+
+// parseIncludes reads `git config --show-origin -z --get-regexp` output
+// ("file:ORIGIN\0KEY\nVALUE\0" records) of include paths: each is
+// resolved as git does, "~/" against $HOME, a relative one against its
+// origin file's directory.
+func parseIncludes(out []byte) []string {
+	var list []string
+	f := strings.Split(string(out), "\x00")
+	for i := 0; i+1 < len(f); i += 2 {
+		origin, ok := strings.CutPrefix(f[i], "file:")
+		if !ok {
+			continue
+		}
+		_, v, ok := strings.Cut(f[i+1], "\n")
+		if !ok || v == "" {
+			continue
+		}
+		switch {
+		case strings.HasPrefix(v, "~/"):
+			home, err := os.UserHomeDir()
+			if err != nil {
+				continue
+			}
+			v = path.Join(home, v[2:])
+		case !path.IsAbs(v):
+			v = path.Join(path.Dir(origin), v)
+		}
+		v = path.Clean(v)
+		if !slices.Contains(list, v) {
+			list = append(list, v)
+		}
+	}
+	return list
 }

@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -41,5 +42,52 @@ func TestAttackHooksDirPlantedGit(t *testing.T) {
 	}
 	if want := filepath.Join(p, ".husky/_"); got != want {
 		t.Errorf("HooksDir = %q, want %q (the real git's answer)", got, want)
+	}
+}
+
+// TestAttackHooksPathInclude: a .git/config that includes a file of the
+// project (include.path, includeIf) hands that file git's trust: a
+// core.hooksPath (or core.fsmonitor) there is obeyed by the user's git as
+// if in .git/config. The hooks directory it names must be protected, and
+// so must the included file itself, wherever git (the oracle) says.
+func TestAttackHooksPathInclude(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git")
+	}
+	for _, c := range []struct{ key, file, hooks string }{
+		{"include.path", "../shared.gitconfig", ".husky"},
+		{"includeIf.gitdir:/.path", "../cfg/more.inc", "tools/hooks"},
+		{"include.path", "ABS/abs.inc", "abshooks"},
+	} {
+		t.Run(c.key+"="+c.file, func(t *testing.T) {
+			p := t.TempDir()
+			if out, err := exec.Command("git", "init", "-q", p).CombinedOutput(); err != nil {
+				t.Fatalf("git init: %v %s", err, out)
+			}
+			file := strings.Replace(c.file, "ABS", p, 1)
+			if out, err := exec.Command("git", "-C", p, "config", c.key, file).CombinedOutput(); err != nil {
+				t.Fatalf("git config: %v %s", err, out)
+			}
+			inc := filepath.Clean(filepath.Join(p, ".git", file))
+			if filepath.IsAbs(file) {
+				inc = file
+			}
+			os.MkdirAll(filepath.Dir(inc), 0o755)
+			os.WriteFile(inc, []byte("[core]\n\thooksPath = "+c.hooks+"\n"), 0o644)
+			out, err := exec.Command("git", "-C", p, "rev-parse", "--git-path", "hooks").Output()
+			if err != nil || strings.TrimSpace(string(out)) != c.hooks {
+				t.Fatalf("git's hooks directory: %q %v (want %s)", out, err, c.hooks)
+			}
+			if got, want := HooksDir(p), filepath.Join(p, c.hooks); got != want {
+				t.Errorf("HooksDir = %q, want %q (git obeys the included file)", got, want)
+			}
+			w := Where{Project: p}
+			if _, ok := Match(inc, w); !ok {
+				t.Errorf("Match(%s) = false: the included config file is writable", inc)
+			}
+			if !slices.Contains(Paths(w), inc) {
+				t.Errorf("Paths lacks the included config file %s", inc)
+			}
+		})
 	}
 }
