@@ -49,13 +49,14 @@ func CachedProbe(backend string, c Config) ProbeResult {
 // key is nil (a directory outside every writable root), else only when
 // its MAC under key is right.
 func readCache(path string, key []byte) ([]byte, bool) {
-	if key == nil {
-		b, err := os.ReadFile(path)
-		return b, err == nil
-	}
+	// Never through a symbolic link, never blocking on a FIFO: a
+	// confined command may have planted either.
 	b, err := readNoSymlinks(path)
 	if err != nil {
 		return nil, false
+	}
+	if key == nil {
+		return b, true
 	}
 	var a authedCache
 	if json.Unmarshal(b, &a) != nil {
@@ -75,11 +76,7 @@ func readCache(path string, key []byte) ([]byte, bool) {
 func writeCache(path string, key []byte, b []byte) {
 	dir := filepath.Dir(path)
 	if key == nil {
-		os.MkdirAll(dir, 0o700)
-		tmp := path + ".tmp"
-		if os.WriteFile(tmp, b, 0o600) == nil {
-			os.Rename(tmp, path)
-		}
+		writeNoSymlinks(dir, filepath.Base(path), b)
 		pruneProbeCache(dir)
 		return
 	}

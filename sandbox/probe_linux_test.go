@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/guardsh/guardsh/internal/testenv"
+	"golang.org/x/sys/unix"
 )
 
 // init runs the confining stage when this test binary is one (the probes
@@ -197,5 +198,40 @@ func TestAttackProbeCacheOtherSession(t *testing.T) {
 	}
 	if r := CachedProbe(BackendLandlock, a); r.Cached {
 		t.Errorf("session a believed an unauthenticated result another session's command could write")
+	}
+}
+
+// TestAttackProbeCacheFIFO: a command that may write the cache directory
+// (HOME under /tmp) replaces a cache file by a FIFO: the next session's
+// start must not block opening it (it probes afresh).
+func TestAttackProbeCacheFIFO(t *testing.T) {
+	needRoot(t)
+	if LandlockABI() < minLandlockABI {
+		t.Skip("no Landlock")
+	}
+	c := NewConfig(t.TempDir(), t.TempDir(), "", nil)
+	t.Setenv("XDG_CACHE_HOME", filepath.Join(c.TmpDir, "cache")) // inside a writable root
+	t.Setenv("XDG_RUNTIME_DIR", "")
+	if probeCacheKey() == nil {
+		t.Skip("no kernel keyring here (keyctl refused)")
+	}
+	path, _ := probeCachePath(BackendLandlock, c)
+	os.MkdirAll(filepath.Dir(path), 0o700)
+	if err := unix.Mkfifo(path, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan ProbeResult, 1)
+	go func() { done <- CachedProbe(BackendLandlock, c) }()
+	select {
+	case r := <-done:
+		if r.Cached || !r.OK {
+			t.Errorf("cached=%v ok=%v: want a fresh passing probe", r.Cached, r.OK)
+		}
+	case <-time.After(60 * time.Second):
+		// unblock the open so that the test binary can end
+		if w, err := os.OpenFile(path, os.O_WRONLY, 0); err == nil {
+			w.Close()
+		}
+		t.Fatal("the session's start blocked on a FIFO planted as a cache file")
 	}
 }
