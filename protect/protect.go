@@ -377,9 +377,11 @@ func nestedRepos(project string) []string {
 const whyHooksPath = "git runs the programs in it as hooks (the repository's core.hooksPath names it, as husky's .husky does)"
 
 type hooksKey struct {
-	cfg  string
-	mod  time.Time
-	size int64
+	cfg    string
+	mod    time.Time
+	size   int64
+	wtMod  time.Time // .git/config.worktree's, zero when absent
+	wtSize int64
 }
 
 var hooksCache sync.Map // hooksKey -> repoConfig
@@ -409,7 +411,8 @@ func mayNameHooksPath(cfg string) bool {
 }
 
 // HooksDir returns the directory the project repository's own
-// configuration (.git/config, with the files it includes) names in
+// configuration (.git/config and .git/config.worktree, with the files they
+// include) names in
 // core.hooksPath, absolute and clean, when it lies where a session may
 // write (inside the project, below its root, such as husky's .husky/_):
 // git runs the programs there as hooks, as it does those in .git/hooks.
@@ -445,27 +448,31 @@ func repoConfigOf(project string) repoConfig {
 	if err != nil || !fi.Mode().IsRegular() {
 		return repoConfig{}
 	}
-	k := hooksKey{cfg, fi.ModTime(), fi.Size()}
+	k := hooksKey{cfg: cfg, mod: fi.ModTime(), size: fi.Size()}
+	// With extensions.worktreeConfig git reads config.worktree too, after
+	// config (read here whether or not the extension is on: protecting
+	// more is safe).
+	wt := path.Join(project, ".git", "config.worktree")
+	wfi, werr := os.Stat(wt)
+	files := []string{cfg}
+	if werr == nil && wfi.Mode().IsRegular() {
+		k.wtMod, k.wtSize = wfi.ModTime(), wfi.Size()
+		files = append(files, wt)
+	}
 	if v, ok := hooksCache.Load(k); ok {
 		return v.(repoConfig)
 	}
 	var rc repoConfig
 	hp := ""
-	if mayNameHooksPath(cfg) {
-		// --file --includes: this file and what it includes, nothing of
-		// the repository run (in the work tree, so that includeIf's
-		// gitdir conditions are git's own); a git no session could have
-		// planted (this runs unconfined, in the privileged side, when a
-		// session starts)
-		if git, err := TrustedProgram("git", SessionWritable(project)); err == nil {
-			cmd := exec.Command(git, "config", "--file", cfg, "--includes", "--get", "core.hooksPath")
-			cmd.Dir = project
-			out, _ := cmd.Output()
-			hp = strings.TrimSpace(string(out))
-			cmd = exec.Command(git, "config", "--file", cfg, "--includes", "--show-origin", "-z", "--get-regexp", `^include(if\..*)?\.path$`)
-			cmd.Dir = project
-			out, _ = cmd.Output()
-			rc.includes = parseIncludes(out)
+	for _, cfg := range files {
+		h, incs := readRepoConfig(project, cfg)
+		if h != "" {
+			hp = h // config.worktree's wins, as in git
+		}
+		for _, inc := range incs {
+			if !slices.Contains(rc.includes, inc) {
+				rc.includes = append(rc.includes, inc)
+			}
 		}
 	}
 	switch {
@@ -481,6 +488,30 @@ func repoConfigOf(project string) repoConfig {
 	rc.hooks = hp
 	hooksCache.Store(k, rc)
 	return rc
+}
+
+// readRepoConfig returns the core.hooksPath the config file cfg sets (as
+// written) and the files it includes, asking git only when the file may
+// name either (mayNameHooksPath).
+func readRepoConfig(project, cfg string) (hp string, includes []string) {
+	if mayNameHooksPath(cfg) {
+		// --file --includes: this file and what it includes, nothing of
+		// the repository run (in the work tree, so that includeIf's
+		// gitdir conditions are git's own); a git no session could have
+		// planted (this runs unconfined, in the privileged side, when a
+		// session starts)
+		if git, err := TrustedProgram("git", SessionWritable(project)); err == nil {
+			cmd := exec.Command(git, "config", "--file", cfg, "--includes", "--get", "core.hooksPath")
+			cmd.Dir = project
+			out, _ := cmd.Output()
+			hp = strings.TrimSpace(string(out))
+			cmd = exec.Command(git, "config", "--file", cfg, "--includes", "--show-origin", "-z", "--get-regexp", `^include(if\..*)?\.path$`)
+			cmd.Dir = project
+			out, _ = cmd.Output()
+			includes = parseIncludes(out)
+		}
+	}
+	return hp, includes
 }
 
 // parseIncludes reads `git config --show-origin -z --get-regexp` output

@@ -91,3 +91,25 @@ func TestAttackHooksPathInclude(t *testing.T) {
 		})
 	}
 }
+
+// TestAttackHooksPathWorktreeConfig: with extensions.worktreeConfig, git
+// also reads .git/config.worktree; a core.hooksPath set there (git config
+// --worktree) names the hooks directory git runs.
+func TestAttackHooksPathWorktreeConfig(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git")
+	}
+	p := t.TempDir()
+	for _, args := range [][]string{{"init", "-q", p}, {"-C", p, "config", "extensions.worktreeConfig", "true"}, {"-C", p, "config", "--worktree", "core.hooksPath", "wt-hooks"}} {
+		if out, err := exec.Command("git", args...).CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v %s", args, err, out)
+		}
+	}
+	out, err := exec.Command("git", "-C", p, "rev-parse", "--git-path", "hooks").Output()
+	if err != nil || strings.TrimSpace(string(out)) != "wt-hooks" {
+		t.Fatalf("git's hooks directory: %q %v", out, err)
+	}
+	if got, want := HooksDir(p), filepath.Join(p, "wt-hooks"); got != want {
+		t.Errorf("HooksDir = %q, want %q (git obeys .git/config.worktree)", got, want)
+	}
+}
