@@ -44,6 +44,9 @@ const (
 	ConfigHome
 	// System: an absolute path.
 	System
+	// StateHome: $XDG_STATE_HOME (when set and absolute; guardsh's audit
+	// log lives there then, ~/.local/state is listed under Home anyway).
+	StateHome
 )
 
 // Entry is one protected thing.
@@ -113,6 +116,7 @@ var Entries = []Entry{
 	{Base: Home, Path: ".local/state/guardsh", Tree: true, Why: whyGuard},
 	{Base: Home, Path: ".local/share/guardsh", Tree: true, Why: "guardsh's launcher shims: the shells agents start"},
 	{Base: ConfigHome, Path: "guardsh", Tree: true, Why: whyGuard},
+	{Base: StateHome, Path: "guardsh", Tree: true, Why: whyGuard},
 	{Base: ConfigHome, Path: "git", Tree: true, Why: whyGit + ", in every repository"},
 
 	// the system
@@ -144,6 +148,7 @@ type Where struct {
 	Project    string // the project root
 	Home       string // the user's home
 	ConfigHome string // $XDG_CONFIG_HOME
+	StateHome  string // $XDG_STATE_HOME
 	Config     string // $GUARDSH_CONFIG: guardsh's user file, wherever it is
 	Shim       string // $GUARDSH_LAUNCH_SHIM: the launcher's shim directory
 }
@@ -179,6 +184,8 @@ func Match(abs string, w Where) (Entry, bool) {
 			base = w.Home
 		case ConfigHome:
 			base = w.ConfigHome
+		case StateHome:
+			base = w.StateHome
 		case System:
 			if under(abs, e) {
 				return e, true
@@ -266,6 +273,8 @@ func Paths(w Where) []string {
 			base = abs(w.Home)
 		case ConfigHome:
 			base = abs(w.ConfigHome)
+		case StateHome:
+			base = abs(w.StateHome)
 		case System:
 			add(e.Path)
 			continue

@@ -113,3 +113,17 @@ func TestAttackHooksPathWorktreeConfig(t *testing.T) {
 		t.Errorf("HooksDir = %q, want %q (git obeys .git/config.worktree)", got, want)
 	}
 }
+
+// TestAttackStateHomeAuditLog: the audit log lives in $XDG_STATE_HOME/guardsh
+// when XDG_STATE_HOME is set (guardsh.AuditLogPath); there it must be as
+// protected as ~/.local/state/guardsh is (a state directory under /tmp
+// was writable by every sandboxed command).
+func TestAttackStateHomeAuditLog(t *testing.T) {
+	w := Where{Project: "/p", Home: "/h", StateHome: "/tmp/state"}
+	if _, ok := Match("/tmp/state/guardsh/audit.jsonl", w); !ok {
+		t.Errorf("the audit log in $XDG_STATE_HOME/guardsh is not protected")
+	}
+	if !slices.Contains(Paths(w), filepath.FromSlash("/tmp/state/guardsh")) {
+		t.Errorf("Paths lacks $XDG_STATE_HOME/guardsh: %v", Paths(w))
+	}
+}
