@@ -37,6 +37,7 @@ var deniedSyscalls = []struct {
 	{"ptrace", unix.SYS_PTRACE},
 	{"process_vm_readv", unix.SYS_PROCESS_VM_READV},
 	{"process_vm_writev", unix.SYS_PROCESS_VM_WRITEV},
+	{"pidfd_getfd", unix.SYS_PIDFD_GETFD}, // another process's descriptors (a guardsh's approval channel)
 	{"io_uring_setup", unix.SYS_IO_URING_SETUP},
 	{"io_uring_enter", unix.SYS_IO_URING_ENTER},
 	{"io_uring_register", unix.SYS_IO_URING_REGISTER},
@@ -204,12 +205,6 @@ func seccompProgram(c Config, unixOK, inetOK bool) ([]bpf.RawInstruction, error)
 	a.label("enosys")
 	a.emit(bpf.RetConstant{Val: retErrno | uint32(unix.ENOSYS)})
 	return a.assemble()
-}
-
-// loadSeccomp installs the filter on every thread of the process
-// (SECCOMP_FILTER_FLAG_TSYNC). no_new_privs must already be set.
-func loadSeccomp(raw []bpf.RawInstruction) error {
-	return loadSeccompFlags(raw, unix.SECCOMP_FILTER_FLAG_TSYNC)
 }
 
 // loadSeccompFlags installs the filter with seccomp(2)'s flags: with

@@ -26,6 +26,9 @@ var agentStateDirs = map[string][]string{
 	"cline":     {".cline"},
 	"goose":     {".config/goose", ".local/share/goose", ".local/state/goose"},
 	"openhands": {".openhands"},
+	"opencode":  {".local/share/opencode", ".local/state/opencode", ".config/opencode", ".cache/opencode"},
+	"pi":        {".pi/agent"},
+	"qwen":      {".qwen"},
 }
 
 // confinedWritable lists what the confined agent may write besides the
@@ -110,7 +113,8 @@ func confineAgent(cmd *exec.Cmd, dir, tmpDir string, extra []string) (*exec.Cmd,
 	// in a process that really is confined).
 	env := append(append([]string{}, cmd.Env...), sandbox.EnvRun+"="+desc)
 	argv := append([]string{cmd.Path}, cmd.Args[1:]...)
-	cc, err := sandbox.ExecCommand(backend, c, argv, env, dir)
+	// the launcher's approval channel stays fd 3 (approvalFD)
+	cc, err := sandbox.ExecCommandFiles(backend, c, argv, env, dir, cmd.ExtraFiles)
 	if err != nil {
 		return nil, nil, fmt.Errorf("--confine: %v", err)
 	}

@@ -234,10 +234,16 @@ func sandboxSession(inv *invocation) (code int, done bool, describe string) {
 			}
 		}
 	}
-	// The terminal, for the gate's prompts: opened here like the audit log.
-	if tty, err := os.OpenFile("/dev/tty", os.O_RDWR, 0); err == nil {
-		files["tty"] = tty
-		defer tty.Close()
+	// Who answers the interpreter's asks (approval.go): the launcher's
+	// channel, passed down; else the terminal, opened here like the audit
+	// log, where this session may prompt on it.
+	if ch := approvalChannel(); ch != nil {
+		files["approval"] = ch
+	} else if !underLauncher() && (sessionInteractive || terminalOptIn()) {
+		if tty, err := os.OpenFile("/dev/tty", os.O_RDWR, 0); err == nil {
+			files["tty"] = tty
+			defer tty.Close()
+		}
 	}
 	// An agent's bookkeeping script (bookkeeping.go): its one directory
 	// writable in this session.
@@ -467,18 +473,12 @@ func probeSummary(results []sandbox.ProbeResult) string {
 // request (interp.BrokerCheck): the request is classified again by the
 // broker's policy; a denied command is refused; rights that no rule of the
 // broker's policy (configuration or an earlier "allow for this session"
-// given here) grants need a human's answer at the broker's own terminal
-// prompt, opened on the first such request.
+// given here) grants need a human's answer: the launcher's, or at the
+// privileged side's own terminal prompt (privilegedGate).
 func brokerCheck(policy *guardsh.Policy, project, home string) func(sandbox.Request) (sandbox.Rights, error) {
-	var gate *interp.TerminalGate
 	return interp.BrokerCheck(policy, project, home, func(cmd guardsh.Command, _ guardsh.Verdict, want sandbox.Rights) error {
 		rights := cmp.Or(interp.RightsText(want), "nothing")
-		if gate == nil {
-			if g, err := interp.OpenTerminalGate(); err == nil {
-				gate = g
-			}
-		}
-		if gate != nil {
+		if gate := privilegedGate(); gate != nil { // approval.go
 			ask := guardsh.Verdict{Decision: guardsh.Ask, Rule: "sandbox.escalate",
 				Reason:  "the privileged side asks too: this runs with " + rights + " beyond the sandbox",
 				Effects: interp.EscalationEffects(want)}
