@@ -422,6 +422,7 @@ func (e *pathEnv) where() protect.Where {
 	w := protect.Where{Project: e.project, Home: e.home}
 	if e.env != nil {
 		w.ConfigHome, w.Config, w.Shim = e.env("XDG_CONFIG_HOME"), e.env("GUARDSH_CONFIG"), e.env("GUARDSH_LAUNCH_SHIM")
+		w.StateHome = e.env("XDG_STATE_HOME")
 	}
 	return w
 }

@@ -383,6 +383,10 @@ func sandboxSession(inv *invocation) (code int, done bool, describe string) {
 			return 126, true, ""
 		}
 		guard = g
+		// The audit log, if it lies in a guarded tree (HOME under /tmp at
+		// the container level), grows during the session: its new records
+		// are kept, only a rewrite of the earlier ones is undone.
+		guard.AppendOnlyFile(files["audit"])
 		if res.Backend == sandbox.BackendContainer {
 			// No PID namespace at this level: a process a command detached
 			// (setsid, a double fork) would outlive the session and could
