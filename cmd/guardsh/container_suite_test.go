@@ -229,6 +229,14 @@ python3 plant.py` + plantArgs
 	if dcode != 0 || !strings.Contains(dout, e.level) {
 		t.Errorf("--doctor: status %d, want 0 and the level %q:\n%s\n%s", dcode, e.level, dout, derr)
 	}
+	// and by the name of README's table
+	name := "level: full ("
+	if strings.HasPrefix(e.level, "container") {
+		name = "level: container ("
+	}
+	if !strings.Contains(dout, name) {
+		t.Errorf("--doctor does not say %q:\n%s", name, dout)
+	}
 }
 
 // TestContainerLevel: the escape suite where no namespace can be made

@@ -92,6 +92,7 @@ func doctorSandbox(w io.Writer) bool {
 		return false
 	}
 	fmt.Fprintf(w, "  result: %s\n", chosen.Describe())
+	fmt.Fprintf(w, "  level: %s\n", levelName(chosen))
 	fmt.Fprintln(w, "protected (enforced by the kernel for everything guardsh runs):")
 	if c.Project != "" {
 		fmt.Fprintf(w, "  project: %s\n", c.Project)
@@ -133,4 +134,13 @@ func doctorSandbox(w io.Writer) bool {
 		fmt.Fprintln(w, "  macOS: the Seatbelt profile is generated and unit-tested but not tested on a Mac by this project")
 	}
 	return true
+}
+
+// levelName is the sandbox level of README's table ("What is protected,
+// and where") that the chosen backend gives.
+func levelName(r sandbox.ProbeResult) string {
+	if r.Backend == sandbox.BackendContainer {
+		return "container (Landlock + seccomp, no namespaces: protected paths in the project restored, not read-only; no network)"
+	}
+	return "full (Landlock + seccomp + private mount and network namespaces)"
 }
