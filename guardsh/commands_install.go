@@ -114,8 +114,11 @@ func (cx *cmdCtx) projectInstall(name string, args []string) bool {
 	}
 	if cx.c.Env != nil {
 		// npm reads every option from npm_config_* (any case), yarn from
-		// YARN_*: the ones that move the install or its scripts
-		for _, k := range []string{"prefix", "global", "location", "userconfig", "globalconfig", "script_shell", "script-shell", "cache", "dir"} {
+		// YARN_*: the ones that move the install or its scripts (not the
+		// cache: where npm keeps downloads moves no install, and the
+		// sandbox decides whether it may write there; docs/sandbox.md
+		// points it into the project)
+		for _, k := range []string{"prefix", "global", "location", "userconfig", "globalconfig", "script_shell", "script-shell", "dir"} {
 			for _, n := range []string{"npm_config_" + k, "NPM_CONFIG_" + strings.ToUpper(k)} {
 				if cx.c.Env(n) != "" {
 					return false

@@ -293,6 +293,9 @@ func TestNetProxyRemoteWrites(t *testing.T) {
 		{"npm i --script-shell=/x", "ask install.package"},
 		{"npm_config_prefix=/home/u npm i left-pad", "ask install.package"},
 		{"npm_config_global=true npm i left-pad", "ask install.package"},
+		// the download cache moves no install: the registry stand-ins
+		// (TestRegistryStandIns) keep it in the project
+		{"npm_config_cache=./.npm-cache npm install --no-progress", "allow install.project"},
 	}
 	for _, tt := range tests {
 		p := NewPolicy(ModeAuto)
