@@ -3,9 +3,17 @@
 package main
 
 import (
+	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
+	"syscall"
 	"testing"
+	"time"
+
+	"github.com/guardsh/guardsh/interp"
+	"golang.org/x/sys/unix"
 )
 
 // realBashPath is a dash snippet that sets $r to the real bash the
@@ -44,4 +52,102 @@ func TestAttackLaunchRealShell(t *testing.T) {
 			t.Logf("exit %d\nstdout: %s\nstderr: %s", code, out, errOut)
 		})
 	}
+}
+
+// TestAttackLaunchInteractiveUnderLauncher: the agent runs guardsh -i
+// (and -i -c) on a PTY it owns and types "o"/"s"/"y" at it; under the
+// launcher guardsh never asks on that terminal, so the keys approve
+// nothing (the launcher here has no terminal: every ask is refused).
+func TestAttackLaunchInteractiveUnderLauncher(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts the launcher")
+	}
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	home, _ := fakeHome(t)
+	agent := fakeAgent(t, dir, "agent", `exec `+shQuote(self))
+	cmd := exec.Command(guardshTestBinary(t), "--launch", "--mode", "auto", "--", agent)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "HOME="+home, "GUARDSH_MODE=",
+		envPtyAgent+`=/bin/bash -i -c 'touch ~/i-file'; echo 'touch ~/j-file; exit' | /bin/bash -i; bash --norc -i -c 'touch ~/k-file'; echo agent-done > done.txt`)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true} // no controlling terminal: the launcher has no human
+	out, _ := cmd.CombinedOutput()
+	nsOrSkip(t, string(out))
+	if b, err := os.ReadFile(filepath.Join(dir, "done.txt")); err != nil || string(b) != "agent-done\n" {
+		t.Fatalf("the agent did not finish (%v):\n%s", err, out)
+	}
+	for _, f := range []string{"i-file", "j-file", "k-file"} {
+		if _, err := os.Stat(filepath.Join(home, f)); err == nil {
+			t.Errorf("~/%s was made: the agent's keys approved an interactive guardsh's ask\n%s", f, out)
+		}
+	}
+	if strings.Count(string(out), "No human could be asked") < 3 {
+		t.Errorf("not every ask was refused for want of a human:\n%s", out)
+	}
+	if strings.Contains(string(out), "approve?") {
+		t.Errorf("an interactive guardsh asked on the agent's PTY:\n%s", out)
+	}
+}
+
+// TestAttackLaunchGoneOrFake: a guardsh whose GUARDSH_APPROVAL_FD names a
+// channel whose launcher is gone refuses at once; one whose channel a
+// program made itself (a "launcher" that answers allow) must not take the
+// program's answer for a human's.
+func TestAttackLaunchGoneOrFake(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds guardsh")
+	}
+	bin := guardshTestBinary(t)
+	run := func(t *testing.T, serve func(srv *os.File)) (string, bool) {
+		fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		srv, cli := os.NewFile(uintptr(fds[0]), "srv"), os.NewFile(uintptr(fds[1]), "cli")
+		defer cli.Close()
+		serve(srv)
+		dir, home := t.TempDir(), t.TempDir()
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, bin, "--no-sandbox", "-c", "touch ./made; echo done")
+		cmd.Dir = dir
+		cmd.ExtraFiles = []*os.File{cli}
+		cmd.Env = append(os.Environ(), "HOME="+home, "GUARDSH_MODE=default", "GUARDSH_PROJECT="+dir, "XDG_CONFIG_HOME=", "XDG_STATE_HOME=",
+			interp.EnvApprovalFD+"=3")
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+		out, _ := cmd.CombinedOutput()
+		if ctx.Err() != nil {
+			t.Fatalf("guardsh hung:\n%s", out)
+		}
+		_, err = os.Stat(filepath.Join(dir, "made"))
+		return string(out), err == nil
+	}
+	t.Run("launcher gone", func(t *testing.T) {
+		out, made := run(t, func(srv *os.File) { srv.Close() })
+		if made || !strings.Contains(out, "No human could be asked") {
+			t.Errorf("made=%v, want a no-human refusal:\n%s", made, out)
+		}
+	})
+	t.Run("program-made launcher", func(t *testing.T) {
+		t.Skip("known hole: guardsh trusts any datagram Unix socket GUARDSH_APPROVAL_FD names (docs/limits.md, Launcher)")
+		out, made := run(t, func(srv *os.File) {
+			s := &interp.ApprovalServer{Gate: allowGate{}}
+			go s.Serve(srv)
+			t.Cleanup(func() { unix.Shutdown(int(srv.Fd()), unix.SHUT_RDWR) })
+		})
+		if made {
+			t.Errorf("a program's own fake launcher approved guardsh's ask:\n%s", out)
+		}
+	})
+}
+
+// allowGate answers every ask "allow once", as a program playing the
+// launcher would.
+type allowGate struct{}
+
+func (allowGate) Approve(context.Context, interp.GateRequest) interp.GateAnswer {
+	return interp.GateAllowOnce
 }
