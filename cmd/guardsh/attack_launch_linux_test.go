@@ -3,6 +3,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"os"
 	"os/exec"
@@ -12,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/creack/pty"
 	"github.com/guardsh/guardsh/interp"
 	"golang.org/x/sys/unix"
 )
@@ -150,4 +152,85 @@ type allowGate struct{}
 
 func (allowGate) Approve(context.Context, interp.GateRequest) interp.GateAnswer {
 	return interp.GateAllowOnce
+}
+
+// injectKeys is the agent's own code (not a guardsh command): it starts
+// a shell whose command asks, and while the launcher asks on the terminal
+// they share, it pushes "o" into that terminal's input (TIOCSTI), as if
+// the human had typed it. It writes how many keys the kernel took.
+const injectKeys = `
+import os, fcntl, termios, subprocess, time
+p = subprocess.Popen(["/bin/bash", "-c", "touch ~/injected-file"], pass_fds=(3,))
+fd = os.open("/dev/tty", os.O_RDWR)
+ok, err = 0, ""
+end = time.time() + 8
+while p.poll() is None and time.time() < end:
+    try:
+        fcntl.ioctl(fd, termios.TIOCSTI, b"o")
+        ok += 1
+    except OSError as e:
+        err = str(e)
+    time.sleep(0.05)
+p.wait()
+st = [l for l in open("/proc/self/status") if l.split(":")[0] in ("Seccomp", "CapEff", "NoNewPrivs")]
+open("inject.out", "w").write("injected %d %s %s\n" % (ok, err, "".join(st)))
+`
+
+// TestAttackLaunchTIOCSTI: the agent's code shares the launcher's
+// controlling terminal; keys it pushes into that terminal's input must not
+// answer the launcher's question (the human here denies after a while).
+func TestAttackLaunchTIOCSTI(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts the launcher on a terminal")
+	}
+	// the interpreter itself, not a version manager's shim script (which
+	// /bin/bash, guardsh here, would run as a sandboxed command)
+	exe, err := exec.Command("python3", "-c", "import sys; print(sys.executable)").Output()
+	if err != nil {
+		t.Skip("no python3")
+	}
+	python := strings.TrimSpace(string(exe))
+	dir := t.TempDir()
+	home, _ := fakeHome(t)
+	os.WriteFile(filepath.Join(dir, "inject.py"), []byte(injectKeys), 0o644)
+	agent := fakeAgent(t, dir, "agent", `exec `+shQuote(python)+` inject.py`)
+	ptmx, tty, err := pty.Open()
+	if err != nil {
+		t.Skip("no pty:", err)
+	}
+	defer ptmx.Close()
+	cmd := exec.Command(guardshTestBinary(t), "--launch", "--mode", "auto", "--", agent)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "HOME="+home, "GUARDSH_MODE=")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = tty, &stdout, &stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	tty.Close()
+	finished := make(chan struct{})
+	screen := humanAt(ptmx, func(q string) string {
+		time.Sleep(3 * time.Second) // the human reads the question
+		return "d"
+	}, finished)
+	waited := make(chan error, 1)
+	go func() { waited <- cmd.Wait() }()
+	select {
+	case <-waited:
+	case <-time.After(2 * time.Minute):
+		cmd.Process.Kill()
+		<-waited
+		t.Fatalf("the launcher hung\nterminal:\n%s", screen())
+	}
+	close(finished)
+	nsOrSkip(t, stderr.String())
+	b, _ := os.ReadFile(filepath.Join(dir, "inject.out"))
+	t.Logf("inject: %s\nterminal:\n%s\nstderr:\n%s", b, screen(), stderr.String())
+	if _, err := os.Stat(filepath.Join(home, "injected-file")); err == nil {
+		t.Errorf("keys the agent pushed into the terminal answered the launcher (%s)\nterminal:\n%s", b, screen())
+	}
+	if !strings.Contains(screen(), "injected-file") {
+		t.Errorf("the launcher did not ask:\n%s\nstderr: %s", screen(), stderr.String())
+	}
 }
