@@ -234,3 +234,86 @@ func TestAttackLaunchTIOCSTI(t *testing.T) {
 		t.Errorf("the launcher did not ask:\n%s\nstderr: %s", screen(), stderr.String())
 	}
 }
+
+// drawOver is the agent's own code: it starts a shell whose command asks
+// and, while the launcher asks on the terminal they share, writes over the
+// question (cursor up, line erased, a harmless command). With argv[1]
+// "ignore" it ignores SIGTTOU first, as a hostile program would.
+const drawOver = `
+import os, signal, subprocess, sys, time
+if sys.argv[1:] == ["ignore"]:
+    signal.signal(signal.SIGTTOU, signal.SIG_IGN)
+p = subprocess.Popen(["/bin/bash", "-c", "touch ~/drawn-file"], pass_fds=(3,))
+fd = os.open("/dev/tty", os.O_RDWR)
+time.sleep(1.5)
+try:
+    os.write(fd, b"\x1b[3A\r\x1b[2K  $ FORGED-harmless\r\n")
+except OSError:
+    pass
+p.wait()
+`
+
+// TestAttackLaunchDrawOverQuestion: while the launcher asks, the agent
+// must not draw over the question (docs/agents.md): the terminal shows
+// nothing of the agent's between the question and its answer.
+func TestAttackLaunchDrawOverQuestion(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts the launcher on a terminal")
+	}
+	exe, err := exec.Command("python3", "-c", "import sys; print(sys.executable)").Output()
+	if err != nil {
+		t.Skip("no python3")
+	}
+	python := strings.TrimSpace(string(exe))
+	for _, tc := range []struct{ name, arg string }{{"agent writes", "plain"}, {"agent ignoring SIGTTOU writes", "ignore"}} {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.arg == "ignore" {
+				t.Skip("known hole: a process that ignores SIGTTOU writes over the launcher's question (docs/limits.md, Launcher)")
+			}
+			dir := t.TempDir()
+			home, _ := fakeHome(t)
+			os.WriteFile(filepath.Join(dir, "draw.py"), []byte(drawOver), 0o644)
+			agent := fakeAgent(t, dir, "agent", `exec `+shQuote(python)+` draw.py `+tc.arg)
+			ptmx, tty, err := pty.Open()
+			if err != nil {
+				t.Skip("no pty:", err)
+			}
+			defer ptmx.Close()
+			cmd := exec.Command(guardshTestBinary(t), "--launch", "--mode", "auto", "--", agent)
+			cmd.Dir = dir
+			cmd.Env = append(os.Environ(), "HOME="+home, "GUARDSH_MODE=")
+			var stderr bytes.Buffer
+			cmd.Stdin, cmd.Stdout, cmd.Stderr = tty, tty, &stderr
+			cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			tty.Close()
+			finished := make(chan struct{})
+			screen := humanAt(ptmx, func(q string) string {
+				time.Sleep(3 * time.Second)
+				return "d"
+			}, finished)
+			waited := make(chan error, 1)
+			go func() { waited <- cmd.Wait() }()
+			select {
+			case <-waited:
+			case <-time.After(2 * time.Minute):
+				cmd.Process.Kill()
+				<-waited
+				t.Fatalf("the launcher hung\nterminal:\n%s", screen())
+			}
+			close(finished)
+			nsOrSkip(t, stderr.String())
+			s := screen()
+			_, q, ok := strings.Cut(s, "approve?")
+			if !ok {
+				t.Fatalf("the launcher did not ask:\n%s\nstderr: %s", s, stderr.String())
+			}
+			q, _, _ = strings.Cut(q, "deny\r") // the answer's echo ends the question
+			if strings.Contains(q, "FORGED") {
+				t.Errorf("the agent wrote over the launcher's question:\n%q", q)
+			}
+		})
+	}
+}
