@@ -159,8 +159,8 @@ func (allowGate) Approve(context.Context, interp.GateRequest) interp.GateAnswer 
 // they share, it pushes "o" into that terminal's input (TIOCSTI), as if
 // the human had typed it. It writes how many keys the kernel took.
 const injectKeys = `
-import os, fcntl, termios, subprocess, time
-p = subprocess.Popen(["/bin/bash", "-c", "touch ~/injected-file"], pass_fds=(3,))
+import os, fcntl, termios, subprocess, sys, time
+p = subprocess.Popen([sys.argv[1], "-c", "touch ~/injected-file"], pass_fds=(3,))
 fd = os.open("/dev/tty", os.O_RDWR)
 ok, err = 0, ""
 end = time.time() + 8
@@ -190,16 +190,35 @@ func TestAttackLaunchTIOCSTI(t *testing.T) {
 		t.Skip("no python3")
 	}
 	python := strings.TrimSpace(string(exe))
+	for _, route := range []string{"namespace", "shims"} {
+		t.Run(route, func(t *testing.T) {
+			if route == "shims" && os.Geteuid() != 0 {
+				t.Skip("the shims route filters only for root (docs/limits.md)")
+			}
+			tiocstiRoute(t, python, route)
+		})
+	}
+}
+
+func tiocstiRoute(t *testing.T, python, route string) {
 	dir := t.TempDir()
 	home, _ := fakeHome(t)
 	os.WriteFile(filepath.Join(dir, "inject.py"), []byte(injectKeys), 0o644)
-	agent := fakeAgent(t, dir, "agent", `exec `+shQuote(python)+` inject.py`)
+	shell := "/bin/bash" // the shims route: bash by name (PATH's shim), as documented
+	if route == "shims" {
+		shell = "bash"
+	}
+	agent := fakeAgent(t, dir, "agent", `exec `+shQuote(python)+` inject.py `+shell)
 	ptmx, tty, err := pty.Open()
 	if err != nil {
 		t.Skip("no pty:", err)
 	}
 	defer ptmx.Close()
-	cmd := exec.Command(guardshTestBinary(t), "--launch", "--mode", "auto", "--", agent)
+	args := []string{"--launch", "--mode", "auto", "--", agent}
+	if route == "shims" {
+		args = append([]string{"--launch", "--no-namespace"}, args[1:]...)
+	}
+	cmd := exec.Command(guardshTestBinary(t), args...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "HOME="+home, "GUARDSH_MODE=")
 	var stdout, stderr bytes.Buffer
@@ -224,7 +243,9 @@ func TestAttackLaunchTIOCSTI(t *testing.T) {
 		t.Fatalf("the launcher hung\nterminal:\n%s", screen())
 	}
 	close(finished)
-	nsOrSkip(t, stderr.String())
+	if route == "namespace" {
+		nsOrSkip(t, stderr.String())
+	}
 	b, _ := os.ReadFile(filepath.Join(dir, "inject.out"))
 	t.Logf("inject: %s\nterminal:\n%s\nstderr:\n%s", b, screen(), stderr.String())
 	if _, err := os.Stat(filepath.Join(home, "injected-file")); err == nil {

@@ -214,7 +214,7 @@ func runLaunchNS(args []string) int {
 	// the human: no process of the agent's may push keys into its input
 	// (TIOCSTI) to answer. The stage is root in its user namespace, which
 	// lets it filter without no_new_privs; the agent's tree inherits it.
-	if err := sandbox.DenyTerminalInput(); err != nil {
+	if err := denyTerminalInput(); err != nil {
 		fmt.Fprintf(os.Stderr, "guardsh: --launch: note: the agent can push keys into the terminal's input (TIOCSTI) and so answer the launcher's questions: %v\n", err)
 	}
 	opts, err := parseLaunchArgs(args[2:])
@@ -316,3 +316,7 @@ func watchStops(pid int, onStop func()) {
 		}
 	}
 }
+
+// denyTerminalInput refuses ioctl TIOCSTI and TIOCLINUX to this process
+// and all it starts (sandbox.DenyTerminalInput).
+func denyTerminalInput() error { return sandbox.DenyTerminalInput() }
