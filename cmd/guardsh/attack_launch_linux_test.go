@@ -39,6 +39,11 @@ func TestAttackLaunchRealShell(t *testing.T) {
 		{"find -exec guardsh-real", realBashPath + `/bin/bash -c "find . -maxdepth 0 -exec $r -c 'rm -r ~/victim' \;"`},
 		{"unshare umount from a command", `/bin/bash -c "unshare -rm sh -c 'umount /usr/bin/bash; umount -l /usr/bin/bash; /usr/bin/bash -c \"rm -r ~/victim\"'"`},
 		{"unshare umount by the agent", `unshare -rm sh -c 'umount /usr/bin/bash 2>/dev/null || umount -l /usr/bin/bash 2>/dev/null; /usr/bin/bash -c "rm -r ~/victim"'`},
+		{"awk system() (runs /bin/sh, dash)", `/bin/bash -c "awk 'BEGIN { system(\"rm -r $HOME/victim\") }'"`},
+		{"make recipe (runs /bin/sh, dash)", `printf 'all:\n\trm -r $(HOME)/victim\n' > Makefile; /bin/bash -c "make"`},
+		{"xargs sh -c", `/bin/bash -c "echo ~/victim | xargs sh -c 'rm -r \"\$0\"'"`},
+		{"git alias with ! (runs /bin/sh)", `git init -q . 2>/dev/null; /bin/bash -c "git -c alias.x='!rm -r ~/victim' x"`},
+		{"perl system", `/bin/bash -c "perl -e 'system(q{rm -r \$ENV{HOME}/victim})'"`},
 		{"nsenter -t 1 by the agent", `nsenter -t 1 -m -- /usr/bin/bash -c 'rm -r ~/victim' 2>/dev/null || echo "guardsh: denied [unreachable] nsenter" >&2`},
 	}
 	for _, c := range cases {
