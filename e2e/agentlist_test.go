@@ -164,15 +164,9 @@ var pi = &agent{
 	argv: func(e *env, prompt string) []string {
 		return []string{"--offline", "--provider", "e2e", "--model", "e2e-model", "-p", prompt}
 	},
-	gaps: map[route]map[string]string{
-		routeLaunch:  {"rm-home": piBinBash, "rm-var": piBinBash, "ask": piBinBash, "home": piBinBash},
-		routeConfine: {"rm-home": piBinBash, "rm-var": piBinBash, "ask": piBinBash, "home": piBinBash},
-	},
+	// pi's bash tool runs /bin/bash by absolute path: the launcher's
+	// mount namespace makes that guardsh (docs/agents.md)
 }
-
-// piBinBash: pi's bash tool runs /bin/bash by absolute path, which the
-// launcher's PATH shim does not replace.
-const piBinBash = "pi runs /bin/bash by absolute path, past the launcher's PATH shim"
 
 var qwenCode = &agent{
 	name:   "qwen-code",
@@ -194,12 +188,9 @@ var qwenCode = &agent{
  "telemetry": {"enabled": false}, "security": {"folderTrust": {"enabled": false}},
  "tools": {"shell": {"enableInteractiveShell": %v}}}`, pty))
 	},
-	gaps: map[route]map[string]string{
-		// guardsh prompts on the PTY qwen-code made for the command: no
-		// answer comes, the call hangs (and whatever writes to that PTY
-		// could answer it).
-		routeLaunchPTY: {"ask": qwenPTY, "": qwenPTY},
-	},
+	// launch-pty: under the launcher guardsh never prompts on the PTY
+	// qwen-code made for its shell; the ask goes to the launcher, and
+	// without a human there it is refused at once (docs/agents.md)
 	argv: func(e *env, prompt string) []string {
 		return []string{"--auth-type", "openai", "--openai-api-key", "sk-e2e-fake", "--openai-base-url", e.url + "/v1",
 			"-m", "e2e-model", "--yolo", prompt}
@@ -307,22 +298,12 @@ text(out + "\nexit_code: " + r.exit_code);
 		return bad
 	},
 	gaps: map[route]map[string]string{
-		routeLaunch: {"rm-home": codexBinBash, "rm-var": codexBinBash, "ask": codexBinBash},
-		routeLaunchPTY: {"rm-home": codexBinBash, "rm-var": codexBinBash, "ask": codexBinBash, "home": codexBinBash,
-			"pty-typed": codexBinBash, "after": codexBinBash},
 		routeConfine: allSteps(codexNested),
 	},
 }
 
-// qwenPTY: with its shell in a PTY of its own, guardsh's approval prompt
-// goes to qwen-code's PTY and the ask hangs instead of being refused.
-const qwenPTY = "guardsh prompts on the PTY qwen-code made for its shell: the ask hangs instead of being refused at once"
-
-// codexBinBash: Codex's exec_command runs the login shell /etc/passwd
-// names by absolute path (/bin/bash -lc), past the launcher's PATH shim;
-// only Codex's own read-only sandbox stops the deletes (EROFS), and no
-// guardsh rule reaches the model.
-const codexBinBash = "Codex runs the login shell by absolute path (/bin/bash -lc), past the launcher's PATH shim"
+// Codex's exec_command runs the login shell /etc/passwd names by absolute
+// path (/bin/bash -lc): the launcher's mount namespace makes it guardsh.
 
 // codexNested: under --confine, Codex's own sandbox cannot start (bwrap:
 // no new namespaces inside guardsh's sandbox), so every command fails.

@@ -251,13 +251,6 @@ func (h *handoff) move(from []string, to *string) {
 	}
 }
 
-// size is the number of entries (tests).
-func (h *handoff) size() int {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return len(h.m)
-}
-
 // track records an allowed command's pendingCmd for the ExecHandler. The
 // ExecHandler receives "command git push" and "exec git push" as args[i:]
 // (after the builtin's options). Builtins never reach it and are not

@@ -236,3 +236,10 @@ func TestHandlerPanicInPipeline(t *testing.T) {
 		})
 	}
 }
+
+// size is the number of entries (tests).
+func (h *handoff) size() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return len(h.m)
+}

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 
@@ -179,8 +180,13 @@ func TestBrokerGitConfigWhateverTheApproval(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var written []string
-	b.ConfigWritten = func(p string) { written = append(written, p) }
+	// ConfigWritten runs on the broker's goroutine before it answers;
+	// the answer travels over a socket, which -race cannot see order
+	// anything, so the list is read under a lock
+	var mu sync.Mutex
+	var writtenList []string
+	b.ConfigWritten = func(p string) { mu.Lock(); writtenList = append(writtenList, p); mu.Unlock() }
+	written := func() []string { mu.Lock(); defer mu.Unlock(); return slices.Clone(writtenList) }
 	go b.Serve()
 	cl := NewClient(end)
 	defer cl.Close()
@@ -240,8 +246,8 @@ func TestBrokerGitConfigWhateverTheApproval(t *testing.T) {
 			t.Errorf("attack succeeded: %s written outside", p)
 		}
 	}
-	if len(written) != 0 {
-		t.Errorf("ConfigWritten told of %v", written)
+	if w := written(); len(w) != 0 {
+		t.Errorf("ConfigWritten told of %v", w)
 	}
 	// the approved write itself
 	if resp, out := run(nil, "git", "config", "user.name", "Alice"); resp.Status != 0 || resp.Err != "" {
@@ -257,7 +263,7 @@ func TestBrokerGitConfigWhateverTheApproval(t *testing.T) {
 	if after.Ino != before.Ino {
 		t.Errorf("the config file was replaced, not written in place")
 	}
-	if !slices.Equal(written, []string{cfgPath}) {
-		t.Errorf("ConfigWritten told of %v, want %s", written, cfgPath)
+	if w := written(); !slices.Equal(w, []string{cfgPath}) {
+		t.Errorf("ConfigWritten told of %v, want %s", w, cfgPath)
 	}
 }

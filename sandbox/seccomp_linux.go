@@ -207,12 +207,6 @@ func seccompProgram(c Config, unixOK, inetOK bool) ([]bpf.RawInstruction, error)
 	return a.assemble()
 }
 
-// loadSeccomp installs the filter on every thread of the process
-// (SECCOMP_FILTER_FLAG_TSYNC). no_new_privs must already be set.
-func loadSeccomp(raw []bpf.RawInstruction) error {
-	return loadSeccompFlags(raw, unix.SECCOMP_FILTER_FLAG_TSYNC)
-}
-
 // loadSeccompFlags installs the filter with seccomp(2)'s flags: with
 // SECCOMP_FILTER_FLAG_TSYNC on every thread of the process, without it on
 // the calling thread alone.

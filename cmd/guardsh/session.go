@@ -182,6 +182,12 @@ func sandboxSession(inv *invocation) (code int, done bool, describe string) {
 	}
 	if desc, off := sandboxOff(); off {
 		fmt.Fprintf(os.Stderr, "guardsh: warning: sandbox %s: commands run without OS confinement\n", desc)
+		if b := sessionBookkeeping; b != nil {
+			if err := b.claim(); err != nil {
+				fmt.Fprintf(os.Stderr, "guardsh: note: %s is not allowed: %v\n", b.what, err)
+				sessionBookkeeping = nil
+			}
+		}
 		return 0, false, desc
 	}
 	wd, err := os.Getwd()
