@@ -101,36 +101,6 @@ const (
 	maxConns = 512
 )
 
-// Serve accepts connections on l until l or the proxy is closed.
-func (p *Proxy) Serve(l net.Listener) error {
-	p.mu.Lock()
-	if p.closed {
-		p.mu.Unlock()
-		return net.ErrClosed
-	}
-	p.ls = append(p.ls, l)
-	p.mu.Unlock()
-	for {
-		c, err := l.Accept()
-		if err != nil {
-			if errors.Is(err, net.ErrClosed) {
-				return nil
-			}
-			return err
-		}
-		ok, full := p.admit(c)
-		if !ok {
-			c.Close()
-			return nil
-		}
-		if full {
-			go busy(c)
-			continue
-		}
-		go p.serve(c)
-	}
-}
-
 // ServeConn serves one client connection (a stream the broker handed
 // over) and closes it.
 func (p *Proxy) ServeConn(c net.Conn) {

@@ -75,13 +75,6 @@ func (r *Relay) relay(c net.Conn) {
 // Addr is the relay's host:port.
 func (r *Relay) Addr() string { return r.l.Addr().String() }
 
-// Close stops accepting; relayed connections end on their own.
-func (r *Relay) Close() error {
-	err := r.l.Close()
-	r.wg.Wait()
-	return err
-}
-
 // Env returns the variables that send the common clients (curl,
 // git, pip, npm, go, cargo, wget, Python's and Node's HTTP libraries that
 // read them) through the proxy at addr, as user (so the proxy knows which
