@@ -159,6 +159,11 @@ func runLaunch(args []string) int {
 			namespaceNote(why)
 		}
 	}
+	// as in the namespace's stage: no keys pushed into the terminal the
+	// launcher asks on (this needs CAP_SYS_ADMIN here, root's)
+	if err := denyTerminalInput(); err != nil && ap.tty != nil {
+		fmt.Fprintf(os.Stderr, "guardsh: --launch: note: the agent can push keys into the terminal's input (TIOCSTI) and so answer the launcher's questions: %v\n", err)
+	}
 	return launchAgent(opts, shim, "shims", ap.agentEnd, nil, func(pid int) {
 		ap.fg.setAgent(pid)
 		go watchStops(pid, ap.fg.stopped)

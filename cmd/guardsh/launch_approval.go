@@ -69,7 +69,7 @@ func (p *approvalPoint) close() {
 // foreground moves the terminal between the agent's process group and
 // the launcher's: while the launcher asks, the agent cannot read the
 // human's keys (its reads stop it, as a background job's do) nor draw
-// over the question.
+// over the question (its writes stop it too: TOSTOP is set meanwhile).
 type foreground struct {
 	mu    sync.Mutex
 	tty   *os.File
@@ -146,6 +146,20 @@ func (g *foregroundGate) Approve(ctx context.Context, req interp.GateRequest) in
 	fd := int(g.fg.tty.Fd())
 	if g.fg.agent > 0 {
 		unix.IoctlSetPointerInt(fd, unix.TIOCSPGRP, unix.Getpgrp())
+		// TOSTOP: the agent's writes stop it too while the question is
+		// up, so it cannot draw over it (a process that ignores SIGTTOU
+		// still can: docs/limits.md)
+		if t, err := unix.IoctlGetTermios(fd, unix.TCGETS); err == nil && t.Lflag&unix.TOSTOP == 0 {
+			t.Lflag |= unix.TOSTOP
+			if unix.IoctlSetTermios(fd, unix.TCSETS, t) == nil {
+				defer func() {
+					if t, err := unix.IoctlGetTermios(fd, unix.TCGETS); err == nil {
+						t.Lflag &^= unix.TOSTOP
+						unix.IoctlSetTermios(fd, unix.TCSETS, t)
+					}
+				}()
+			}
+		}
 		defer func() {
 			unix.IoctlSetPointerInt(fd, unix.TIOCSPGRP, g.fg.agent)
 			syscall.Kill(-g.fg.agent, syscall.SIGCONT)  // a read stopped it meanwhile

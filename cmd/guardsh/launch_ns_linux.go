@@ -8,8 +8,9 @@ package main
 // each real shell onto a file in the shim directory's guardsh-real/ (where
 // guardsh alone looks for it, guardsh.RealShells), binds the launcher's
 // copy of guardsh over the shell paths, mounts a /proc of its own PID
-// namespace (so /proc/N/root leads nowhere outside) and then runs the
-// agent as the plain launcher would. Where no namespace can be made (the
+// namespace (so /proc/N/root leads nowhere outside), refuses TIOCSTI to
+// its whole tree (sandbox.DenyTerminalInput) and then runs the agent as
+// the plain launcher would. Where no namespace can be made (the
 // sandbox's container level), the launcher says so and falls back to the
 // PATH and $SHELL shims alone.
 
@@ -27,6 +28,7 @@ import (
 	"unsafe"
 
 	"github.com/guardsh/guardsh/guardsh"
+	"github.com/guardsh/guardsh/sandbox"
 	"golang.org/x/sys/unix"
 )
 
@@ -208,6 +210,13 @@ func runLaunchNS(args []string) int {
 	if procNote != "" {
 		fmt.Fprintf(os.Stderr, "guardsh: --launch: note: %s\n", procNote)
 	}
+	// The agent shares the launcher's terminal, where the launcher asks
+	// the human: no process of the agent's may push keys into its input
+	// (TIOCSTI) to answer. The stage is root in its user namespace, which
+	// lets it filter without no_new_privs; the agent's tree inherits it.
+	if err := denyTerminalInput(); err != nil {
+		fmt.Fprintf(os.Stderr, "guardsh: --launch: note: the agent can push keys into the terminal's input (TIOCSTI) and so answer the launcher's questions: %v\n", err)
+	}
 	opts, err := parseLaunchArgs(args[2:])
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "guardsh: %v\n", err)
@@ -307,3 +316,7 @@ func watchStops(pid int, onStop func()) {
 		}
 	}
 }
+
+// denyTerminalInput refuses ioctl TIOCSTI and TIOCLINUX to this process
+// and all it starts (sandbox.DenyTerminalInput).
+func denyTerminalInput() error { return sandbox.DenyTerminalInput() }

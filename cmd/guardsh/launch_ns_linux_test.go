@@ -168,7 +168,8 @@ func TestLaunchUnprivileged(t *testing.T) {
 	os.WriteFile(filepath.Join(home, "victim", "file"), []byte("keep"), 0o644)
 	agent := fakeAgent(t, d, "agent", `id -u; echo "route=$GUARDSH_LAUNCH_ROUTE"
 /bin/bash -lc 'rm -r ~/victim'
-echo "pids=$(ls /proc | grep -c '^[0-9]')"`)
+echo "pids=$(ls /proc | grep -c '^[0-9]')"
+grep '^Seccomp:' /proc/self/status`)
 	os.MkdirAll(proj, 0o755)
 	for _, p := range []string{home, proj, filepath.Join(home, "victim"), filepath.Join(home, "victim", "file")} {
 		if err := os.Chown(p, uid, uid); err != nil {
@@ -190,6 +191,11 @@ echo "pids=$(ls /proc | grep -c '^[0-9]')"`)
 	}
 	if _, err := os.Stat(filepath.Join(home, "victim", "file")); err != nil || !ruleOnStderr.MatchString(s) {
 		t.Errorf("/bin/bash -lc was not guardsh (%v):\n%s", err, s)
+	}
+	// the stage, root of its user namespace only, still filters TIOCSTI
+	// for the agent's tree (sandbox.DenyTerminalInput)
+	if strings.Contains(s, "push keys into the terminal") || !regexp.MustCompile(`Seccomp:\s+2`).MatchString(s) {
+		t.Errorf("the agent's tree is not filtered (TIOCSTI):\n%s", s)
 	}
 	if strings.Contains(s, "pids=") && !regexp.MustCompile(`pids=[1-9]\n`).MatchString(s) {
 		t.Errorf("the agent sees processes outside its namespace:\n%s", s)
