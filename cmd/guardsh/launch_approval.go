@@ -149,13 +149,13 @@ func (g *foregroundGate) Approve(ctx context.Context, req interp.GateRequest) in
 		// TOSTOP: the agent's writes stop it too while the question is
 		// up, so it cannot draw over it (a process that ignores SIGTTOU
 		// still can: docs/limits.md)
-		if t, err := unix.IoctlGetTermios(fd, unix.TCGETS); err == nil && t.Lflag&unix.TOSTOP == 0 {
+		if t, err := unix.IoctlGetTermios(fd, ioctlGetTermios); err == nil && t.Lflag&unix.TOSTOP == 0 {
 			t.Lflag |= unix.TOSTOP
-			if unix.IoctlSetTermios(fd, unix.TCSETS, t) == nil {
+			if unix.IoctlSetTermios(fd, ioctlSetTermios, t) == nil {
 				defer func() {
-					if t, err := unix.IoctlGetTermios(fd, unix.TCGETS); err == nil {
+					if t, err := unix.IoctlGetTermios(fd, ioctlGetTermios); err == nil {
 						t.Lflag &^= unix.TOSTOP
-						unix.IoctlSetTermios(fd, unix.TCSETS, t)
+						unix.IoctlSetTermios(fd, ioctlSetTermios, t)
 					}
 				}()
 			}
