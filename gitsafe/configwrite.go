@@ -389,31 +389,49 @@ func (w *ConfigWrite) Locate(gitPath, dir string, env []string) (string, error) 
 // git's output goes to stdout and stderr; status is its exit status. An
 // error means nothing was written.
 func (w *ConfigWrite) Apply(gitPath, dir, path string, env []string, stdout, stderr io.Writer) (status int, err error) {
+	status, _, err = w.ApplyFrom(gitPath, dir, path, nil, env, stdout, stderr)
+	return status, err
+}
+
+// ApplyFrom is Apply made from base, the content the file must have (nil:
+// the file as it is): where the session can write the file itself (the
+// container level, where the privileged side's record of it is what
+// counts), the write is made from the record, never from what the session
+// put there, and refused when the file is not the record. written is the
+// file's content afterwards (what the privileged side wrote, or the
+// unchanged content); nil when nothing was written.
+func (w *ConfigWrite) ApplyFrom(gitPath, dir, path string, base []byte, env []string, stdout, stderr io.Writer) (status int, written []byte, err error) {
 	env = Env(env)
 	gitDir := filepath.Dir(path)
 	dfd, err := openDirNoFollow(gitDir)
 	if err != nil {
-		return 0, &Refusal{Why: fmt.Sprintf("%s: %v", gitDir, err), Hint: hintRedirect}
+		return 0, nil, &Refusal{Why: fmt.Sprintf("%s: %v", gitDir, err), Hint: hintRedirect}
 	}
 	defer unix.Close(dfd)
 	old, err := readAt(dfd, "config")
 	if err != nil {
-		return 0, &Refusal{Why: fmt.Sprintf("%s: %v", path, err), Hint: hintRedirect}
+		return 0, nil, &Refusal{Why: fmt.Sprintf("%s: %v", path, err), Hint: hintRedirect}
+	}
+	if base != nil {
+		if !bytes.Equal(old, base) {
+			return 0, nil, &Refusal{Why: path + " is not as the session's record of it (a command of the session changed it; the change is undone before an approved command runs)", Hint: "Run the command again"}
+		}
+		old = base
 	}
 	priv, err := os.MkdirTemp("", "guardsh-gitconfig-")
 	if err != nil {
-		return 0, err
+		return 0, nil, err
 	}
 	defer os.RemoveAll(priv)
 	head, err := readAt(dfd, "HEAD")
 	if err != nil {
-		return 0, &Refusal{Why: fmt.Sprintf("%s: %v", filepath.Join(gitDir, "HEAD"), err), Hint: hintRedirect}
+		return 0, nil, &Refusal{Why: fmt.Sprintf("%s: %v", filepath.Join(gitDir, "HEAD"), err), Hint: hintRedirect}
 	}
 	// Every file made exclusively: nothing planted in the private
 	// directory is written through (what is read back is checked anyway).
 	for _, d := range []string{"objects", "objects/info", "refs"} {
 		if err := os.Mkdir(filepath.Join(priv, d), 0o700); err != nil {
-			return 0, err
+			return 0, nil, err
 		}
 	}
 	files := map[string][]byte{"config": old, "HEAD": head, "objects/info/alternates": []byte(filepath.Join(gitDir, "objects") + "\n")}
@@ -423,12 +441,12 @@ func (w *ConfigWrite) Apply(gitPath, dir, path string, env []string, stdout, std
 			files["packed-refs"] = b
 		}
 		if err := copyRefs(gitDir, priv); err != nil {
-			return 0, err
+			return 0, nil, err
 		}
 	}
 	for name, b := range files {
 		if err := writeExclusive(filepath.Join(priv, name), b); err != nil {
-			return 0, err
+			return 0, nil, err
 		}
 	}
 	argv := append(append(append([]string(nil), overrides...), "--git-dir="+priv), w.Words...)
@@ -446,27 +464,30 @@ func (w *ConfigWrite) Apply(gitPath, dir, path string, env []string, stdout, std
 	if err := cmd.Run(); err != nil {
 		var ee *exec.ExitError
 		if errors.As(err, &ee) {
-			return ee.ExitCode(), nil // git's own refusal, said on stderr: nothing to write
+			return ee.ExitCode(), nil, nil // git's own refusal, said on stderr: nothing to write
 		}
-		return 0, err
+		return 0, nil, err
 	}
 	fd, err := openNoFollow(-1, filepath.Join(priv, "config"), unix.O_RDONLY)
 	if err != nil {
-		return 0, err
+		return 0, nil, err
 	}
 	f := os.NewFile(uintptr(fd), "config")
 	newer, err := io.ReadAll(io.LimitReader(f, maxConfigBytes+1))
 	f.Close()
 	if err != nil || len(newer) > maxConfigBytes {
-		return 0, fmt.Errorf("reading the written config: %v (or over %d bytes)", err, maxConfigBytes)
+		return 0, nil, fmt.Errorf("reading the written config: %v (or over %d bytes)", err, maxConfigBytes)
 	}
 	if err := w.check(gitPath, dir, env, old, newer); err != nil {
-		return 0, err
+		return 0, nil, err
 	}
 	if bytes.Equal(old, newer) {
-		return 0, nil
+		return 0, old, nil
 	}
-	return 0, rewriteAt(dfd, "config", old, newer)
+	if err := rewriteAt(dfd, "config", old, newer); err != nil {
+		return 0, nil, err
+	}
+	return 0, newer, nil
 }
 
 // check compares the config before and after as git reads them: only the
