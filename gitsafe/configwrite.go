@@ -233,18 +233,27 @@ func canonicalKey(key string) string {
 
 // configKeyRefused refuses a key (and value) the privileged side never
 // writes, whatever the approval: one that makes git run a program
-// (RunsProgram), read config from elsewhere (include, includeIf), or look
-// for the repository elsewhere (core.worktree, core.bare).
+// (RunsProgram), read config from elsewhere (include, includeIf), look
+// for the repository elsewhere (core.worktree, core.bare), or name a file
+// git writes to (writesFile).
 func configKeyRefused(key, v string) error {
 	lk := strings.ToLower(key)
 	if RunsProgram(lk, v) || strings.HasPrefix(lk, "include") || lk == "core.worktree" || lk == "core.bare" ||
 		strings.HasPrefix(lk, "protocol.") || lk == "safe.directory" || lk == "core.attributesfile" || lk == "core.fsmonitor" ||
 		lk == "core.hookspath" || lk == "core.pager" || lk == "core.editor" || lk == "core.sshcommand" || strings.HasPrefix(lk, "alias.") ||
-		strings.HasPrefix(lk, "filter.") {
-		return &Refusal{Why: fmt.Sprintf("%s is a git config key that runs a program or sends git elsewhere: guardsh's privileged side does not write it, whatever the approval", key),
+		strings.HasPrefix(lk, "filter.") || writesFile(lk) {
+		return &Refusal{Why: fmt.Sprintf("%s is a git config key that runs a program, sends git elsewhere or names a file git writes: guardsh's privileged side does not write it, whatever the approval", key),
 			Hint: "Set it yourself in your own ~/.gitconfig or the repository's config if you trust it"}
 	}
 	return nil
+}
+
+// writesFile reports whether git config key k (lower case) names a file
+// git writes to: http.cookieFile (http.<url>.cookieFile), where git
+// fetch over http saves curl's cookie jar with http.saveCookies, replacing
+// the file (a ~/.bashrc) with lines holding the server's Set-Cookie values.
+func writesFile(k string) bool {
+	return strings.HasPrefix(k, "http.") && strings.HasSuffix(k, ".cookiefile")
 }
 
 // parseRemote reads git remote add NAME URL and git remote set-url

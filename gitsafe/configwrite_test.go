@@ -64,6 +64,16 @@ func TestParseConfigWrite(t *testing.T) {
 		{[]string{"remote", "add", "origin", "fd::3"}, nil, refuse},
 		{[]string{"remote", "rename", "origin", "up"}, nil, refuse},
 		{[]string{"branch", "-u", "origin/main", "-f", "x"}, nil, refuse},
+		// a path git writes to: git fetch over http saves its cookie jar
+		// there (real git 2.39.5 replaced the file with curl's jar, a
+		// Set-Cookie value and all: $(...) in a ~/.bashrc)
+		{[]string{"config", "http.cookieFile", "/root/.bashrc"}, nil, refuse},
+		{[]string{"config", "HTTP.https://example.com/.CookieFile", "/root/.bashrc"}, nil, refuse},
+		// ext:: where RunsProgram did not look: a push URL, and the base
+		// of url.<base>.insteadOf (the key, not the value)
+		{[]string{"config", "remote.origin.pushurl", "ext::sh -c evil"}, nil, refuse},
+		{[]string{"config", "url.ext::sh -c evil.insteadOf", "https://example.com/"}, nil, refuse},
+		{[]string{"config", "url.ext::sh -c evil.pushInsteadOf", "https://example.com/"}, nil, refuse},
 
 		// another file, or a redirected git: not the repository's
 		// config, the sandbox decides

@@ -451,7 +451,11 @@ func RunsProgram(k, v string) bool {
 	if strings.HasPrefix(k, "alias.") {
 		return strings.HasPrefix(strings.TrimSpace(v), "!")
 	}
-	if strings.HasPrefix(k, "url.") || strings.HasPrefix(k, "remote.") && strings.HasSuffix(k, ".url") {
+	if strings.HasPrefix(k, "url.") {
+		// url.<base>.insteadOf: the base, in the key, is what git uses
+		return strings.Contains(k, "ext::") || strings.Contains(v, "ext::")
+	}
+	if (strings.HasPrefix(k, "remote.") || strings.HasPrefix(k, "submodule.")) && (strings.HasSuffix(k, ".url") || strings.HasSuffix(k, ".pushurl")) {
 		return strings.Contains(v, "ext::")
 	}
 	if strings.HasPrefix(k, "submodule.") && strings.HasSuffix(k, ".update") {
