@@ -28,9 +28,9 @@ func (s *globSources) note(f *syntax.File) {
 	syntax.Walk(f, func(n syntax.Node) bool {
 		ce, ok := n.(*syntax.CallExpr)
 		if ok && len(ce.Args) > 0 && guardsh.WordEscaped(ce.Args[0]) {
-			if name := unescapedName(ce.Args[0]); name != "" {
-				s.escaped.Store(ce.Pos(), name)
-			}
+			// "" when the name holds an expansion (\fro${e}bnicate): any
+			// name the command at that position gets is escaped
+			s.escaped.Store(ce.Pos(), unescapedName(ce.Args[0]))
 		}
 		if !ok || len(ce.Args) < 2 {
 			return true
@@ -66,13 +66,14 @@ func (s *globSources) lookup(pos syntax.Pos, name string) string {
 }
 
 // nameEscaped reports whether the command at pos whose name is name (after
-// quote removal) was written with a backslash in its name.
+// quote removal) was written with a backslash in its name (one whose name
+// holds an expansion: whatever name it expands to).
 func (s *globSources) nameEscaped(pos syntax.Pos, name string) bool {
 	if !pos.IsValid() {
 		return false
 	}
 	v, ok := s.escaped.Load(pos)
-	return ok && v.(string) == name
+	return ok && (v.(string) == name || v.(string) == "")
 }
 
 // unescapedName is a command name word after quote removal, for literal
