@@ -249,11 +249,13 @@ func configKeyRefused(key, v string) error {
 }
 
 // writesFile reports whether git config key k (lower case) names a file
-// git writes to: http.cookieFile (http.<url>.cookieFile), where git
-// fetch over http saves curl's cookie jar with http.saveCookies, replacing
-// the file (a ~/.bashrc) with lines holding the server's Set-Cookie values.
+// or directory git writes to: http.cookieFile (http.<url>.cookieFile),
+// where git fetch over http saves curl's cookie jar with http.saveCookies,
+// replacing the file (a ~/.bashrc) with lines holding the server's
+// Set-Cookie values; format.outputDirectory, where git format-patch
+// writes its patches (commit messages as written).
 func writesFile(k string) bool {
-	return strings.HasPrefix(k, "http.") && strings.HasSuffix(k, ".cookiefile")
+	return strings.HasPrefix(k, "http.") && strings.HasSuffix(k, ".cookiefile") || k == "format.outputdirectory"
 }
 
 // parseRemote reads git remote add NAME URL and git remote set-url

@@ -69,6 +69,9 @@ func TestParseConfigWrite(t *testing.T) {
 		// Set-Cookie value and all: $(...) in a ~/.bashrc)
 		{[]string{"config", "http.cookieFile", "/root/.bashrc"}, nil, refuse},
 		{[]string{"config", "HTTP.https://example.com/.CookieFile", "/root/.bashrc"}, nil, refuse},
+		// git format-patch writes its patches there (real git 2.39.5): a
+		// directory whose every file a shell sources (~/.bashrc.d)
+		{[]string{"config", "format.outputDirectory", "/root/.bashrc.d"}, nil, refuse},
 		// ext:: where RunsProgram did not look: a push URL, and the base
 		// of url.<base>.insteadOf (the key, not the value)
 		{[]string{"config", "remote.origin.pushurl", "ext::sh -c evil"}, nil, refuse},
