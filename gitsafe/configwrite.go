@@ -173,14 +173,14 @@ func (w *ConfigWrite) parseConfig(rest []string) (bool, error) {
 	switch {
 	case unset && len(pos) == 1:
 		key := pos[0]
-		if err := configKeyRefused(key, ""); err != nil {
+		if err := configKeyRefused(key, "", false); err != nil {
 			return false, err
 		}
 		w.expect(key, nil)
 		return true, nil
 	case !unset && len(pos) == 2:
 		key, v := pos[0], pos[1]
-		if err := configKeyRefused(key, v); err != nil {
+		if err := configKeyRefused(key, v, true); err != nil {
 			return false, err
 		}
 		w.expect(key, &v)
@@ -234,15 +234,16 @@ func canonicalKey(key string) string {
 // configKeyRefused refuses a key (and value) the privileged side never
 // writes, whatever the approval: one that makes git run a program
 // (RunsProgram), read config from elsewhere (include, includeIf), look
-// for the repository elsewhere (core.worktree, core.bare), or name a file
-// git writes to (writesFile).
-func configKeyRefused(key, v string) error {
+// for the repository elsewhere (core.worktree, core.bare), name a file
+// git writes to (writesFile) or a remote on this machine (localRemote;
+// set false: an unset, which removes such a remote).
+func configKeyRefused(key, v string, set bool) error {
 	lk := strings.ToLower(key)
 	if RunsProgram(lk, v) || strings.HasPrefix(lk, "include") || lk == "core.worktree" || lk == "core.bare" ||
 		strings.HasPrefix(lk, "protocol.") || lk == "safe.directory" || lk == "core.attributesfile" || lk == "core.fsmonitor" ||
 		lk == "core.hookspath" || lk == "core.pager" || lk == "core.editor" || lk == "core.sshcommand" || strings.HasPrefix(lk, "alias.") ||
-		strings.HasPrefix(lk, "filter.") || writesFile(lk) {
-		return &Refusal{Why: fmt.Sprintf("%s is a git config key that runs a program, sends git elsewhere or names a file git writes: guardsh's privileged side does not write it, whatever the approval", key),
+		strings.HasPrefix(lk, "filter.") || writesFile(lk) || set && localRemote(key, v) {
+		return &Refusal{Why: fmt.Sprintf("%s is a git config key that runs a program, sends git elsewhere, names a file git writes or a remote on this machine (whose hooks a push runs): guardsh's privileged side does not write it, whatever the approval", key),
 			Hint: "Set it yourself in your own ~/.gitconfig or the repository's config if you trust it"}
 	}
 	return nil
@@ -256,6 +257,25 @@ func configKeyRefused(key, v string) error {
 // writes its patches (commit messages as written).
 func writesFile(k string) bool {
 	return strings.HasPrefix(k, "http.") && strings.HasSuffix(k, ".cookiefile") || k == "format.outputdirectory"
+}
+
+// localRemote reports whether config key key set to v names a remote on
+// this machine (a path, ".", a file:// URL) as a remote's URL or push URL
+// or as the base an url.<base>.insteadOf or pushInsteadOf leads to: the
+// user's own git push to it runs that repository's receive-pack there,
+// with its hooks, outside any sandbox.
+func localRemote(key, v string) bool {
+	lk := strings.ToLower(key)
+	local := func(u string) bool {
+		return strings.HasPrefix(strings.ToLower(u), "file://") || !strings.Contains(u, "://") && !scpLike(u)
+	}
+	switch {
+	case strings.HasPrefix(lk, "remote.") && (strings.HasSuffix(lk, ".url") || strings.HasSuffix(lk, ".pushurl")):
+		return local(v)
+	case strings.HasPrefix(lk, "url.") && (strings.HasSuffix(lk, ".insteadof") || strings.HasSuffix(lk, ".pushinsteadof")):
+		return local(key[len("url."):strings.LastIndexByte(key, '.')])
+	}
+	return false
 }
 
 // parseRemote reads git remote add NAME URL and git remote set-url
@@ -308,7 +328,7 @@ func (w *ConfigWrite) parseRemote(rest []string) (bool, error) {
 	if push {
 		key = "remote." + name + ".pushurl"
 	}
-	if err := configKeyRefused(key, url); err != nil {
+	if err := configKeyRefused(key, url, true); err != nil {
 		return false, err
 	}
 	w.want = map[string]*string{key: &url}
@@ -529,7 +549,7 @@ func (w *ConfigWrite) check(gitPath, dir string, env []string, old, newer []byte
 			return &Refusal{Why: fmt.Sprintf("the write would change %s, which the command line does not name", k), Hint: hintWrite}
 		}
 		for _, v := range after[k] {
-			if err := configKeyRefused(k, v); err != nil {
+			if err := configKeyRefused(k, v, true); err != nil {
 				return err
 			}
 		}

@@ -77,6 +77,19 @@ func TestParseConfigWrite(t *testing.T) {
 		{[]string{"config", "remote.origin.pushurl", "ext::sh -c evil"}, nil, refuse},
 		{[]string{"config", "url.ext::sh -c evil.insteadOf", "https://example.com/"}, nil, refuse},
 		{[]string{"config", "url.ext::sh -c evil.pushInsteadOf", "https://example.com/"}, nil, refuse},
+		// a remote on this machine: the user's own git push runs its
+		// receive-pack there, with that repository's hooks (real git
+		// 2.39.5 ran a planted pre-receive through an url.<path>.insteadOf
+		// of the origin's https URL)
+		{[]string{"remote", "add", "backup", "/tmp/x/backup.git"}, nil, refuse},
+		{[]string{"remote", "set-url", "origin", "../other"}, nil, refuse},
+		{[]string{"remote", "set-url", "--push", "origin", "file:///tmp/x.git"}, nil, refuse},
+		{[]string{"config", "remote.origin.url", "file:///tmp/x.git"}, nil, refuse},
+		{[]string{"config", "remote.origin.pushurl", "."}, nil, refuse},
+		{[]string{"config", "url./tmp/evil.git.insteadOf", "https://example.com/me/proj.git"}, nil, refuse},
+		{[]string{"config", "url.file:///tmp/evil.git.pushInsteadOf", "https://example.com/"}, nil, refuse},
+		{[]string{"config", "remote.origin.url", "git@example.com:me/proj.git"}, nil, write},
+		{[]string{"config", "url.git@example.com:.insteadOf", "https://example.com/"}, nil, write},
 
 		// another file, or a redirected git: not the repository's
 		// config, the sandbox decides
