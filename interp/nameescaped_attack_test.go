@@ -34,6 +34,14 @@ func TestAttackNameEscapedWithExpansion(t *testing.T) {
 		{`e=; \fro${e}bnicate`, false},
 		{`\fro$(echo)bnicate`, false},
 		{`fro\bnicate"$e"`, false},
+		// the name a wrapper runs, written with a backslash: bash runs
+		// frobnicate through command, env, exec, timeout
+		{`command \frobnicate`, false},
+		{`env \frobnicate`, false},
+		{`timeout 5 fro\bnicate`, false},
+		{`command \fro${e}bnicate`, false},
+		{`frobnicate \.`, true},
+		{`exec \frobnicate`, false},
 	} {
 		p := guardsh.NewPolicy(guardsh.ModeAuto)
 		p.Sandboxed = true
