@@ -173,6 +173,11 @@ func TestConfigWriteLikeGit(t *testing.T) {
 		{"config", "nosection", "x"},          // git's own error, exit 1 or 2
 		{"config", "user.name", "--unset"},    // the value "--unset"
 		{"config", "user.name", "a \"q\" #x"}, // quoting
+		// a value holding a section header and a key: git writes it
+		// escaped, one value of user.name (attack: held)
+		{"config", "user.name", "X\n[core]\n\tfsmonitor = touch pwn\n[include]\npath = /tmp/x"},
+		{"config", "remote.origin.url", "https://example.com/x\n[core]\n\tfsmonitor = touch pwn"},
+		{"config", "remote.x\"]\n[core]\nfsmonitor = pwn\n[x \"y.url", "https://example.com/"}, // git: invalid key
 		{"remote", "add", "up", "https://example.com/up.git"},
 		{"remote", "add", "origin", "https://example.com/again.git"}, // exists: exit 3
 		{"remote", "set-url", "origin", "https://example.com/new.git"},
