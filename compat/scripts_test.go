@@ -5,6 +5,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"testing"
 )
 
@@ -237,3 +238,54 @@ helper() { echo "helper $1"; }
 @test "run with status check" { run -1 false; [ "$output" = "" ]; }
 @test "teardown-safe redirection" { exec 3>&-; echo ok >&2; }
 `
+
+// bats04Dir is where .ci/run installs the npm package bats@0.4.0: the
+// original bats, the last npm release that ships its own test suite
+// (bats-core's releases on npm do not).
+func bats04Dir() string {
+	if p := os.Getenv("GUARDSH_TEST_BATS04"); p != "" {
+		return p
+	}
+	return "/opt/guardsh-ci/npm-bats04/node_modules/bats"
+}
+
+// batsOwnSuiteFloor is how many of bats 0.4.0's 44 own tests pass under
+// guardsh at least (bash: all 44; guardsh 29 or 30, "extended syntax in
+// suite" passed in one run of two). The others fail on its failure
+// reports, which bats builds from a DEBUG trap and BASH_LINENO (mvdan
+// runs no DEBUG trap; docs/compatibility.md).
+const batsOwnSuiteFloor = 29
+
+// TestBatsOwnSuite runs bats 0.4.0's own test suite with each shell as
+// its interpreter: bash must pass all of it, guardsh at least
+// batsOwnSuiteFloor of it, and the figure is logged.
+func TestBatsOwnSuite(t *testing.T) {
+	sh := needShells(t)
+	if why := needFile(bats04Dir() + "/test/bats.bats")(); why != "" {
+		t.Skip(why)
+	}
+	src := `cp -R ` + bats04Dir() + ` bats && cd bats && mkdir -p test/tmp
+PATH=$PWD/libexec:$PATH "$BASH" libexec/bats --tap test; echo "st=$?"`
+	base := t.TempDir()
+	count := func(o outcome) (pass int, failed []string) {
+		for _, l := range strings.Split(o.stdout, "\n") {
+			switch {
+			case strings.HasPrefix(l, "ok "):
+				pass++
+			case strings.HasPrefix(l, "not ok "):
+				failed = append(failed, strings.TrimPrefix(l, "not ok "))
+			}
+		}
+		return pass, failed
+	}
+	bp, bf := count(runIn(t, sh.bash, bashArgs, src, filepath.Join(base, "b")))
+	gp, gf := count(runIn(t, sh.guardsh, guardshArgs, src, filepath.Join(base, "g")))
+	t.Logf("bats 0.4.0's own suite: bash passes %d of %d, guardsh %d of %d; guardsh fails: %s",
+		bp, bp+len(bf), gp, gp+len(gf), strings.Join(gf, "; "))
+	if bp != 44 || len(bf) != 0 {
+		t.Errorf("bash passes %d of its 44 tests (fails %q): the suite or its set-up changed", bp, bf)
+	}
+	if gp < batsOwnSuiteFloor || gp+len(gf) != 44 {
+		t.Errorf("guardsh passes %d of %d tests, want at least %d of 44", gp, gp+len(gf), batsOwnSuiteFloor)
+	}
+}

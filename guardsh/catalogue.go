@@ -133,12 +133,15 @@ const (
 	idContainerHostMount
 	idContainerPrivileged
 	idNetCloud
+	idNetRemoteDestructive
+	idNetUnproxied
 	idNetHostAllowed
 	idNetHostUnlisted
 	idNetHostDenied
 	idNetPrivateAddress
 	idInstall
 	idInstallVenv
+	idInstallProject
 	idUnknown
 	idCmdOpen
 	idSandboxContained
@@ -252,12 +255,14 @@ var builtinRules = [numRules]BuiltinRule{
 	idReadCredentials:  {ID: "read.credentials", Decision: Ask, Reason: "reading credentials (SSH keys, cloud credentials, .netrc, keyrings, browser profiles)", Hint: "the agent should not need secrets; ask the human to run the step that needs them"},
 	idReadOutside:      {ID: "read.outside-project", Decision: Ask, Reason: "reading outside the project", Hint: "work with files inside the project; a human must approve reading elsewhere"},
 	// Network and installs.
-	idNetwork:             {ID: "net.command", Decision: Ask, ByDestination: true, Reason: "uses the network", Hint: "a human must approve network access (allow once or for this session)"},
-	idNetRemoteShell:      {ID: "net.remote-shell", Decision: Ask, Reason: "runs commands on another machine (ssh) or copies files there", Hint: "a human must approve remote access"},
-	idNetReverseShell:     {ID: "net.reverse-shell", Decision: Deny, Catastrophic: true, Reason: "reverse shell: connects a shell to a network socket, handing the machine to whoever listens", Hint: "never needed; run the command you need directly"},
-	idContainerHostMount:  {ID: "container.host-mount", Decision: Deny, Catastrophic: true, Reason: "bind-mounts the root file system, home, a system directory or the docker socket into a container, which then has root access to it", Hint: "mount only directories inside the project, e.g. -v \"$PWD\":/work"},
-	idContainerPrivileged: {ID: "container.privileged", Decision: Ask, Reason: "privileged container or host namespaces", Hint: "a human must approve privileged containers"},
-	idNetCloud:            {ID: "net.cloud", Decision: Ask, Reason: "cloud, cluster or database CLI acting on remote resources", Hint: "a human must approve changes to remote infrastructure"},
+	idNetwork:              {ID: "net.command", Decision: Ask, ByDestination: true, Reason: "uses the network", Hint: "a human must approve network access (allow once or for this session)"},
+	idNetRemoteShell:       {ID: "net.remote-shell", Decision: Ask, Reason: "runs commands on another machine (ssh) or copies files there", Hint: "a human must approve remote access"},
+	idNetReverseShell:      {ID: "net.reverse-shell", Decision: Deny, Catastrophic: true, Reason: "reverse shell: connects a shell to a network socket, handing the machine to whoever listens", Hint: "never needed; run the command you need directly"},
+	idContainerHostMount:   {ID: "container.host-mount", Decision: Deny, Catastrophic: true, Reason: "bind-mounts the root file system, home, a system directory or the docker socket into a container, which then has root access to it", Hint: "mount only directories inside the project, e.g. -v \"$PWD\":/work"},
+	idContainerPrivileged:  {ID: "container.privileged", Decision: Ask, Reason: "privileged container or host namespaces", Hint: "a human must approve privileged containers"},
+	idNetCloud:             {ID: "net.cloud", Decision: Ask, Reason: "cloud, cluster or database CLI acting on remote resources", Hint: "a human must approve changes to remote infrastructure"},
+	idNetUnproxied:         {ID: "net.unproxied", Decision: Ask, Reason: "a network client that does not go through the session's HTTP proxy (raw sockets, DNS, ICMP, git or other tools over ssh, tunnels and VPNs): in the sandbox it reaches nothing", Hint: "a human approves it to run with the network; for HTTP(S) use a client that honours HTTPS_PROXY (curl, wget, git over https)"},
+	idNetRemoteDestructive: {ID: "net.remote-destructive", Decision: Ask, Reason: "deletes or overwrites remote state (an HTTP DELETE, PUT or PATCH, a POST to a delete/close/purge endpoint, a remote store's sync, move or delete), whatever host the proxy allows", Hint: "a human must approve destructive remote operations; reads and downloads run without asking"},
 	// Destinations: decided per connection by the session's proxy
 	// (network.go), not per command.
 	idNetHostAllowed:    {ID: "net.host-allowed", Decision: Allow, Destination: true, Reason: "a destination the configuration allows", Hint: ""},
@@ -266,6 +271,7 @@ var builtinRules = [numRules]BuiltinRule{
 	idNetPrivateAddress: {ID: "net.private-address", Decision: Deny, Destination: true, Reason: "a connection to a private, loopback or link-local address", Hint: "the host's and its network's own services are reached only when a rule names them"},
 	idInstall:           {ID: "install.package", Decision: Ask, Reason: "installs packages outside a project virtual environment (network and writes outside the project)", Hint: "create a project venv (python -m venv .venv) and use .venv/bin/pip, or ask the human to install it"},
 	idInstallVenv:       {ID: "install.venv", Decision: Allow, Reason: "installs into the project's virtual environment", Hint: ""},
+	idInstallProject:    {ID: "install.project", Decision: Allow, Reason: "installs the project's packages into the project (node_modules) inside the verified sandbox, each download decided by the proxy by destination", Hint: ""},
 	// Modes and the rest.
 	idCmdOpen:          {ID: "cmd.open", Decision: Ask, Reason: "hands files or URLs to the desktop's programs, which run outside the sandbox", Hint: "a human must approve opening it; read the file with cat or less instead"},
 	idSandboxContained: {ID: "sandbox.contained", Decision: Allow, Reason: "runs inside the verified session sandbox (no network, writes only in the project and temp dirs)", Hint: "if it needs more, a human approves the escalation"},

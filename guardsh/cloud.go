@@ -81,7 +81,7 @@ func cloudRead(name string, args []string) bool {
 			known[k] = true
 		}
 	default:
-		return false
+		return moreCloudRead(name, args)
 	}
 	valued := map[string]bool{"region": true, "profile": true, "output": true, "query": true, "endpoint-url": true, "color": true,
 		"cli-read-timeout": true, "cli-connect-timeout": true, "max-items": true, "page-size": true, "starting-token": true,
@@ -113,7 +113,7 @@ func cloudRead(name string, args []string) bool {
 			// gcloud and az: an option of the operation; not helm, whose
 			// template/show/lint options write files (--output-dir) or run
 			// programs (--post-renderer)
-			if len(ops) >= 2 && strings.HasPrefix(a, "--") && (name == "gcloud" || name == "az") {
+			if len(ops) >= 2 && (name == "gcloud" || name == "az") {
 				if !hasVal && i+1 < len(args) && !strings.HasPrefix(args[i+1], "-") {
 					i++
 				}
@@ -125,7 +125,21 @@ func cloudRead(name string, args []string) bool {
 			i++
 		}
 	}
-	if len(ops) == 0 || mentionsSecret(args[1:]) {
+	secretArgs := args[1:]
+	if name == "aws" && len(ops) > 0 && ops[0] == "s3api" {
+		// --key is an object's name there, not a secret
+		secretArgs = nil
+		for k := 1; k < len(args); k++ {
+			if args[k] == "--key" {
+				k++
+				continue
+			}
+			if !strings.HasPrefix(args[k], "--key=") {
+				secretArgs = append(secretArgs, args[k])
+			}
+		}
+	}
+	if len(ops) == 0 || mentionsSecret(secretArgs) {
 		return false
 	}
 	switch name {
@@ -139,6 +153,12 @@ func cloudRead(name string, args []string) bool {
 			return true
 		case svc == "sts" && op == "get-caller-identity":
 			return true
+		case svc == "s3" && op == "presign": // signs a URL locally
+			return true
+		case op == "help" && len(ops) == 2: // the service's documentation
+			return true
+		case svc == "s3" && (op == "sync" || op == "cp" || op == "mv" || op == "rm") && hasOpt(args[1:], 0, "dryrun"):
+			return true
 		case svc == "s3api" && (op == "get-object" || op == "get-object-torrent"), svc == "glacier" && op == "get-job-output",
 			svc == "mediastore-data" && op == "get-object", strings.HasPrefix(svc, "kinesis-video") && strings.HasPrefix(op, "get-"):
 			return false // write a local file (outfile)
@@ -149,7 +169,8 @@ func cloudRead(name string, args []string) bool {
 	case "gcloud", "az":
 		read := false
 		for _, o := range ops {
-			if o == "list" || o == "describe" || o == "show" || o == "info" || o == "version" {
+			if o == "list" || o == "describe" || o == "show" || o == "info" || o == "version" || o == "exists" || o == "help" ||
+				name == "gcloud" && len(ops) > 1 && ops[0] == "storage" && (o == "ls" || o == "cat") {
 				read = true
 			}
 		}
@@ -167,6 +188,93 @@ func cloudRead(name string, args []string) bool {
 	case "helm":
 		switch ops[0] {
 		case "list", "ls", "status", "history", "search", "show", "template", "version", "lint", "env":
+			return true
+		}
+	}
+	return false
+}
+
+// moreCloudReads are the read operations of other remote CLIs (hCloud's):
+// the operand words they start with, after the options of
+// moreCloudValued (which take a value).
+var moreCloudReads = map[string][]string{
+	"stripe":   {"customers list", "products list", "prices list", "payments list", "charges list", "invoices list", "subscriptions list", "events list", "logs tail", "version"},
+	"velero":   {"get", "version", "snapshot get", "backup get", "backup describe", "backup logs", "restore get", "restore describe", "restore logs", "schedule get", "schedule describe", "plugin get", "snapshot-location get", "backup-location get"},
+	"glab":     {"repo list", "repo view", "mr list", "mr view", "mr diff", "issue list", "issue view", "release list", "release view", "ci list", "ci view", "ci status", "label list", "version"},
+	"wrangler": {"whoami", "help", "tail", "kv:namespace list", "kv:key list", "r2 bucket list", "d1 list", "d1 info", "dns-records list", "deployments list", "versions list"},
+	"gsutil":   {"ls", "stat", "du", "hash", "version", "help", "cat"},
+	"azcopy":   {"list", "jobs list", "jobs show"},
+	"argocd":   {"app get", "app list", "app history", "app diff", "proj list", "cluster list", "repo list", "version"},
+	"restic":   {"snapshots", "check", "stats", "ls", "find", "diff", "version"}, // not cat, dump: a backed-up ~/.ssh
+	"borg":     {"list", "info", "diff", "check", "version"},
+}
+
+// moreCloudFlags are the options without a value those CLIs' reads may
+// have; any option neither here nor in moreCloudValued makes a command
+// not a read guardsh can tell (restic --password-command, borg --rsh and
+// the like run programs).
+var moreCloudFlags = map[string][]string{
+	"stripe":   {"live"},
+	"velero":   {"details", "all-namespaces", "A", "insecure-skip-tls-verify"},
+	"glab":     {"web", "w", "comments", "c", "all", "A", "mine", "closed", "merged", "opened", "draft", "json"},
+	"wrangler": {"json", "preview", "remote", "local"},
+	"gsutil":   {"m", "l", "L", "r", "R", "a", "e", "s", "c", "h"},
+	"azcopy":   {"machine-readable", "running-tally", "mega-units"},
+	"argocd":   {"grpc-web", "plaintext", "insecure", "refresh", "hard-refresh"},
+	"restic":   {"no-lock", "json", "q", "quiet", "compact", "l", "long", "read-data", "human-readable", "H", "v", "verbose", "no-cache"},
+	"borg":     {"json", "short", "last", "first", "consider-checkpoints", "verify-data", "repository-only", "archives-only", "v", "verbose", "info", "numeric-ids", "progress", "p"},
+}
+
+// moreCloudValued are those CLIs' options that take a value.
+var moreCloudValued = map[string][]string{
+	"stripe":   {"limit", "project-name", "p", "api-version"},
+	"velero":   {"n", "namespace", "o", "output", "kubecontext", "selector", "l"},
+	"glab":     {"R", "repo", "F", "output", "P", "per-page", "p", "page", "s", "state"},
+	"gsutil":   {"o", "h", "u"},
+	"argocd":   {"server", "o", "output", "grpc-web-root-path", "core", "project", "p"},
+	"restic":   {"r", "repo", "password-file", "cache-dir", "host", "tag", "path", "mode", "target", "name"},
+	"wrangler": {"namespace-id", "binding", "env", "zone-id", "c", "config"},
+}
+
+// moreCloudRead is cloudRead for the CLIs of moreCloudReads: the operation
+// is one of its reads and nothing names a secret.
+func moreCloudRead(name string, args []string) bool {
+	reads, ok := moreCloudReads[name]
+	if !ok || mentionsSecret(args[1:]) {
+		return false
+	}
+	valued, flag := map[string]bool{}, map[string]bool{"help": true, "h": name != "gsutil"}
+	for _, k := range moreCloudValued[name] {
+		valued[k] = true
+	}
+	for _, k := range moreCloudFlags[name] {
+		flag[k] = true
+	}
+	var ops []string
+	for i := 1; i < len(args); i++ {
+		a := args[i]
+		if isDynamic(a) {
+			return false
+		}
+		if !strings.HasPrefix(a, "-") || a == "-" {
+			ops = append(ops, a)
+			continue
+		}
+		k, _, hasVal := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		switch {
+		case valued[k] && !hasVal:
+			i++
+		case valued[k], flag[k] && !hasVal:
+		default:
+			return false
+		}
+	}
+	if name == "glab" && len(ops) > 0 && ops[0] == "variable" {
+		return false // CI variables: secrets
+	}
+	for _, r := range reads {
+		w := strings.Fields(r)
+		if len(ops) >= len(w) && strings.Join(ops[:len(w)], " ") == r {
 			return true
 		}
 	}

@@ -14,6 +14,9 @@ func TestCloudRead(t *testing.T) {
 		"kubectl get pods", "kubectl -n prod get pods -o wide", "kubectl describe deploy web", "kubectl logs -f web-1 --tail 50",
 		"kubectl config current-context", "helm list -A", "helm status web",
 		"gcloud compute instances list --project p", "gcloud storage buckets describe gs://b", "az vm list -g rg", "az group show -n rg",
+		"aws s3api head-object --bucket b --key path/f", "aws apigateway help", "gcloud storage ls gs://b", "az storage blob list -c c",
+		"velero backup get", "velero -n velero backup describe daily", "glab mr view 12", "wrangler d1 list", "gsutil -m ls gs://b",
+		"argocd app get web", "restic -r /srv/repo snapshots", "borg list repo", "stripe customers list --limit 3",
 	}
 	notReads := []string{
 		"aws secretsmanager get-secret-value --secret-id x", "aws ssm get-parameter --name db --with-decryption",
@@ -24,6 +27,10 @@ func TestCloudRead(t *testing.T) {
 		"gcloud compute instances delete list", "gcloud secrets versions access latest --secret s", "gcloud auth print-access-token",
 		"az storage account keys list -n a", "az keyvault secret show --name s", "az vm start -n x list",
 		"helm get values web", "helm uninstall web", "terraform apply", "psql -c 'select 1'",
+		"aws s3api put-object --bucket b --key k", "velero backup create nightly", "velero backup delete daily", "glab repo clone g/r",
+		"glab variable list", "wrangler kv:key get --namespace-id=abc KEY", "gsutil rm gs://b/x", "gsutil cp gs://b/x .",
+		"argocd app delete web", "argocd app sync web", "restic forget --prune", "restic dump latest /home/u/.ssh/id_rsa",
+		"borg delete repo", "borg extract repo::a", "stripe customers delete cus_1", "azcopy copy ./a https://x/c",
 	}
 	for _, c := range reads {
 		args := strings.Fields(c)

@@ -9,6 +9,9 @@ func hDev(cx *cmdCtx, name string, args []string) {
 			if strings.HasPrefix(a, "http://") || strings.HasPrefix(a, "https://") {
 				cx.j.eff.Network = true
 				cx.j.other(idNetwork, "java program talking to "+a)
+				if what := javaRemoteCLI(args); what != "" { // commands_net_remote.go
+					cx.j.other(idNetRemoteDestructive, what)
+				}
 				return
 			}
 		}
@@ -43,6 +46,12 @@ func (cx *cmdCtx) install(args []string, name string) {
 		cx.j.eff.Writes = append(cx.j.eff.Writes, cx.pe.project)
 		return
 	}
+	if cx.projectInstall(name, args) {
+		cx.j.atLeast(kEdit)
+		cx.j.allowID = idInstallProject
+		cx.j.eff.Writes = append(cx.j.eff.Writes, cx.pe.project)
+		return
+	}
 	cx.j.other(idInstall, strings.Join(displayArgs(args, 5), " "))
 	// where an approved install writes, for the rights it receives
 	home := cx.pe.home
@@ -64,6 +73,39 @@ func (cx *cmdCtx) install(args []string, name string) {
 			cx.j.eff.Writes = append(cx.j.eff.Writes, home+"/go")
 		}
 	}
+}
+
+// projectInstall reports whether a JavaScript package manager's install
+// writes only the project's own node_modules and lock file, in a verified
+// sandbox (which keeps every write, the packages' install scripts' too,
+// in the writable roots) whose network goes through the proxy (which
+// decides each download by destination): npm install, npm ci, yarn,
+// pnpm install, bun add in the project; not a global install, one with
+// another prefix or directory, nor npm link (which writes the global
+// prefix).
+func (cx *cmdCtx) projectInstall(name string, args []string) bool {
+	if !cx.p.Sandboxed || !cx.p.NetProxy {
+		return false
+	}
+	switch name {
+	case "npm", "yarn", "pnpm", "bun":
+	default:
+		return false
+	}
+	if hasOpt(args[1:], 'g', "global", "location", "prefix", "cwd", "dir", "modules-folder", "global-folder", "store-dir", "virtual-store-dir", "cache-folder") ||
+		hasOpt(args[1:], 'C', "workspace-root") {
+		return false
+	}
+	for _, a := range args[1:] {
+		if isDynamic(a) {
+			return false
+		}
+		switch a {
+		case "global", "link", "unlink", "ln":
+			return false
+		}
+	}
+	return true
 }
 
 // inVenv reports whether program (pip, python, uv) runs from or for a

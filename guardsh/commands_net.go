@@ -11,6 +11,17 @@ var opensslLocal = map[string]bool{
 	"sha256": true, "sha1": true, "md5": true, "speed": true, "errstr": true, "passwd": true, "prime": true,
 }
 
+// unproxiedClients are the network clients of hNet that do not use an
+// HTTP proxy from the environment: under the session's proxy their
+// connections reach nothing, so they still ask (net.unproxied) rather than
+// pass as commands whose connections the proxy decides.
+var unproxiedClients = map[string]bool{
+	"nc": true, "ncat": true, "netcat": true, "socat": true, "telnet": true, "ftp": true, "tftp": true,
+	"ping": true, "ping6": true, "traceroute": true, "tracepath": true, "mtr": true, "dig": true, "nslookup": true,
+	"host": true, "whois": true, "nmap": true, "smbclient": true, "nsupdate": true, "openssl": true, "wscat": true,
+	"ngrok": true, "cloudflared": true, "tailscale": true, "wg": true, "openvpn": true,
+}
+
 // network commands.
 func hNet(cx *cmdCtx, name string, args []string) {
 	if name == "openssl" && len(args) > 1 && opensslLocal[args[1]] {
@@ -26,6 +37,10 @@ func hNet(cx *cmdCtx, name string, args []string) {
 	pre := cx.j.f // what the command's assignments found, before the network
 	cx.j.eff.Network = true
 	cx.j.other(idNetwork, name)
+	cx.remoteDestructive(name, args) // commands_net_remote.go
+	if unproxiedClients[name] {
+		cx.j.other(idNetUnproxied, name)
+	}
 	switch name {
 	case "curl":
 		for _, o := range curlOpts(args[1:]) {

@@ -80,6 +80,10 @@ type Config struct {
 	// Network decides connections by destination (config_network.go,
 	// network.go).
 	Network NetworkPolicy
+	// Launch and Approval are the user file's [launch] and [approval]
+	// (config_launch.go).
+	Launch   LaunchConfig
+	Approval ApprovalConfig
 	// Warnings are parts of the project file guardsh did not apply, each
 	// "file:line:col: what and why". The caller must show them.
 	Warnings []string
@@ -124,10 +128,12 @@ type fileConfig struct {
 	Audit           *auditConfig `toml:"audit"`
 	Rule            []fileRule   `toml:"rule"`
 	// Sections parsed and merged in files of their own.
-	Advisor *fileAdvisor `toml:"advisor"` // config_advisor.go
-	Strict  *fileStrict  `toml:"strict"`  // config_strict.go
-	Env     *fileEnv     `toml:"env"`     // config_env.go
-	Network *fileNetwork `toml:"network"` // config_network.go
+	Advisor  *fileAdvisor  `toml:"advisor"`  // config_advisor.go
+	Strict   *fileStrict   `toml:"strict"`   // config_strict.go
+	Env      *fileEnv      `toml:"env"`      // config_env.go
+	Network  *fileNetwork  `toml:"network"`  // config_network.go
+	Launch   *fileLaunch   `toml:"launch"`   // config_launch.go
+	Approval *fileApproval `toml:"approval"` // config_launch.go
 }
 
 type auditConfig struct {
@@ -300,6 +306,7 @@ func (c *Config) applySections(file, src string, fc *fileConfig, home string, pr
 	if err := c.applyEnv(file, src, fc.Env, project); err != nil {
 		return err
 	}
+	c.applyLaunch(file, src, fc.Launch, fc.Approval, project)
 	return c.applyNetwork(file, src, fc.Network, project)
 }
 

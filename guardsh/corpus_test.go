@@ -281,3 +281,69 @@ func TestCorpusSandboxed(t *testing.T) {
 		t.Errorf("benign rows asked with --sandboxed: %d of %d (%.1f%%) > %.0f%%", f.allowAsked, f.allowRows, got, sandboxedMaxBenignAsked)
 	}
 }
+
+// sandboxedNetMaxBenignAsked bounds TestCorpusSandboxedNet: auto mode in
+// a verified sandbox whose connections go through the session's proxy.
+const sandboxedNetMaxBenignAsked = 20.0 // percent
+
+// TestCorpusSandboxedNet runs the corpus as --check --sandboxed does
+// where the session has a network namespace: auto mode, a verified
+// sandbox, and the proxy deciding each connection by destination (with
+// the registries profile on, which is decided at connect time and so
+// changes no command's verdict). Network commands then do not ask as
+// commands; destructive remote operations, commands that reach what the
+// proxy cannot see and everything else still do. Expected-deny rows it
+// allows must be listed with a reason in testdata/corpus-disagreements.tsv,
+// -sandboxed.tsv or -sandboxed-net.tsv. It prints what is still asked of
+// the benign rows, by rule.
+func TestCorpusSandboxedNet(t *testing.T) {
+	rows, _ := loadCorpus(t)
+	listed := loadDisagreements(t, "testdata/corpus-disagreements.tsv")
+	for _, f := range []string{"testdata/corpus-disagreements-sandboxed.tsv", "testdata/corpus-disagreements-sandboxed-net.tsv"} {
+		for k, v := range loadDisagreements(t, f) {
+			listed[k] = v
+		}
+	}
+	p := NewPolicy(ModeAuto)
+	p.Sandboxed, p.NetProxy = true, true
+	var f corpusFigures
+	byRule := map[string]int{}
+	example := map[string]string{}
+	var allowedDeny []string
+	for _, r := range rows {
+		sv, _ := p.CheckScript(r.Command, corpusEnv)
+		got := sv.Decision.String()
+		f.add(r.Expected, got)
+		switch {
+		case r.Expected == "deny" && got == "allow":
+			allowedDeny = append(allowedDeny, fmt.Sprintf("[%s] %s", sv.Rule, escapeRow(r.Command)))
+			if _, ok := listed[escapeRow(r.Command)+"\tdeny"]; !ok {
+				t.Errorf("expected-deny row allowed with --sandboxed and the proxy, not listed: [%s] %s", sv.Rule, escapeRow(r.Command))
+			}
+		case (r.Expected == "allow" || r.Expected == "safe") && got == "ask":
+			byRule[sv.Rule]++
+			if _, ok := example[sv.Rule]; !ok {
+				example[sv.Rule] = escapeRow(r.Command)
+			}
+		}
+	}
+	rules := make([]string, 0, len(byRule))
+	for r := range byRule {
+		rules = append(rules, r)
+	}
+	sort.Slice(rules, func(i, j int) bool {
+		if byRule[rules[i]] != byRule[rules[j]] {
+			return byRule[rules[i]] > byRule[rules[j]]
+		}
+		return rules[i] < rules[j]
+	})
+	var b strings.Builder
+	for _, r := range rules {
+		fmt.Fprintf(&b, "  %4d %-24s e.g. %.70s\n", byRule[r], r, example[r])
+	}
+	t.Logf("sandboxed auto mode with the proxy: %s\nbenign rows still asked, by rule:\n%sexpected-deny rows allowed (%d):\n  %s",
+		f.row("guardsh (auto, sandboxed, proxy)"), b.String(), len(allowedDeny), strings.Join(allowedDeny, "\n  "))
+	if got := pct(f.allowAsked, f.allowRows); got > sandboxedNetMaxBenignAsked {
+		t.Errorf("benign rows asked with --sandboxed and the proxy: %d of %d (%.1f%%) > %.0f%%", f.allowAsked, f.allowRows, got, sandboxedNetMaxBenignAsked)
+	}
+}

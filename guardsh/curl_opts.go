@@ -19,6 +19,7 @@ var curlLongFiles = map[string]byte{
 	"upload-file": 'r', "config": 'r', "cookie": 'r', "netrc-file": 'r',
 	"output": 'w', "dump-header": 'w', "trace": 'w', "trace-ascii": 'w', "cookie-jar": 'w', "stderr": 'w',
 	"output-dir": 'w', "libcurl": 'w', "etag-save": 'w', "hsts": 'w', "alt-svc": 'w',
+	"request": 0, // the method (commands_net_remote.go)
 }
 
 type curlOpt struct{ name, val string }

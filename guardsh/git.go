@@ -39,6 +39,26 @@ func gitExecKey(k, v string) bool {
 }
 
 // hGit judges git: global options, then the subcommand.
+// gitUnproxiedURL reports whether a git remote URL goes over ssh
+// (ssh://, scp-like [user@]host:path) or git://: neither uses the session's
+// HTTP proxy.
+func gitUnproxiedURL(u string) bool {
+	if isDynamic(u) {
+		return false
+	}
+	l := strings.ToLower(u)
+	for _, p := range []string{"ssh://", "git+ssh://", "ssh+git://", "git://"} {
+		if strings.HasPrefix(l, p) {
+			return true
+		}
+	}
+	if strings.Contains(u, "://") {
+		return false
+	}
+	i := strings.IndexByte(u, ':')
+	return i > 1 && !strings.Contains(u[:i], "/") // host:path; c:/x and ./a:b are paths
+}
+
 func hGit(cx *cmdCtx, args []string) {
 	j := cx.j
 	cfg := gitEnvConfig(cx)

@@ -409,13 +409,22 @@ func gitNetwork(cx *cmdCtx, g gitArgs) {
 			cx.j.other(idGitConfigExec, "git "+g.sub+" --upload-pack runs a program")
 		}
 	}
-	gitNetworkUse(cx, g.sub)
+	gitNetworkUse(cx, g)
 }
 
-// gitNetworkUse records the network finding of git sub.
-func gitNetworkUse(cx *cmdCtx, sub string) {
+// gitNetworkUse records the network finding of git g.sub; a remote URL
+// over ssh or git:// (which the session's proxy cannot carry) asks as well
+// (net.unproxied).
+func gitNetworkUse(cx *cmdCtx, g gitArgs) {
 	cx.j.eff.Network = true
-	cx.j.other(idGitNetwork, "git "+sub)
+	cx.j.other(idGitNetwork, "git "+g.sub)
+	_, pos, _, _ := gitOpts(g.rest, nil)
+	for _, u := range pos {
+		if gitUnproxiedURL(u) {
+			cx.j.other(idNetUnproxied, "git "+g.sub+" over "+displayArg(u))
+			break
+		}
+	}
 }
 
 // gitRemote: listing and get-url read; add, remove, rename, set-url,
@@ -432,7 +441,7 @@ func gitRemote(cx *cmdCtx, g gitArgs) {
 		cx.j.other(idGitConfigWrite, "git remote "+pos[0])
 		return
 	}
-	gitNetworkUse(cx, g.sub)
+	gitNetworkUse(cx, g)
 }
 
 // gitSubmodule: status and summary read; foreach runs its command in each
@@ -446,7 +455,7 @@ func gitSubmodule(cx *cmdCtx, g gitArgs) {
 	if pos[0] == "foreach" && len(pos) > 1 {
 		cx.nestScript(strings.Join(pos[1:], " "))
 	}
-	gitNetworkUse(cx, g.sub)
+	gitNetworkUse(cx, g)
 }
 
 // gitLfs: ls-files, status, env and version read; the rest reach the LFS
@@ -456,7 +465,7 @@ func gitLfs(cx *cmdCtx, g gitArgs) {
 		cx.j.atLeast(kRead)
 		return
 	}
-	gitNetworkUse(cx, g.sub)
+	gitNetworkUse(cx, g)
 }
 
 // gitClone reaches the network and writes its destination; --upload-pack,
@@ -477,7 +486,7 @@ func gitClone(cx *cmdCtx, g gitArgs) {
 	if longHas(lrest, "--upload-pack", 4) || shortHas(rest, 'u') || longHas(lrest, "--config", 5) || longHas(lrest, "--template", 5) {
 		cx.j.other(idGitConfigExec, "git clone option that runs a program")
 	}
-	gitNetworkUse(cx, g.sub)
+	gitNetworkUse(cx, g)
 	if dest != "" {
 		cx.write(dest, false)
 	}
@@ -492,7 +501,7 @@ func gitPull(cx *cmdCtx, g gitArgs) {
 	if longHas(g.lrest, "--force", 4) || shortHas(g.rest, 'f') {
 		cx.j.other(idGitNetwork, "git pull --force")
 	}
-	gitNetworkUse(cx, g.sub)
+	gitNetworkUse(cx, g)
 }
 
 // gitBranch: deleting unmerged branches and forcing asks; setting the

@@ -22,6 +22,16 @@ func checkSandboxed(t *testing.T, mode Mode, src string) ScriptVerdict {
 	return sv
 }
 
+// checkProxied is checkSandboxed with the session's proxy deciding
+// connections (Policy.NetProxy).
+func checkProxied(t *testing.T, mode Mode, src string) ScriptVerdict {
+	t.Helper()
+	p := NewPolicy(mode)
+	p.Sandboxed, p.NetProxy = true, true
+	sv, _ := p.CheckScript(src, testEnv)
+	return sv
+}
+
 // mentions reports whether a script verdict names rule id anywhere.
 func mentions(sv ScriptVerdict, id string) bool {
 	if sv.Rule == id || strings.Contains(sv.Reason, "["+id+"]") {
@@ -88,6 +98,9 @@ type catTest struct {
 	mode Mode
 	// sandboxed judges as for a verified sandbox (Policy.Sandboxed)
 	sandboxed bool
+	// netProxy judges as for a verified sandbox whose connections go
+	// through the proxy (Policy.Sandboxed and Policy.NetProxy)
+	netProxy bool
 	// bookkeeping is Policy.Bookkeeping for the test
 	bookkeeping []string
 	match       []string
@@ -171,6 +184,9 @@ var catalogueTests = []catTest{
 	{id: idModeDefault, mode: ModeDefault, match: []string{"ls", "go test ./...", "touch a"}, notMatch: []string{"echo hi", "cd src"}},
 	{id: idModePlan, mode: ModePlan, match: []string{"touch a", "go test ./...", "pip install x"}, notMatch: []string{"ls", "cat README.md", "git log"}},
 	{id: idParse, match: []string{"echo 'unterminated", "ls &&", "if then"}, notMatch: []string{"ls && pwd"}},
+	{id: idNetRemoteDestructive, netProxy: true, match: []string{"curl -X DELETE https://api.github.com/repos/o/r", "curl -T dist.tgz https://x.test/up", "http DELETE :9200/my-index", "curl -X POST http://jenkins.local/job/x/doDelete", "rclone sync /src remote:b", "mc rb play/b", "s3cmd del s3://b/k", "java -jar jenkins-cli.jar -s http://j/ delete-job x"}, notMatch: []string{"curl https://go.dev/doc", "curl -X POST http://localhost:7700/indexes/products/search", "http GET :9200/_cat/indices", "rclone copy /src remote:b", "rclone sync /src remote:b --dry-run", "mc ls play/b", "curl -G -d q=delete https://x.test/search"}},
+	{id: idNetUnproxied, netProxy: true, match: []string{"nc host 80", "dig axfr example.com", "echo x | socat stdio /var/run/haproxy.sock", "git clone git@github.com:o/r.git", "git fetch ssh://host/r", "ngrok http 3000"}, notMatch: []string{"curl https://x.test", "git clone https://github.com/o/r", "git fetch origin", "openssl version"}},
+	{id: idInstallProject, netProxy: true, match: []string{"npm install", "npm ci", "npm install left-pad", "yarn", "pnpm install", "yarn add lodash"}, notMatch: []string{"npm install -g x", "npm install --prefix /opt x", "npm link", "pip install requests", "npm test"}},
 	{id: idInstallVenv, match: []string{".venv/bin/pip install requests", ".venv/bin/python -m pip install x"}, notMatch: []string{"pip install requests"}},
 	{id: idAgentBookkeeping, mode: ModeDefault, bookkeeping: []string{"/home/user/.claude/shell-snapshots/snapshot-bash-1-abc.sh"},
 		match:    []string{`echo "# Snapshot file" >| /home/user/.claude/shell-snapshots/snapshot-bash-1-abc.sh`, "echo x >> ~/.claude/shell-snapshots/snapshot-bash-1-abc.sh", "cat >> ~/.claude/shell-snapshots/snapshot-bash-1-abc.sh <<'E'\nexport PATH=/x\nE"},
@@ -202,6 +218,9 @@ func TestCatalogue(t *testing.T) {
 		check := check
 		if tt.sandboxed {
 			check = checkSandboxed
+		}
+		if tt.netProxy {
+			check = checkProxied
 		}
 		if tt.bookkeeping != nil {
 			check = func(t *testing.T, mode Mode, src string) ScriptVerdict {

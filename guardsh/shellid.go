@@ -28,8 +28,8 @@ type shellFile struct {
 	sum  func() [sha256.Size]byte
 }
 
-// installedShells are the shells found on the PATH guardsh started with and
-// in /bin and /usr/bin.
+// installedShells are the shells found on the PATH guardsh started with, in
+// /bin and /usr/bin, and the real shells a launcher set aside (RealShells).
 var installedShells = sync.OnceValue(func() []shellFile {
 	var out []shellFile
 	seen := map[string]bool{}
@@ -37,6 +37,11 @@ var installedShells = sync.OnceValue(func() []shellFile {
 		cands := []string{"/bin/" + name, "/usr/bin/" + name}
 		if p, err := exec.LookPath(name); err == nil {
 			cands = append([]string{p}, cands...)
+		}
+		if p := RealShells()[name]; p != "" {
+			// under guardsh --launch, /bin/bash is guardsh: the real
+			// shell it replaced is still bash by identity
+			cands = append(cands, p)
 		}
 		for _, p := range cands {
 			rp, err := filepath.EvalSymlinks(p)

@@ -79,6 +79,11 @@ type Config struct {
 	// pin is what the session hands down to the programs it starts
 	// (envpin.go); set once, from the first runner's environment.
 	pin envPin
+	// parentPid is the parent shell's $$ (a nested shell's $PPID).
+	parentPid int
+	// fds is the parent shell's fd table, which a nested shell's starts as
+	// a copy of.
+	fds *fdTable
 	// group collects the processes of a nested shell (see procGroup).
 	group *procGroup
 	// dashEcho gives echo dash's behaviour (an "sh" child where /bin/sh
@@ -117,6 +122,10 @@ type Runner struct {
 	// own are the background jobs this shell's statements started
 	// (nested_stdio.go).
 	own ownJobs
+	// fds are the shell's file descriptors from 3 up (compat_fds.go): its
+	// own, as a process's are; a nested shell starts with duplicates of its
+	// parent's.
+	fds *fdTable
 	// handoff is what the CallHandler leaves for the ExecHandler about one
 	// command (protocol.go).
 	handoff handoff
@@ -147,13 +156,20 @@ func New(cfg Config) (*Runner, error) {
 		sh = newShared()
 	}
 	g := &Runner{cfg: cfg, policy: cfg.Policy, name: cfg.Name, sh: sh, grp: cfg.group, start: time.Now()}
+	g.fds = cfg.fds.clone()
+	built := false
+	defer func() {
+		if !built {
+			g.fds.closeAll()
+		}
+	}()
 	g.env = newDynEnviron(g, shellEnv(cfg.Env))
 	g.errW = &errWriter{g: g, w: cfg.Stderr}
 	opts := []interp.RunnerOption{
 		interp.Env(g.env),
 		interp.StdIO(cfg.Stdin, cfg.Stdout, g.errW),
-		interp.CallHandler(g.call),
-		interp.ExecHandlers(func(interp.ExecHandlerFunc) interp.ExecHandlerFunc { return g.gateExec(g.exec) }),
+		interp.CallHandler(g.safeCall),
+		interp.ExecHandlers(func(interp.ExecHandlerFunc) interp.ExecHandlerFunc { return g.safeExec(g.gateExec(g.exec)) }),
 		interp.Interactive(cfg.Interactive),
 	}
 	if cfg.Dir != "" {
@@ -202,6 +218,7 @@ func New(cfg Config) (*Runner, error) {
 	if fe, ok := g.env.list.(fifoEnviron); ok {
 		g.env.list = fe.Environ
 	}
+	built = true
 	return g, nil
 }
 

@@ -44,9 +44,9 @@ func (g *Runner) builtin(ctx context.Context, hc interp.HandlerContext, args []s
 	case "fdsave", "fdrestore":
 		n, _ := strconv.Atoi(args[1])
 		if name == "fdsave" {
-			g.sh.fds.save(n)
+			g.fds.save(n)
 		} else {
-			g.sh.fds.restore(n)
+			g.fds.restore(n)
 			if len(args) > 2 {
 				st, _ = strconv.Atoi(args[2])
 			}

@@ -137,7 +137,7 @@ func (g *Runner) exportFunc(args []string) []string {
 			st = "false"
 			continue
 		}
-		fmt.Fprintf(&b, "export %s%s=%s; ", exportedFuncPrefix, name, shellQuote("() "+printNode(body)))
+		fmt.Fprintf(&b, "export %s%s=%s; ", exportedFuncPrefix, name, evalQuote("() "+printNode(body)))
 	}
 	body := strings.TrimSuffix(b.String(), "; ")
 	if body == "" {
@@ -171,7 +171,7 @@ func importFuncs(env []string) string {
 		if _, err := syntax.NewParser().Parse(strings.NewReader(def), ""); err != nil {
 			continue
 		}
-		fmt.Fprintf(&b, "%s\n%s%s=%s\nexport %s%s\n", def, exportedFuncPrefix, name, shellQuote(body), exportedFuncPrefix, name)
+		fmt.Fprintf(&b, "%s\n%s%s=%s\nexport %s%s\n", def, exportedFuncPrefix, name, evalQuote(body), exportedFuncPrefix, name)
 	}
 	return b.String()
 }
@@ -969,7 +969,7 @@ func (g *Runner) aliasRun(args []string) []string {
 	}
 	src := val
 	for _, a := range args[2:] {
-		src += " " + shellQuote(a)
+		src += " " + evalQuote(a)
 	}
 	return []string{"eval", src}
 }
@@ -978,7 +978,7 @@ func (g *Runner) aliasRun(args []string) []string {
 func shellJoin(words []string) string {
 	q := make([]string, len(words))
 	for i, w := range words {
-		q[i] = shellQuote(w)
+		q[i] = evalQuote(w)
 	}
 	return strings.Join(q, " ")
 }

@@ -41,7 +41,7 @@ func (g *Runner) printfCall(hc interp.HandlerContext, args []string) []string {
 	if st != 0 && st != 1 {
 		return []string{internalPrefix + "err", strconv.Itoa(st), strings.TrimSuffix(errs.String(), "\n")}
 	}
-	return g.quietEval(name+"="+shellQuote(out), "true")
+	return g.quietEval(name+"="+evalQuote(out), "true")
 }
 
 // printf formats like bash's printf builtin and returns the output and
@@ -506,9 +506,19 @@ func ansiQuote(s string) string {
 	return b.String()
 }
 
-// shellQuote quotes s for the shell with single quotes.
+// shellQuote quotes s for the shell with single quotes, as bash prints
+// values (a single quote as quote, backslash, quote, quote): for output
+// (alias, trap -p, declare -p, set -x).
 func shellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// evalQuote quotes s for code guardsh hands mvdan's interpreter itself
+// (eval bodies: read's and printf -v's assignments, the markers'
+// results), which it runs without guardsh's rewrites: a single quote
+// as '"'"', since mvdan keeps the backslash of \' in an assignment value.
+func evalQuote(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'"'"'`) + "'"
 }
 
 func t0(g *Runner) time.Time {

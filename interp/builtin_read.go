@@ -175,7 +175,7 @@ opts:
 	}
 	assign := readAssign(g.readIFS(hc), string(data), names, array, raw)
 	if exact && len(names) > 0 && !array {
-		assign = names[0] + "=" + shellQuote(unescape(string(data), raw)) // -N: not split
+		assign = names[0] + "=" + evalQuote(unescape(string(data), raw)) // -N: not split
 	}
 	return g.quietEval(assign, statusCmd(status))
 }
@@ -207,7 +207,7 @@ func (g *Runner) readIFS(hc interp.HandlerContext) string {
 func readAssign(ifs, line string, names []string, array, raw bool) string {
 	if len(names) == 0 && !array {
 		// REPLY gets the line as is, without trimming.
-		return "REPLY=" + shellQuote(unescape(line, raw))
+		return "REPLY=" + evalQuote(unescape(line, raw))
 	}
 	isWS := func(c byte) bool { return (c == ' ' || c == '\t' || c == '\n') && strings.IndexByte(ifs, c) >= 0 }
 	isSep := func(c byte) bool { return strings.IndexByte(ifs, c) >= 0 }
@@ -254,7 +254,7 @@ func readAssign(ifs, line string, names []string, array, raw bool) string {
 	if array {
 		quoted := make([]string, len(fields))
 		for i, f := range fields {
-			quoted[i] = shellQuote(f)
+			quoted[i] = evalQuote(f)
 		}
 		return names[0] + "=(" + strings.Join(quoted, " ") + ")"
 	}
@@ -267,7 +267,7 @@ func readAssign(ifs, line string, names []string, array, raw bool) string {
 		if i > 0 {
 			b.WriteString("; ")
 		}
-		b.WriteString(n + "=" + shellQuote(val))
+		b.WriteString(n + "=" + evalQuote(val))
 	}
 	return b.String()
 }

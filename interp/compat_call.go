@@ -55,7 +55,7 @@ func (g *Runner) internalCall(hc interp.HandlerContext, args []string) ([]string
 		var assign string
 		switch args[0] {
 		case markSuffix:
-			assign = suffixVar + id + "=" + shellQuote(removeShortSuffix(rest[0], rest[1:]))
+			assign = suffixVar + id + "=" + evalQuote(removeShortSuffix(rest[0], rest[1:]))
 		case markRepl:
 			vals, _ := replaceAnchored(rest)
 			assign = suffixVar + id + "=(" + shellJoin(vals) + ")"
@@ -570,12 +570,12 @@ func (g *Runner) sourceCall(args []string) []string {
 	}
 	quoted := make([]string, len(args)-1)
 	for i, a := range args[1:] {
-		quoted[i] = shellQuote(a)
+		quoted[i] = evalQuote(a)
 	}
 	// Traced as bash traces it: the sourced file's commands, nothing of
 	// the bookkeeping around them.
 	g.sh.traceQuiet.Add(1)
-	src := `BASH_SOURCE=(` + quoted[0] + ` "${BASH_SOURCE[@]}"); ` + quietEnd + `; builtin source ` + shellQuote(sourcePrefix+args[1]) + " " + strings.Join(quoted[1:], " ") +
+	src := `BASH_SOURCE=(` + quoted[0] + ` "${BASH_SOURCE[@]}"); ` + quietEnd + `; builtin source ` + evalQuote(sourcePrefix+args[1]) + " " + strings.Join(quoted[1:], " ") +
 		`; __guardsh_st=$?; ` + quietBegin + `; BASH_SOURCE=("${BASH_SOURCE[@]:1}"); `
 	return []string{"eval", src + `if [ "$__guardsh_st" = 0 ]; then unset __guardsh_st; ` + quietEnd + `; true; else ` + quietEnd + `; (exit "$__guardsh_st"); fi`}
 }

@@ -36,6 +36,44 @@ type fdTable struct {
 	saved []savedFd
 }
 
+// clone returns a table of duplicates of t's files, as a child process
+// inherits its parent's descriptors (an empty table for a nil t).
+func (t *fdTable) clone() *fdTable {
+	c := &fdTable{}
+	if t == nil {
+		return c
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for n, f := range t.fds {
+		if d, err := dupFd(f); err == nil {
+			if c.fds == nil {
+				c.fds = map[int]*os.File{}
+			}
+			c.fds[n] = d
+		}
+	}
+	c.last.Store(t.last.Load())
+	return c
+}
+
+// closeAll closes every file of the table, as a process's descriptors
+// close when it exits.
+func (t *fdTable) closeAll() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for n, f := range t.fds {
+		f.Close()
+		delete(t.fds, n)
+	}
+	for _, s := range t.saved {
+		if s.f != nil {
+			s.f.Close()
+		}
+	}
+	t.saved = nil
+}
+
 func (t *fdTable) get(n int) *os.File {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -185,8 +223,8 @@ func (g *Runner) fdBuiltin(ctx context.Context, hc interp.HandlerContext, args [
 	n, err := strconv.Atoi(args[0])
 	switch {
 	case args[0] == "{}":
-		n = g.sh.fds.free()
-		g.sh.fds.last.Store(int64(n))
+		n = g.fds.free()
+		g.fds.last.Store(int64(n))
 	case err != nil || n < 0 || n > maxFd:
 		g.errf(hc, "%s: ambiguous redirect", args[0])
 		return 1
@@ -203,13 +241,13 @@ func (g *Runner) fdBuiltin(ctx context.Context, hc interp.HandlerContext, args [
 			io.WriteString(w, word+"\n")
 			w.Close()
 		}()
-		g.sh.fds.set(n, r)
+		g.fds.set(n, r)
 		return 0
 	}
 	switch op {
 	case ">&", "<&":
 		if word == "-" {
-			g.sh.fds.set(n, nil)
+			g.fds.set(n, nil)
 			return 0
 		}
 		m, err := strconv.Atoi(word)
@@ -226,7 +264,7 @@ func (g *Runner) fdBuiltin(ctx context.Context, hc interp.HandlerContext, args [
 		case 2:
 			src, _ = unwrapErr(hc.Stderr).(*os.File)
 		default:
-			src = g.sh.fds.get(m)
+			src = g.fds.get(m)
 		}
 		if src == nil {
 			g.errf(hc, "%d: Bad file descriptor", m)
@@ -237,7 +275,7 @@ func (g *Runner) fdBuiltin(ctx context.Context, hc interp.HandlerContext, args [
 			g.errf(hc, "%d: %s", m, errnoText(err))
 			return 1
 		}
-		g.sh.fds.set(n, f)
+		g.fds.set(n, f)
 		return 0
 	}
 	flag := os.O_RDONLY
@@ -290,7 +328,7 @@ func (g *Runner) fdBuiltin(ctx context.Context, hc interp.HandlerContext, args [
 		}
 		f = file
 	}
-	g.sh.fds.set(n, f)
+	g.fds.set(n, f)
 	return 0
 }
 
@@ -324,7 +362,7 @@ func dupFd(f *os.File) (*os.File, error) {
 
 // fdReader is the reader of "read -u N".
 func (g *Runner) fdReader(n int) io.Reader {
-	if f := g.sh.fds.get(n); f != nil {
+	if f := g.fds.get(n); f != nil {
 		return f
 	}
 	return nil

@@ -23,6 +23,9 @@ func TestNoPanic(t *testing.T) {
 		{"arith element assign in a pipeline", `echo $(( c[1]=3 )) | cat; echo after`, "after\n", "assignment to an array element inside an expression is not supported", 0},
 		{"arith element increment", `(( x[1]++ ))`, "", "increment of an array element is not supported", 1},
 		{"nameref to an empty name", `declare -n n=""; echo $n`, "", "unsupported by the interpreter", 2},
+		// FuzzRunner: a parse error after a complete statement, with a
+		// byte that is not UTF-8 (bash: two "command not found")
+		{"parse error prefix with invalid UTF-8", "\"\"&0\xa9", "", "syntax error", 2},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

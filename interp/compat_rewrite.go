@@ -100,6 +100,19 @@ func (g *Runner) rewrite(f *syntax.File) bool {
 				n.Short = false
 				changed = true
 			}
+			if n.Param != nil && n.Param.Value == "$" && !n.Excl {
+				// mvdan's $$ is the Go process; a nested shell's is its
+				// own (dynEnviron)
+				n.Param = &syntax.Lit{ValuePos: n.Param.ValuePos, ValueEnd: n.Param.ValueEnd, Value: pidVar}
+				n.Short = false
+				changed = true
+			}
+			if n.Param != nil && n.Param.Value == "PPID" {
+				// mvdan's PPID is the Go process's parent; a nested
+				// shell's is its parent shell (dynEnviron)
+				n.Param = &syntax.Lit{ValuePos: n.Param.ValuePos, ValueEnd: n.Param.ValueEnd, Value: ppidVar}
+				changed = true
+			}
 		}
 		return true
 	})
@@ -158,7 +171,7 @@ func funcNames(f *syntax.File) bool {
 		if !ok {
 			return true
 		}
-		src := "local -a FUNCNAME=(" + shellQuote(fd.Name.Value) + ` "${FUNCNAME[@]}")`
+		src := "local -a FUNCNAME=(" + evalQuote(fd.Name.Value) + ` "${FUNCNAME[@]}")`
 		pf, err := syntax.NewParser().Parse(strings.NewReader(src), "")
 		if err != nil || len(pf.Stmts) != 1 {
 			return true

@@ -45,13 +45,13 @@ func (g *Runner) prelude() error {
 		self = "/bin/bash"
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "BASH=%s\n", shellQuote(self))
-	fmt.Fprintf(&b, "BASH_VERSION=%s\n", shellQuote(bashVersion))
+	fmt.Fprintf(&b, "BASH=%s\n", evalQuote(self))
+	fmt.Fprintf(&b, "BASH_VERSION=%s\n", evalQuote(bashVersion))
 	mach, ostype := machType()
 	fmt.Fprintf(&b, "BASH_VERSINFO=(5 2 15 1 release %s)\n", mach)
 	fmt.Fprintf(&b, "MACHTYPE=%s\nHOSTTYPE=%s\nOSTYPE=%s\n", mach, strings.SplitN(mach, "-", 2)[0], ostype)
 	if h, err := os.Hostname(); err == nil && g.env.Get("HOSTNAME").String() == "" {
-		fmt.Fprintf(&b, "HOSTNAME=%s\n", shellQuote(h))
+		fmt.Fprintf(&b, "HOSTNAME=%s\n", evalQuote(h))
 	}
 	b.WriteString("GUARDSH=1\n")
 	if !hasEnv(g.cfg.Env, "HOME") {
@@ -100,8 +100,8 @@ func (e *dynEnviron) Get(name string) expand.Variable {
 	switch name {
 	case "SECONDS":
 		return str(strconv.Itoa(int(time.Since(e.g.start) / time.Second)))
-	case "BASHPID":
-		return str(strconv.Itoa(os.Getpid()))
+	case "BASHPID", pidVar:
+		return str(strconv.Itoa(e.g.pid()))
 	case "EPOCHSECONDS":
 		return str(strconv.FormatInt(time.Now().Unix(), 10))
 	case flagsVar:
@@ -123,7 +123,10 @@ func (e *dynEnviron) Get(name string) expand.Variable {
 		return str(e.g.bs.lastArgValue())
 	}
 	if name == fdLastVar {
-		return str(strconv.FormatInt(e.g.sh.fds.last.Load(), 10))
+		return str(strconv.FormatInt(e.g.fds.last.Load(), 10))
+	}
+	if name == ppidVar {
+		return str(strconv.Itoa(e.g.ppid()))
 	}
 	if name == bangVar {
 		pid := e.g.sh.lastBgPid()
@@ -150,7 +153,7 @@ func (e *dynEnviron) Each(f func(name string, vr expand.Variable) bool) {
 	if stop {
 		return
 	}
-	for _, name := range []string{"SECONDS", "BASHPID", "EPOCHSECONDS", "EPOCHREALTIME"} {
+	for _, name := range []string{"SECONDS", "BASHPID", "EPOCHSECONDS", "EPOCHREALTIME", ppidVar, pidVar} {
 		if !f(name, e.Get(name)) {
 			return
 		}
@@ -158,6 +161,26 @@ func (e *dynEnviron) Each(f func(name string, vr expand.Variable) bool) {
 	if pid := e.g.sh.lastBgPidNoWait(); pid != "" {
 		f(bangVar, expand.Variable{Set: true, Kind: expand.String, Str: pid})
 	}
+}
+
+// pid is $$: the process's PID, or for a nested shell (a child process
+// in bash) the virtual PID it has in the process table, which kill and
+// wait know. Two scripts of one session naming temp files after $$ do
+// not collide.
+func (g *Runner) pid() int {
+	if g.cfg.shared != nil && g.grp != nil && g.grp.vpid != 0 {
+		return g.grp.vpid
+	}
+	return os.Getpid()
+}
+
+// ppid is $PPID: the process's parent, or for a nested shell the $$ of
+// the shell that started it.
+func (g *Runner) ppid() int {
+	if g.cfg.shared != nil && g.cfg.parentPid != 0 {
+		return g.cfg.parentPid
+	}
+	return os.Getppid()
 }
 
 // machType returns bash's MACHTYPE and OSTYPE for this platform.

@@ -52,3 +52,35 @@ func TestEnvPin(t *testing.T) {
 		})
 	}
 }
+
+// TestUnsetInherited: a variable of the session's starting environment
+// that the script unsets is gone from the programs it starts, as in bash
+// (bash -c 'unset FOO; printenv FOO' prints nothing, status 1), at the top
+// level and in a subshell; one it changes has its new value.
+func TestUnsetInherited(t *testing.T) {
+	tests := []struct{ src, want string }{
+		{`unset FOO; /usr/bin/printenv FOO; echo "rc=$?"`, "rc=1\n"},
+		{`( unset FOO; /usr/bin/printenv FOO; echo "rc=$?" )`, "rc=1\n"},
+		{`unset https_proxy; /usr/bin/env | grep -c '^https_proxy='`, "0\n"},
+		{`FOO=changed; /usr/bin/printenv FOO`, "changed\n"},
+		{`export -n FOO; /usr/bin/printenv FOO; echo "rc=$?"`, "rc=1\n"},
+	}
+	for _, tt := range tests {
+		dir := t.TempDir()
+		var out, errb syncBuffer
+		r, err := New(Config{
+			Policy: guardsh.NewPolicy(guardsh.ModeAuto),
+			Dir:    dir,
+			Env:    []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "FOO=bar", "https_proxy=http://127.0.0.1:9"},
+			Stdout: &out,
+			Stderr: &errb,
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.Run(context.Background(), strings.NewReader(tt.src), "guardsh")
+		if out.String() != tt.want {
+			t.Errorf("%s: stdout %q, want %q (bash); stderr: %s", tt.src, out.String(), tt.want, errb.String())
+		}
+	}
+}

@@ -65,10 +65,12 @@ func (g *Runner) startExternal(ctx context.Context, hc interp.HandlerContext, ar
 			})
 		}
 	}
-	if ip, opt, ok := shebangLine(path); ok && isSelf(absIn(hc.Dir, ip)) {
+	if ip, opt, ok := shebangLine(path); ok && isSelf(absIn(hc.Dir, ip)) && guardsh.RealShells()[filepath.Base(ip)] == "" {
 		// a script whose #! names guardsh (or a copy: #!./gs --mode=bypass)
 		// is a nested guardsh: its commands are judged by this session
-		// (a relative #! is found from the working directory, as the kernel does)
+		// (a relative #! is found from the working directory, as the kernel does).
+		// Under guardsh --launch, #!/bin/bash names guardsh too: the
+		// script is a bash script, run as one below (guardsh.RealShells).
 		argv := append(append([]string{ip}, opt...), path)
 		argv = append(argv, args[1:]...)
 		inv, pol, env, ok := g.nestedGuardsh(hc, argv)
@@ -113,6 +115,7 @@ func (g *Runner) runTracked(ctx context.Context, hc interp.HandlerContext, run f
 	ctx, cancel := context.WithCancel(ctx)
 	grp := newProcGroup(g.grp)
 	p := g.sh.track(0, bgID, grp, cancel)
+	grp.vpid = p.pid
 	err := run(ctx, grp)
 	if st, ok := isExit(err); ok {
 		p.status = int(st)
@@ -326,6 +329,8 @@ func (g *Runner) runInvocation(ctx context.Context, hc interp.HandlerContext, na
 		cfg.Policy = pol
 	}
 	cfg.shared = g.sh
+	cfg.fds = g.fds
+	cfg.parentPid = g.pid()
 	cfg.Env = g.pinEnv(applyEnv(execEnv(hc), env))
 	cfg.Dir = hc.Dir
 	stdio := newNestedStdio()
@@ -343,6 +348,7 @@ func (g *Runner) runInvocation(ctx context.Context, hc interp.HandlerContext, na
 		fmt.Fprintf(hc.Stderr, "%s: %v\n", name, err)
 		return interp.ExitStatus(2)
 	}
+	stdio.closers = append(stdio.closers, child.fds.closeAll) // its fds 3 and up, as its own process's
 	defer stdio.closeAfterJobs(child)
 	if inv.Login && !inv.NoProfile {
 		child.SourceLogin(ctx)
@@ -402,7 +408,7 @@ func (g *Runner) RunScriptFile(ctx context.Context, path, prefix string) int {
 
 // setSource sets BASH_SOURCE for a script file, as bash does.
 func (g *Runner) setSource(path string) {
-	f, err := syntax.NewParser().Parse(strings.NewReader("BASH_SOURCE=("+shellQuote(path)+")"), "")
+	f, err := syntax.NewParser().Parse(strings.NewReader("BASH_SOURCE=("+evalQuote(path)+")"), "")
 	if err == nil && len(f.Stmts) == 1 {
 		g.sh.traceQuiet.Add(1)
 		g.r.Run(context.Background(), f.Stmts[0])
@@ -564,19 +570,34 @@ func errnoText(err error) string {
 }
 
 // execEnv lists the exported variables of the shell for a child process.
+// Each may name a variable twice (the environment the shell started with,
+// then the shell's own value over it, unset or not exported): the last
+// word on a name is the one that counts, as for bash.
 func execEnv(hc interp.HandlerContext) []string {
-	var list []string
+	var names []string
+	vals := map[string]string{}
+	keep := map[string]bool{}
 	hc.Env.Each(func(name string, vr expand.Variable) bool {
-		if vr.Exported && vr.IsSet() && vr.Kind != expand.Indexed && vr.Kind != expand.Associative {
-			if strings.HasPrefix(name, "BASH_FUNC_") {
-				return true // exported functions come from their hidden variables
-			}
-			if fn, ok := funcEnvName(name); ok {
-				name = fn
-			}
-			list = append(list, name+"="+vr.String())
+		if strings.HasPrefix(name, "BASH_FUNC_") {
+			return true // exported functions come from their hidden variables
+		}
+		if fn, ok := funcEnvName(name); ok {
+			name = fn
+		}
+		if _, seen := keep[name]; !seen {
+			names = append(names, name)
+		}
+		keep[name] = vr.Exported && vr.IsSet() && vr.Kind != expand.Indexed && vr.Kind != expand.Associative
+		if keep[name] {
+			vals[name] = vr.String()
 		}
 		return true
 	})
+	var list []string
+	for _, name := range names {
+		if keep[name] {
+			list = append(list, name+"="+vals[name])
+		}
+	}
 	return list
 }

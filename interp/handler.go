@@ -39,7 +39,7 @@ func (g *Runner) openHandler(open interp.OpenHandlerFunc) interp.OpenHandlerFunc
 					return stdStream{w: hc.Stderr}, nil
 				}
 			}
-			if f := g.sh.fds.get(num); err == nil && f != nil {
+			if f := g.fds.get(num); err == nil && f != nil {
 				if d, err := dupFd(f); err == nil {
 					return d, nil
 				}
@@ -145,6 +145,32 @@ func which(dir string, env expand.Environ, name string) string {
 		return p
 	}
 	return r
+}
+
+// safeCall and safeExec are the handlers mvdan calls: call and exec with
+// a panic turned into a bash-style error and status 2. A pipeline member
+// runs in a goroutine of mvdan's that RunFile's recover does not reach, so
+// a panic in guardsh's code there (a builtin of its own, the gate, an
+// escalation) would end the process with a Go stack trace.
+func (g *Runner) safeCall(ctx context.Context, args []string) (out []string, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			out, err = []string{internalPrefix + "err", "2", panicText(p)}, nil
+		}
+	}()
+	return g.call(ctx, args)
+}
+
+func (g *Runner) safeExec(next interp.ExecHandlerFunc) interp.ExecHandlerFunc {
+	return func(ctx context.Context, args []string) (err error) {
+		defer func() {
+			if p := recover(); p != nil {
+				g.errf(interp.HandlerCtx(ctx), "%s", panicText(p))
+				err = interp.ExitStatus(2)
+			}
+		}()
+		return next(ctx, args)
+	}
 }
 
 // call is the CallHandler: every simple command, expanded, is decided here.

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/guardsh/guardsh/guardsh"
 	"github.com/guardsh/guardsh/internal/shellargs"
 	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/interp"
@@ -85,9 +86,11 @@ func (g *Runner) outsideSession(path string) bool {
 
 // realShell finds the shell a script's shebang names (sh, bash or dash;
 // want is its path as the shebang wrote it, or a bare name for env): that
-// path, else the first on the script's PATH, else /usr/bin and /bin,
-// skipping guardsh itself (its bash/sh shims shadow the real shell on
-// PATH) and anything the session could have written. "" if none.
+// path, else the first on the script's PATH, else /usr/bin and /bin, else
+// the real shell guardsh --launch set aside (guardsh.RealShells: in its
+// namespace /bin/bash is guardsh), skipping guardsh itself (its bash/sh
+// shims shadow the real shell on PATH) and anything the session could
+// have written. "" if none.
 func (g *Runner) realShell(env expand.Environ, want string) string {
 	name := filepath.Base(want)
 	var cands []string
@@ -100,6 +103,11 @@ func (g *Runner) realShell(env expand.Environ, want string) string {
 		}
 	}
 	cands = append(cands, "/usr/bin/"+name, "/bin/"+name)
+	if p := guardsh.RealShells()[name]; p != "" {
+		// under guardsh --launch the shells above are guardsh; the
+		// launcher set the real one aside where no session can write
+		cands = append(cands, p)
+	}
 	for _, c := range cands {
 		fi, err := os.Stat(c)
 		if err != nil || !fi.Mode().IsRegular() || fi.Mode()&0o111 == 0 || isSelf(c) {

@@ -46,7 +46,7 @@ func (g *Runner) sourceQuiet(ctx context.Context, path string) {
 	// Start-up files are written for bash and may use what guardsh does
 	// not implement; their error output would greet every "bash -lc" an
 	// agent runs, so it is dropped (stdout is kept).
-	src := fmt.Sprintf("source %s 2>/dev/null\n", shellQuote(path))
+	src := fmt.Sprintf("source %s 2>/dev/null\n", evalQuote(path))
 	file, err := g.Parse(stringsReader(src), g.name)
 	if err != nil {
 		return

@@ -3,6 +3,7 @@ package interp
 import (
 	"io"
 	"os"
+	"reflect"
 	"sync"
 	"time"
 
@@ -19,19 +20,33 @@ import (
 // is left shared: bash gives background jobs /dev/null, and holding a
 // pipe's read end would keep its writer blocked instead of stopped.
 
+// A writer that is not a file (a command substitution's buffer) is given
+// to the nested shell as a pipe, as bash's $(...) is, whose other end
+// guardsh copies into the writer: "exec 3>&1" then duplicates it as a
+// descriptor (bats-exec-test does that inside $(...)), and the copy is
+// complete when the nested shell and its descriptors are closed.
+
 // nestedStdio holds the duplicates made for one nested shell.
 type nestedStdio struct {
 	dups map[*os.File]*os.File // original -> duplicate
+	// pipes are the write ends given for writers that are not files, and
+	// copying the copies from their read ends.
+	pipes   map[io.Writer]*os.File
+	copying sync.WaitGroup
+	// closers run with close: the nested shell's other descriptors.
+	closers []func()
 }
 
-func newNestedStdio() *nestedStdio { return &nestedStdio{dups: map[*os.File]*os.File{}} }
+func newNestedStdio() *nestedStdio {
+	return &nestedStdio{dups: map[*os.File]*os.File{}, pipes: map[io.Writer]*os.File{}}
+}
 
 // own returns w, or for a file its duplicate (one per file: 2>&1 shares
 // it). A file that cannot be duplicated is returned as it is.
 func (n *nestedStdio) own(w io.Writer) io.Writer {
 	f, ok := w.(*os.File)
 	if !ok || f == nil {
-		return w
+		return n.piped(w)
 	}
 	if d, ok := n.dups[f]; ok {
 		return d
@@ -49,9 +64,39 @@ func (n *nestedStdio) own(w io.Writer) io.Writer {
 	return d
 }
 
+// piped returns the write end of a pipe copied into w (one per writer:
+// 2>&1 shares it); w itself when it is nil, not a pointer (so not usable
+// as a map key for sharing) or no pipe can be made.
+func (n *nestedStdio) piped(w io.Writer) io.Writer {
+	if w == nil || reflect.ValueOf(w).Kind() != reflect.Pointer {
+		return w
+	}
+	if p, ok := n.pipes[w]; ok {
+		return p
+	}
+	r, pw, err := os.Pipe()
+	if err != nil {
+		return w
+	}
+	n.pipes[w] = pw
+	n.copying.Add(1)
+	go func() {
+		defer n.copying.Done()
+		io.Copy(w, r)
+		r.Close()
+	}()
+	return pw
+}
+
 func (n *nestedStdio) close() {
 	for _, d := range n.dups {
 		d.Close()
+	}
+	for _, p := range n.pipes {
+		p.Close()
+	}
+	for _, c := range n.closers {
+		c()
 	}
 }
 
@@ -59,12 +104,15 @@ func (n *nestedStdio) close() {
 // nested shell child started (and the jobs those started) have ended: at
 // once when it started none.
 func (n *nestedStdio) closeAfterJobs(child *Runner) {
-	if len(n.dups) == 0 {
+	if len(n.dups) == 0 && len(n.pipes) == 0 && len(n.closers) == 0 {
 		return
 	}
 	jobs := child.own.take()
 	if len(jobs) == 0 {
 		n.close()
+		// what it wrote is in the writers (a pipe still held by a process
+		// it left running keeps this waiting, as bash's $(...) does)
+		n.copying.Wait()
 		return
 	}
 	go func() {

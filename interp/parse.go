@@ -126,9 +126,14 @@ func (g *Runner) syntaxError(err error, src string) error {
 // are none, and the offset where they end.
 func (g *Runner) parsePrefix(data []byte, name string) (*syntax.File, int) {
 	var stmts []*syntax.Stmt
+	failed := false
 	for st, err := range syntax.NewParser(syntax.Variant(syntax.LangBash)).StmtsSeq(bytes.NewReader(data)) {
-		if err != nil {
-			break
+		// never break: mvdan's sequence may yield again after an error,
+		// and a range loop that stopped then panics (FuzzRunner found
+		// "\"\"&0\xa9")
+		if failed || err != nil {
+			failed = true
+			continue
 		}
 		stmts = append(stmts, st)
 	}

@@ -124,6 +124,10 @@ const (
 	vpidVar = "__guardsh_vpid"
 	// bangVar is the variable guardsh rewrites $! to.
 	bangVar = "__guardsh_bang"
+	// ppidVar and pidVar are the variables guardsh rewrites $PPID and $$
+	// to.
+	ppidVar = "__guardsh_ppid"
+	pidVar  = "__guardsh_pid"
 	// flagsVar holds the letters of $- that bash shows and mvdan does not
 	// (h, B, c, i, m, H, s).
 	flagsVar = "__guardsh_flags"
@@ -245,13 +249,6 @@ func (h *handoff) move(from []string, to *string) {
 	if e != nil {
 		h.update(to, func(n *handoffEntry) { *n = *e })
 	}
-}
-
-// size is the number of entries (tests).
-func (h *handoff) size() int {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return len(h.m)
 }
 
 // track records an allowed command's pendingCmd for the ExecHandler. The

@@ -202,3 +202,44 @@ func TestHandoffInputEscalates(t *testing.T) {
 		t.Errorf("status %d, escalated %q with input %q, stderr %q", st, got, gotIn, stderr)
 	}
 }
+
+type panicGate struct{}
+
+func (panicGate) Approve(context.Context, GateRequest) GateAnswer { panic("gate exploded") }
+
+// TestHandlerPanicInPipeline: a panic in guardsh's handlers (here a gate
+// that panics while a pipeline member is decided, and an escalation that
+// panics in the exec handler) ends that command with a bash-style error
+// and status 2, not the process with a Go stack trace: pipeline members
+// run in goroutines that RunFile's recover does not reach.
+func TestHandlerPanicInPipeline(t *testing.T) {
+	dir := t.TempDir()
+	esc := func(context.Context, interp.HandlerContext, []string, guardsh.Verdict) error {
+		panic("escalation exploded")
+	}
+	for _, tc := range []struct {
+		name string
+		cfg  Config
+	}{
+		{"gate", Config{Policy: askPolicy(), Dir: dir, Env: testEnv(t, dir), Gate: panicGate{}}},
+		{"escalate", Config{Policy: askPolicy(), Dir: dir, Env: testEnv(t, dir), Gate: &fakeGate{answer: GateAllowOnce}, Escalate: esc}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			// locked: os/exec's copies and the handlers write them at once
+			var out, errs lockedBuf
+			tc.cfg.Stdout, tc.cfg.Stderr = &out, &errs
+			st, _ := runGated(t, tc.cfg, "ls -d fetchy | cat; echo \"st=${PIPESTATUS[0]}\"; ls -d fetchy; echo \"st=$?\"")
+			stderr := errs.String()
+			if st != 0 || out.String() != "st=2\nst=2\n" || strings.Count(stderr, "unsupported by the interpreter") != 2 || strings.Contains(stderr, "goroutine") {
+				t.Errorf("status %d, stdout %q, stderr %q", st, out.String(), stderr)
+			}
+		})
+	}
+}
+
+// size is the number of entries (tests).
+func (h *handoff) size() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return len(h.m)
+}

@@ -56,8 +56,6 @@ type shared struct {
 	// ends one.
 	traceQuiet    atomic.Int32
 	traceDropNext atomic.Bool
-	// fds are the file descriptors 3 to 9 (compat_fds.go).
-	fds fdTable
 	// unbound is set when an unbound variable error was printed.
 	unbound atomic.Bool
 	// terminating is the SIGTERM or SIGHUP being handled, or 0.
@@ -180,6 +178,9 @@ type procGroup struct {
 	mu     sync.Mutex
 	pids   map[int]bool
 	parent *procGroup
+	// vpid is the virtual PID of the nested shell the group belongs to
+	// (runTracked): its $$.
+	vpid int
 }
 
 func newProcGroup(parent *procGroup) *procGroup {

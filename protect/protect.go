@@ -14,6 +14,8 @@
 package protect
 
 import (
+	"bytes"
+	"io"
 	"os"
 	"os/exec"
 	"path"
@@ -375,6 +377,27 @@ type hooksKey struct {
 
 var hooksCache sync.Map // hooksKey -> string
 
+// mayNameHooksPath reports whether the config file cfg may set
+// core.hooksPath, so that asking git is needed (a process start, on every
+// sandboxed session's start). A variable name in git's configuration has
+// no escapes and no line continuations (letters, digits and '-' only,
+// compared without case), so a file that sets core.hooksPath contains
+// "hookspath" in some case; one without it, git answers nothing for. An
+// unreadable or very large file is left to git.
+func mayNameHooksPath(cfg string) bool {
+	f, err := os.Open(cfg)
+	if err != nil {
+		return true
+	}
+	defer f.Close()
+	const max = 1 << 20
+	b, err := io.ReadAll(io.LimitReader(f, max+1))
+	if err != nil || len(b) > max {
+		return true
+	}
+	return bytes.Contains(bytes.ToLower(b), []byte("hookspath"))
+}
+
 // HooksDir returns the directory the project repository's own
 // configuration (.git/config) names in core.hooksPath, absolute and clean,
 // when it lies where a session may write (inside the project, below its
@@ -395,9 +418,12 @@ func HooksDir(project string) string {
 	if v, ok := hooksCache.Load(k); ok {
 		return v.(string)
 	}
-	// --file: this one file, no includes, nothing of the repository run
-	out, _ := exec.Command("git", "config", "--file", cfg, "--get", "core.hooksPath").Output()
-	hp := strings.TrimSpace(string(out))
+	hp := ""
+	if mayNameHooksPath(cfg) {
+		// --file: this one file, no includes, nothing of the repository run
+		out, _ := exec.Command("git", "config", "--file", cfg, "--get", "core.hooksPath").Output()
+		hp = strings.TrimSpace(string(out))
+	}
 	switch {
 	case hp == "":
 	case strings.HasPrefix(hp, "/"):

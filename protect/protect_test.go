@@ -156,3 +156,42 @@ func TestHooksPathProtected(t *testing.T) {
 		})
 	}
 }
+
+// TestHooksPathSpellings: HooksDir asks git only when the config file may
+// set core.hooksPath; every spelling git accepts must still be seen (git
+// itself is the oracle), and a file without the key costs no git start.
+func TestHooksPathSpellings(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git")
+	}
+	for _, cfg := range []string{
+		"[core]\n\thooksPath = .husky/_\n",
+		"[CORE]\n\tHOOKSPATH = .husky/_\n",
+		"[Core]\nHooksPath=\".husky/_\"\n",
+		"[core]\n\thooksPath = .hus\\\nky/_\n",
+		"[core] hookspath = tools/hooks\n",
+		"\ufeff[core]\n\thooksPath = tools/hooks\n",
+		"[core]\n\tbare = false\n[core]\n\thooksPath = tools/hooks\n",
+		"[core]\n\tbare = false\n\tfilemode = true\n",
+		"[core \"hookspath\"]\n\tx = tools/hooks\n",
+		"# hooksPath = tools/hooks\n[core]\n\tbare = false\n",
+	} {
+		p := t.TempDir()
+		os.MkdirAll(filepath.Join(p, ".git"), 0o755)
+		file := filepath.Join(p, ".git", "config")
+		if err := os.WriteFile(file, []byte(cfg), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		out, _ := exec.Command("git", "config", "--file", file, "--get", "core.hooksPath").Output()
+		want := strings.TrimSpace(string(out))
+		if want != "" {
+			want = filepath.Join(p, want)
+		}
+		if got := HooksDir(p); got != want {
+			t.Errorf("config %q: HooksDir = %q, git says %q", cfg, got, want)
+		}
+		if want == "" && !strings.Contains(strings.ToLower(cfg), "hookspath") && mayNameHooksPath(file) {
+			t.Errorf("config %q: git would be asked for a file without the key", cfg)
+		}
+	}
+}

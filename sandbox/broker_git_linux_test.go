@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 
@@ -179,8 +180,13 @@ func TestBrokerGitConfigWhateverTheApproval(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var written []string
-	b.ConfigWritten = func(p string, _ []byte) { written = append(written, p) }
+	// ConfigWritten runs on the broker's goroutine before it answers;
+	// the answer travels over a socket, which -race cannot see order
+	// anything, so the list is read under a lock
+	var mu sync.Mutex
+	var writtenList []string
+	b.ConfigWritten = func(p string, _ []byte) { mu.Lock(); writtenList = append(writtenList, p); mu.Unlock() }
+	written := func() []string { mu.Lock(); defer mu.Unlock(); return slices.Clone(writtenList) }
 	go b.Serve()
 	cl := NewClient(end)
 	defer cl.Close()
@@ -240,8 +246,8 @@ func TestBrokerGitConfigWhateverTheApproval(t *testing.T) {
 			t.Errorf("attack succeeded: %s written outside", p)
 		}
 	}
-	if len(written) != 0 {
-		t.Errorf("ConfigWritten told of %v", written)
+	if w := written(); len(w) != 0 {
+		t.Errorf("ConfigWritten told of %v", w)
 	}
 	// the approved write itself
 	if resp, out := run(nil, "git", "config", "user.name", "Alice"); resp.Status != 0 || resp.Err != "" {
@@ -257,8 +263,8 @@ func TestBrokerGitConfigWhateverTheApproval(t *testing.T) {
 	if after.Ino != before.Ino {
 		t.Errorf("the config file was replaced, not written in place")
 	}
-	if !slices.Equal(written, []string{cfgPath}) {
-		t.Errorf("ConfigWritten told of %v, want %s", written, cfgPath)
+	if w := written(); !slices.Equal(w, []string{cfgPath}) {
+		t.Errorf("ConfigWritten told of %v, want %s", w, cfgPath)
 	}
 }
 
@@ -293,7 +299,12 @@ func TestAttackConfigWritePlantedDuringApproval(t *testing.T) {
 	plant := "[core]\n\tfsmonitor = touch pwn\n"
 	for _, when := range []string{"during the approval", "after the write"} {
 		t.Run(when, func(t *testing.T) {
+			// the broker's goroutine and this one share guard: ordered by
+			// the socket, which -race cannot see, so under a lock
+			var mu sync.Mutex
 			check := func(Request) (Rights, error) {
+				mu.Lock()
+				defer mu.Unlock()
 				guard.Restore() // the session's restore before an approved command
 				if when == "during the approval" {
 					f, _ := os.OpenFile(cfgPath, os.O_WRONLY|os.O_APPEND, 0)
@@ -306,8 +317,10 @@ func TestAttackConfigWritePlantedDuringApproval(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			b.ConfigBase = guard.Recorded
+			b.ConfigBase = func(p string) ([]byte, bool) { mu.Lock(); defer mu.Unlock(); return guard.Recorded(p) }
 			b.ConfigWritten = func(p string, data []byte) {
+				mu.Lock()
+				defer mu.Unlock()
 				if when == "after the write" {
 					f, _ := os.OpenFile(cfgPath, os.O_WRONLY|os.O_APPEND, 0)
 					f.WriteString(plant)
@@ -321,7 +334,9 @@ func TestAttackConfigWritePlantedDuringApproval(t *testing.T) {
 			devnull, _ := os.Open(os.DevNull)
 			defer devnull.Close()
 			cl.Run(Request{Args: []string{"git", "config", "user.name", "Alice " + when}, Dir: project, Env: gitEnv}, devnull, devnull, devnull)
+			mu.Lock()
 			guard.Restore() // the session's restore at its end
+			mu.Unlock()
 			got, _ := os.ReadFile(cfgPath)
 			if strings.Contains(string(got), "fsmonitor") {
 				t.Errorf("attack succeeded: the planted key is kept after the session's restore:\n%s", got)

@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -15,14 +16,17 @@ import (
 // boot, guardsh binary (path, size, mtime, inode), backend, Landlock ABI,
 // user, sandbox settings and what already confines the process
 // (confinementOf), and reused while all of those stay the same.
-// The cache is only read and written where confined processes cannot
+// The cache is read and written as it is where confined processes cannot
 // write: the first of the user's cache directory and $XDG_RUNTIME_DIR
-// that lies outside every writable root (ProbeCacheDir). Failures are never cached. GUARDSH_SANDBOX_NOCACHE=1
+// that lies outside every writable root (ProbeCacheDir); where both lie
+// inside one (HOME under /tmp), in the user's cache directory with a MAC
+// whose key no confined process can read (probeCacheKey), never through a
+// symbolic link. Failures are never cached. GUARDSH_SANDBOX_NOCACHE=1
 // turns it off.
 func CachedProbe(backend string, c Config) ProbeResult {
-	path := probeCachePath(backend, c)
+	path, key := probeCachePath(backend, c)
 	if path != "" {
-		if b, err := os.ReadFile(path); err == nil {
+		if b, ok := readCache(path, key); ok {
 			var r ProbeResult
 			if json.Unmarshal(b, &r) == nil && r.OK && r.Backend == backend {
 				r.Cached = true
@@ -33,60 +37,140 @@ func CachedProbe(backend string, c Config) ProbeResult {
 	r := Probe(backend, c)
 	if r.OK && path != "" {
 		if b, err := json.Marshal(r); err == nil {
-			os.MkdirAll(filepath.Dir(path), 0o700)
-			tmp := path + ".tmp"
-			if os.WriteFile(tmp, b, 0o600) == nil {
-				os.Rename(tmp, path)
-			}
-			pruneProbeCache(filepath.Dir(path))
+			writeCache(path, key, b)
 		}
 	}
 	return r
 }
 
-func probeCachePath(backend string, c Config) string {
+// readCache returns the content of the cache file at path: as it is where
+// key is nil (a directory outside every writable root), else only when
+// its MAC under key is right.
+func readCache(path string, key []byte) ([]byte, bool) {
+	if key == nil {
+		b, err := os.ReadFile(path)
+		return b, err == nil
+	}
+	b, err := readNoSymlinks(path)
+	if err != nil {
+		return nil, false
+	}
+	var a authedCache
+	if json.Unmarshal(b, &a) != nil {
+		return nil, false
+	}
+	want := cacheMAC(key, filepath.Base(path), a.Result)
+	got, err := hex.DecodeString(a.MAC)
+	if err != nil || !hmac.Equal(got, want) {
+		return nil, false // forged or damaged: probe afresh
+	}
+	return a.Result, true
+}
+
+// writeCache stores b at path (atomically: a new file renamed over it);
+// with a key, wrapped with its MAC, and never through a symbolic link
+// (the directory lies where confined commands can write).
+func writeCache(path string, key []byte, b []byte) {
+	dir := filepath.Dir(path)
+	if key == nil {
+		os.MkdirAll(dir, 0o700)
+		tmp := path + ".tmp"
+		if os.WriteFile(tmp, b, 0o600) == nil {
+			os.Rename(tmp, path)
+		}
+		pruneProbeCache(dir)
+		return
+	}
+	w, err := json.Marshal(authedCache{MAC: hex.EncodeToString(cacheMAC(key, filepath.Base(path), b)), Result: b})
+	if err != nil {
+		return
+	}
+	writeNoSymlinks(dir, filepath.Base(path), w)
+}
+
+// authedCache is a cache file kept inside a writable root.
+type authedCache struct {
+	MAC    string          `json:"mac"`
+	Result json.RawMessage `json:"result"`
+}
+
+// cacheMAC is HMAC-SHA256 under key of the file's name (which encodes the
+// boot, binary, backend and settings it is for) and its content.
+func cacheMAC(key []byte, name string, content []byte) []byte {
+	m := hmac.New(sha256.New, key)
+	m.Write([]byte(name))
+	m.Write([]byte{0})
+	m.Write(content)
+	return m.Sum(nil)
+}
+
+// probeCachePath is the cache file for backend and c, "" for none, and
+// the key its content is authenticated with (nil: it lies outside every
+// writable root).
+func probeCachePath(backend string, c Config) (string, []byte) {
 	if os.Getenv("GUARDSH_SANDBOX_NOCACHE") == "1" {
-		return ""
+		return "", nil
 	}
 	boot, err := os.ReadFile("/proc/sys/kernel/random/boot_id")
 	if err != nil {
-		return "" // no boot identity (macOS): always probe
+		return "", nil // no boot identity (macOS): always probe
 	}
 	exe, err := executable()
 	if err != nil {
-		return ""
+		return "", nil
 	}
 	fi, err := os.Stat(exe)
 	if err != nil {
-		return ""
+		return "", nil
 	}
-	dir := ProbeCacheDir(c)
+	dir, key := probeCacheDir(c)
 	if dir == "" {
-		return ""
+		return "", nil
 	}
 	settings := c
 	settings.Project, settings.TmpDir, settings.Protected = "", "", nil
 	cfg, _ := json.Marshal(settings)
 	h := sha256.New()
 	fmt.Fprintf(h, "%s\x00%s\x00%d\x00%d\x00%v\x00%s\x00%d\x00%d\x00%s\x00%s", boot, exe, fi.Size(), fi.ModTime().UnixNano(), inode(fi), backend, LandlockABI(), os.Geteuid(), cfg, confinementOf())
-	return filepath.Join(dir, "probe-"+hex.EncodeToString(h.Sum(nil))[:32]+".json")
+	return filepath.Join(dir, "probe-"+hex.EncodeToString(h.Sum(nil))[:32]+".json"), key
 }
 
 // ProbeCacheDir returns the directory the probe cache uses for sessions
-// of c, "" when every candidate lies inside a writable root of c (a
-// confined command could forge a passing result there): then every
-// session probes afresh, and the caller should say so.
+// of c, "" when there is none: every candidate lies inside a writable root
+// of c (a confined command could forge a passing result there) and no key
+// to authenticate a cache there is available. Then every session probes
+// afresh, and the caller should say so.
 func ProbeCacheDir(c Config) string {
+	d, _ := probeCacheDir(c)
+	return d
+}
+
+// probeCacheDir is ProbeCacheDir with the key the cache there needs: nil
+// for a directory outside every writable root; else (HOME under /tmp, the
+// runtime directory too or unset) the user's cache directory with the key
+// from the user's kernel keyring (probeCacheKey).
+func probeCacheDir(c Config) (string, []byte) {
 	var cands []string
-	if d, err := os.UserCacheDir(); err == nil {
-		cands = append(cands, d)
+	user, uerr := os.UserCacheDir()
+	if uerr == nil {
+		cands = append(cands, user)
 	}
 	if d := os.Getenv("XDG_RUNTIME_DIR"); filepath.IsAbs(d) {
 		cands = append(cands, d)
 	}
 	// Not /run or /var/cache for root: those are the machine's, shared by
 	// every HOME (a test's throwaway HOME under /tmp would fill them).
-	return pickCacheDir(cands, c.WritableRoots())
+	if d := pickCacheDir(cands, c.WritableRoots()); d != "" {
+		return d, nil
+	}
+	if uerr != nil || !filepath.IsAbs(user) {
+		return "", nil
+	}
+	key := probeCacheKey()
+	if key == nil {
+		return "", nil
+	}
+	return filepath.Join(canon(user), "guardsh"), key
 }
 
 // pickCacheDir returns cand/guardsh for the first candidate (resolved)

@@ -22,6 +22,10 @@ import (
 // is only believed when the process really is confined.
 const (
 	envStage = "GUARDSH_SANDBOX_STAGE" // base64 JSON stageSpec: confine, then act
+	// envEnter: enterSpec as KEEP,GATE,NPROC, for an interpreter started from a
+	// confined thread (thread_linux.go): what the stage would have done
+	// for it before the exec.
+	envEnter = "GUARDSH_SANDBOX_ENTER"
 	// EnvRun marks the confined interpreter; its value describes the
 	// sandbox for audit records.
 	EnvRun = "GUARDSH_SANDBOX_RUN"
@@ -221,7 +225,7 @@ func encodeSpec(s stageSpec) string {
 func withoutStage(env []string) []string {
 	out := make([]string, 0, len(env)+1)
 	for _, e := range env {
-		if strings.HasPrefix(e, envStage+"=") || strings.HasPrefix(e, EnvBrokerFD+"=") || strings.HasPrefix(e, EnvFiles+"=") {
+		if strings.HasPrefix(e, envStage+"=") || strings.HasPrefix(e, envEnter+"=") || strings.HasPrefix(e, EnvBrokerFD+"=") || strings.HasPrefix(e, EnvFiles+"=") {
 			continue
 		}
 		out = append(out, e)

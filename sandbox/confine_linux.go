@@ -29,60 +29,68 @@ func LandlockABI() int {
 	return v
 }
 
-// confine applies the sandbox to the calling OS thread, which must be
-// locked and must be about to execve (other threads of a Go process are not
-// covered by the per-thread parts; execve ends them). Order: read-only
-// mounts (while capabilities are still there), no_new_privs, Landlock,
-// capabilities, seccomp.
-func confine(spec stageSpec) error {
+// confine applies the sandbox to the calling OS thread, which it locks
+// for good: the thread must either execve (the stage: other threads of a Go
+// process are not covered by the per-thread parts; execve ends them) or
+// start the interpreter and end (startFromThread). Order: read-only mounts
+// (while capabilities are still there), no_new_privs, Landlock,
+// capabilities, seccomp; tsync puts the seccomp filter on every thread of
+// the process too (the stage), which must not happen on a thread of the
+// privileged side. It returns the value of EnvNet for the interpreter
+// ("" when the network is allowed).
+func confine(spec stageSpec, tsync bool) (string, error) {
 	runtime.LockOSThread() // never unlocked: the thread execs or exits
 	c := spec.Config
 	if spec.MountNS {
 		if err := protectMounts(c); err != nil {
-			return err
+			return "", err
 		}
 	}
 	// A private network namespace with loopback, while the capabilities
 	// that make one are still there (netns_linux.go).
-	loopback := false
+	loopback, net := false, ""
 	if !c.Network {
 		why := "turned off by GUARDSH_SANDBOX_NETNS=0"
 		if !c.NoLoopback {
 			loopback, why = privateLoopback(spec.HostNetNS)
 		}
 		if loopback {
-			os.Setenv(EnvNet, "loopback")
+			net = "loopback"
 		} else {
-			os.Setenv(EnvNet, "off: "+why)
+			net = "off: " + why
 		}
 	}
 	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
-		return fmt.Errorf("no_new_privs: %w", err)
+		return "", fmt.Errorf("no_new_privs: %w", err)
 	}
 	abi := LandlockABI()
 	if spec.Landlock {
 		if err := restrictLandlock(c, abi, loopback); err != nil {
-			return err
+			return "", err
 		}
 	} else if abi >= 6 {
 		// Under bubblewrap: Landlock scopes still keep signals and abstract
 		// sockets inside the sandbox, at no cost.
 		cfg := landlock.Config{Scoped: landlock.V11.Scoped}.BestEffort()
 		if err := restrictRules(cfg); err != nil {
-			return err
+			return "", err
 		}
 	}
 	if err := dropCaps(); err != nil {
-		return err
+		return "", err
 	}
 	if !seccompSupported {
-		return fmt.Errorf("seccomp: no filter for %s", runtime.GOARCH)
+		return "", fmt.Errorf("seccomp: no filter for %s", runtime.GOARCH)
 	}
 	prog, err := seccompProgram(c, UnixSocketsAllowed(c, spec.Landlock, abi), loopback)
 	if err != nil {
-		return err
+		return "", err
 	}
-	return loadSeccomp(prog)
+	flags := uintptr(0)
+	if tsync {
+		flags = unix.SECCOMP_FILTER_FLAG_TSYNC
+	}
+	return net, loadSeccompFlags(prog, flags)
 }
 
 // UnixSocketsAllowed says whether confined processes may create AF_UNIX
@@ -98,7 +106,7 @@ func UnixSocketsAllowed(c Config, landlockOn bool, abi int) bool {
 // namespace whose only interface is lo: TCP there is left to the namespace.
 func restrictLandlock(c Config, abi int, loopback bool) error {
 	if abi < minLandlockABI {
-		return fmt.Errorf("landlock: kernel ABI %d, need %d: %w", abi, minLandlockABI, ErrUnavailable)
+		return landlockMissing(abi)
 	}
 	cfg := landlock.V11.BestEffort()
 	if c.Network || loopback {
@@ -208,15 +216,25 @@ func protectMounts(c Config) error {
 			return err
 		}
 	}
+	// mounts is sorted, parents first: a mount whose whole subtree lies
+	// outside the writable roots (/proc, /sys and its cgroup mounts) is
+	// made read-only with everything below it by one recursive
+	// mount_setattr; the others (/, /dev) one by one.
+	done := ""
 	for _, m := range mounts {
-		inside := false
+		if done != "" && within(m, done) {
+			continue // made read-only with its parent
+		}
+		inside, holds := false, false
 		for _, r := range keep {
-			if within(m, r) {
-				inside = true
-				break
-			}
+			inside = inside || within(m, r)
+			holds = holds || within(r, m)
 		}
 		if inside {
+			continue
+		}
+		if !holds && readOnlyTree(m) {
+			done = m
 			continue
 		}
 		// The root must become read-only; another mount that refuses
@@ -249,7 +267,7 @@ func protectMounts(c Config) error {
 // mountPoints lists the mount points of this mount namespace (autofs
 // trigger points left out), parents first.
 func mountPoints() ([]string, error) {
-	b, err := os.ReadFile("/proc/self/mountinfo")
+	b, err := readMountinfo()
 	if err != nil {
 		return nil, err
 	}
@@ -273,6 +291,17 @@ func mountPoints() ([]string, error) {
 	return out, nil
 }
 
+// readMountinfo reads the mount table of the calling thread's mount
+// namespace: a thread confined by startFromThread has one of its own,
+// which /proc/self (the thread group leader's) does not show.
+func readMountinfo() ([]byte, error) {
+	b, err := os.ReadFile("/proc/thread-self/mountinfo")
+	if err != nil {
+		b, err = os.ReadFile("/proc/self/mountinfo")
+	}
+	return b, err
+}
+
 // unescapeMountinfo undoes the octal escapes (\040 for a space) of
 // /proc/self/mountinfo.
 func unescapeMountinfo(s string) string {
@@ -291,6 +320,16 @@ func unescapeMountinfo(s string) string {
 		b.WriteByte(s[i])
 	}
 	return b.String()
+}
+
+// readOnlyTree makes the mount at m and every mount below it read-only
+// in this namespace, in one system call (mount_setattr, Linux 5.12):
+// setting the flag is never refused for a locked mount, and the call
+// changes all of them or none. False when it did not (an older kernel):
+// the caller then remounts them one by one.
+func readOnlyTree(m string) bool {
+	attr := unix.MountAttr{Attr_set: unix.MOUNT_ATTR_RDONLY}
+	return unix.MountSetattr(unix.AT_FDCWD, m, unix.AT_RECURSIVE|unix.AT_NO_AUTOMOUNT, &attr) == nil
 }
 
 func bindSelf(p string, readOnly bool) error {
@@ -383,7 +422,7 @@ func (s Status) Confined() bool {
 // writableMounts lists the mounts of this process that are writable and
 // lie outside every writable root of c.
 func writableMounts(c Config) []string {
-	b, err := os.ReadFile("/proc/self/mountinfo")
+	b, err := readMountinfo()
 	if err != nil {
 		return []string{"(mountinfo unreadable)"}
 	}

@@ -106,10 +106,16 @@ func Start(backend string, c Config, desc string, env []string, broker *os.File,
 // ExecCommand builds the process that runs argv confined by c (an approved
 // escalation).
 func ExecCommand(backend string, c Config, argv, env []string, dir string) (*exec.Cmd, error) {
+	return ExecCommandFiles(backend, c, argv, env, dir, nil)
+}
+
+// ExecCommandFiles is ExecCommand with descriptors passed on purpose: keep
+// become fds 3, 4, ... of the confined program.
+func ExecCommandFiles(backend string, c Config, argv, env []string, dir string, keep []*os.File) (*exec.Cmd, error) {
 	if !filepath.IsAbs(argv[0]) {
 		return nil, fmt.Errorf("%s: not an absolute path", argv[0])
 	}
-	cmd, err := command(backend, stageSpec{Config: c, Action: "exec", Argv: argv}, withoutStage(env), nil)
+	cmd, err := command(backend, stageSpec{Config: c, Action: "exec", Argv: argv, KeepFDs: len(keep)}, withoutStage(env), keep)
 	if err != nil {
 		return nil, err
 	}

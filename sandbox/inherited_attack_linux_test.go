@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"golang.org/x/net/bpf"
+	"golang.org/x/sys/unix"
 )
 
 // forgedInherited is the helper process of TestInheritedForged: under
@@ -55,4 +56,10 @@ func TestInheritedForged(t *testing.T) {
 	if strings.HasPrefix(string(out), "CONFINED") {
 		t.Errorf("a process under a foreign seccomp filter with %s set by hand passes for a confined interpreter: %s", EnvRun, out)
 	}
+}
+
+// loadSeccomp installs the filter on every thread of the process
+// (SECCOMP_FILTER_FLAG_TSYNC). no_new_privs must already be set.
+func loadSeccomp(raw []bpf.RawInstruction) error {
+	return loadSeccompFlags(raw, unix.SECCOMP_FILTER_FLAG_TSYNC)
 }

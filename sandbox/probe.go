@@ -281,9 +281,9 @@ func namespaceCause(backend string, err error) string {
 	}
 	switch {
 	case errors.Is(err, syscall.ENOSPC):
-		return "no user namespace can be made here (user.max_user_namespaces is 0 or used up, as in most containers) and guardsh has no CAP_SYS_ADMIN for a mount namespace: the full level is not available; the container level is used instead (docs/containers.md says how to reach the full level)"
+		return "no user namespace can be made here (user.max_user_namespaces is 0 or used up, as in most containers) and guardsh has no CAP_SYS_ADMIN for a mount namespace: the full level is not available; guardsh tries the container level instead (docs/containers.md says how to reach the full level)"
 	case errors.Is(err, syscall.EPERM) || errors.Is(err, syscall.EACCES):
-		return "namespaces are refused here (a seccomp profile or an AppArmor/SELinux policy forbids unshare and user namespaces, and guardsh has no CAP_SYS_ADMIN): the full level is not available; the container level is used instead (docs/containers.md)"
+		return "namespaces are refused here (a seccomp profile or an AppArmor/SELinux policy forbids unshare and user namespaces, and guardsh has no CAP_SYS_ADMIN): the full level is not available; guardsh tries the container level instead (docs/containers.md)"
 	}
 	return ""
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -87,18 +88,74 @@ func TestCachedProbe(t *testing.T) {
 	if r := CachedProbe(BackendLandlock, c); r.Cached {
 		t.Error("a different configuration reused the cached result")
 	}
-	// A cache dir inside a writable root is never used: the cache goes to
-	// the next candidate outside every writable root (/run for root).
+	// A cache dir inside a writable root is used only with a key (the
+	// user's kernel keyring): see TestProbeCacheForged.
 	t.Setenv("XDG_CACHE_HOME", c.TmpDir)
-	CachedProbe(BackendLandlock, c)
-	CachedProbe(BackendLandlock, c)
-	if m, _ := filepath.Glob(filepath.Join(c.TmpDir, "guardsh", "probe-*")); len(m) > 0 {
-		t.Errorf("cache written inside a writable root: %v", m)
-	}
-	dir := ProbeCacheDir(c)
-	for _, r := range c.WritableRoots() {
-		if dir != "" && (within(dir, r) || within(r, dir)) {
-			t.Errorf("probe cache dir %s is inside writable root %s", dir, r)
+	t.Setenv("XDG_RUNTIME_DIR", "")
+	dir, key := probeCacheDir(c)
+	if dir != "" && key == nil {
+		for _, r := range c.WritableRoots() {
+			if within(dir, r) || within(r, dir) {
+				t.Errorf("probe cache dir %s is inside writable root %s and has no key", dir, r)
+			}
 		}
+	}
+}
+
+// TestProbeCacheForged: with the user's cache directory inside a writable
+// root (HOME under /tmp) the probe cache lives there authenticated: a
+// second session uses it, but a file a confined command wrote or changed
+// there (a passing result of its own, a copy under another settings'
+// name, a symbolic link to elsewhere) is not believed: the probe runs
+// afresh.
+func TestProbeCacheForged(t *testing.T) {
+	needRoot(t)
+	if LandlockABI() < minLandlockABI {
+		t.Skip("no Landlock")
+	}
+	c := NewConfig(t.TempDir(), t.TempDir(), "", nil)
+	t.Setenv("XDG_CACHE_HOME", filepath.Join(c.TmpDir, "cache")) // inside a writable root
+	t.Setenv("XDG_RUNTIME_DIR", "")
+	if probeCacheKey() == nil {
+		t.Skip("no kernel keyring here (keyctl refused)")
+	}
+	path, key := probeCachePath(BackendLandlock, c)
+	if path == "" || key == nil {
+		t.Fatalf("no authenticated cache inside the writable root: %q", path)
+	}
+	first := CachedProbe(BackendLandlock, c)
+	second := CachedProbe(BackendLandlock, c)
+	if !first.OK || first.Cached || !second.OK || !second.Cached {
+		t.Fatalf("first ok=%v cached=%v, second ok=%v cached=%v", first.OK, first.Cached, second.OK, second.Cached)
+	}
+	valid, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	forged := `{"backend":"landlock","abi":7,"ok":true,"checks":[{"name":"forged","ok":true}]}`
+	other := c
+	other.Network = true
+	otherPath, _ := probeCachePath(BackendLandlock, other)
+	outside := filepath.Join(testenv.Outside(t), "planted.json")
+	os.WriteFile(outside, valid, 0o644)
+	for _, tc := range []struct {
+		name  string
+		write func()
+		c     Config
+	}{
+		{"plain result, no MAC", func() { os.WriteFile(path, []byte(forged), 0o644) }, c},
+		{"forged result, the old MAC", func() {
+			os.WriteFile(path, []byte(strings.Replace(string(valid), `"result":{`, `"result":{"forged":1,`, 1)), 0o644)
+		}, c},
+		{"valid file copied to another settings' name", func() { os.WriteFile(otherPath, valid, 0o644) }, other},
+		{"symbolic link to a valid file elsewhere", func() { os.Remove(path); os.Symlink(outside, path) }, c},
+	} {
+		CachedProbe(BackendLandlock, c) // a valid cache again
+		tc.write()
+		if r := CachedProbe(BackendLandlock, tc.c); r.Cached {
+			t.Errorf("%s: the cache was believed", tc.name)
+		}
+		os.Remove(path)
+		os.Remove(otherPath)
 	}
 }

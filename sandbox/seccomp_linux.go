@@ -37,6 +37,7 @@ var deniedSyscalls = []struct {
 	{"ptrace", unix.SYS_PTRACE},
 	{"process_vm_readv", unix.SYS_PROCESS_VM_READV},
 	{"process_vm_writev", unix.SYS_PROCESS_VM_WRITEV},
+	{"pidfd_getfd", unix.SYS_PIDFD_GETFD}, // another process's descriptors (a guardsh's approval channel)
 	{"io_uring_setup", unix.SYS_IO_URING_SETUP},
 	{"io_uring_enter", unix.SYS_IO_URING_ENTER},
 	{"io_uring_register", unix.SYS_IO_URING_REGISTER},
@@ -206,16 +207,17 @@ func seccompProgram(c Config, unixOK, inetOK bool) ([]bpf.RawInstruction, error)
 	return a.assemble()
 }
 
-// loadSeccomp installs the filter on every thread of the process
-// (SECCOMP_FILTER_FLAG_TSYNC). no_new_privs must already be set.
-func loadSeccomp(raw []bpf.RawInstruction) error {
+// loadSeccompFlags installs the filter with seccomp(2)'s flags: with
+// SECCOMP_FILTER_FLAG_TSYNC on every thread of the process, without it on
+// the calling thread alone.
+func loadSeccompFlags(raw []bpf.RawInstruction, flags uintptr) error {
 	filter := make([]unix.SockFilter, len(raw))
 	for i, r := range raw {
 		filter[i] = unix.SockFilter{Code: r.Op, Jt: r.Jt, Jf: r.Jf, K: r.K}
 	}
 	prog := unix.SockFprog{Len: uint16(len(filter)), Filter: &filter[0]}
 	_, _, e := syscall.Syscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER,
-		unix.SECCOMP_FILTER_FLAG_TSYNC, uintptr(unsafe.Pointer(&prog)))
+		flags, uintptr(unsafe.Pointer(&prog)))
 	if e != 0 {
 		return fmt.Errorf("seccomp: %w", e)
 	}

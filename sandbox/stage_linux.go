@@ -22,6 +22,11 @@ import (
 // the process and then execs (the interpreter or an approved command) or
 // runs the probe; it never returns there. Elsewhere it returns at once.
 func Stage() {
+	if v, ok := os.LookupEnv(envEnter); ok {
+		os.Unsetenv(envEnter)
+		enter(v)
+		return
+	}
 	v, ok := os.LookupEnv(envStage)
 	if !ok {
 		return
@@ -50,7 +55,11 @@ func Stage() {
 			os.Exit(126)
 		}
 	}
-	if err := confine(spec); err != nil {
+	net, err := confine(spec, true)
+	if net != "" {
+		os.Setenv(EnvNet, net)
+	}
+	if err != nil {
 		if spec.Action == "probe" {
 			json.NewEncoder(os.Stdout).Encode([]Check{{Name: "confine", Detail: err.Error()}})
 			os.Exit(0)
@@ -255,9 +264,21 @@ func BwrapArgs(c Config) []string {
 
 // Start starts the confined interpreter for this guardsh invocation on
 // backend: the same binary and arguments, confined before it reads the
-// script. env is its environment (TMPDIR already set); broker, if not nil,
-// becomes its escalation channel.
+// script — from a confined thread of this process where that can be done
+// (threadStartable, thread_linux.go), else through the stage. env is its
+// environment (TMPDIR already set); broker, if not nil, becomes its
+// escalation channel.
 func Start(backend string, c Config, desc string, env []string, broker *os.File, files map[string]*os.File) (*Session, error) {
+	if threadStartable(backend) {
+		if s, err := startThreaded(backend, c, desc, env, broker, files); err == nil {
+			if err := s.Release(); err != nil {
+				s.Abort()
+				return nil, err
+			}
+			return s, nil
+		}
+		// the stage confines the same way, in a process of its own
+	}
 	extra, env := passFiles(env, broker, files)
 	lim := newProcLimit(sessionMaxProcs())
 	spec := stageSpec{Config: c, Action: "run", Desc: desc, Argv0: os.Args[0], KeepFDs: len(extra)}
@@ -283,14 +304,22 @@ func Start(backend string, c Config, desc string, env []string, broker *os.File,
 	return &Session{Backend: backend, Desc: desc, Cmd: cmd, ProcLimit: lim.Describe(), cleanup: lim.close}, nil
 }
 
-// StartGated is Start for the Landlock backend with the stage held back:
-// the process starts at once (the Go runtime's start-up, the larger part
-// of a session's start, overlaps the privileged side's remaining work),
-// then waits before it confines itself until Session.Release (or ends at
-// Session.Abort). c.TmpDir need not exist yet; it must before Release.
-// Other backends start as Start does (bubblewrap sets up its mounts when
-// it starts, so there is nothing to hold back), with nothing to release.
+// StartGated is Start with the process held back: it starts at once (the
+// Go runtime's start-up, the larger part of a session's start, overlaps
+// the privileged side's remaining work), then waits until Session.Release
+// (or ends at Session.Abort) before it runs anything. Where the backend
+// can be built on a thread of this process (threadStartable) that process
+// is the interpreter, confined already, and c.TmpDir must exist; else,
+// for the Landlock backend, it is the stage, which waits before it
+// confines itself (c.TmpDir need exist only before Release). Other
+// backends start as Start does (bubblewrap sets up its mounts when it
+// starts, so there is nothing to hold back), with nothing to release.
 func StartGated(backend string, c Config, desc string, env []string, broker *os.File, files map[string]*os.File) (*Session, error) {
+	if threadStartable(backend) {
+		if s, err := startThreaded(backend, c, desc, env, broker, files); err == nil {
+			return s, nil
+		}
+	}
 	if backend != BackendLandlock {
 		return Start(backend, c, desc, env, broker, files)
 	}
@@ -325,10 +354,17 @@ func StartGated(backend string, c Config, desc string, env []string, broker *os.
 // ExecCommand builds the process that runs argv confined by c on backend
 // (an approved escalation). argv[0] must be absolute.
 func ExecCommand(backend string, c Config, argv, env []string, dir string) (*exec.Cmd, error) {
+	return ExecCommandFiles(backend, c, argv, env, dir, nil)
+}
+
+// ExecCommandFiles is ExecCommand with descriptors passed on purpose: keep
+// become fds 3, 4, ... of the confined program (every other inherited
+// descriptor is closed).
+func ExecCommandFiles(backend string, c Config, argv, env []string, dir string, keep []*os.File) (*exec.Cmd, error) {
 	if !filepath.IsAbs(argv[0]) {
 		return nil, fmt.Errorf("%s: not an absolute path", argv[0])
 	}
-	cmd, err := command(backend, stageSpec{Config: c, Action: "exec", Argv: argv}, withoutStage(env), nil)
+	cmd, err := command(backend, stageSpec{Config: c, Action: "exec", Argv: argv, KeepFDs: len(keep)}, withoutStage(env), keep)
 	if err != nil {
 		return nil, err
 	}

@@ -149,6 +149,7 @@ func newCheckSession(o *checkOptions) (*checkSession, error) {
 	}
 	policy := cfg.Policy(mode)
 	policy.Sandboxed = o.sandboxed
+	policy.NetProxy = o.sandboxed && sandboxHasNetNS(os.Getenv) // netproxy.go
 	return &checkSession{
 		policy: policy,
 		env:    guardsh.CheckEnv{Dir: dir, Project: project, Home: home, Env: env, Via: "check"},

@@ -36,6 +36,7 @@ func TestShellGateOnTerminal(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			dir, home := t.TempDir(), t.TempDir()
+			optInTerminalPrompt(t, home) // guardsh -c asks on the terminal only where the user's file says so
 			cmd := exec.Command(bin, "--no-sandbox", "-c", "touch ./made; touch ./made; echo done")
 			cmd.Dir = dir
 			cmd.Env = append(os.Environ(), "HOME="+home, "GUARDSH_MODE=default", "GUARDSH_PROJECT="+dir, "XDG_CONFIG_HOME=", "XDG_STATE_HOME=")
@@ -120,5 +121,18 @@ func TestShellAskWithoutTerminal(t *testing.T) {
 	_, refusal, _ := strings.Cut(string(out), "guardsh: needs approval")
 	if n := strings.Count(strings.TrimRight(refusal, "\n"), "\n") + 1; n > 3 {
 		t.Errorf("refusal of %d lines, want at most 3:\n%s", n, out)
+	}
+}
+
+// optInTerminalPrompt writes home's user configuration file with
+// [approval] terminal_prompt = true.
+func optInTerminalPrompt(t *testing.T, home string) {
+	t.Helper()
+	d := filepath.Join(home, ".config", "guardsh")
+	if err := os.MkdirAll(d, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(d, "config.toml"), []byte("[approval]\nterminal_prompt = true\n"), 0o600); err != nil {
+		t.Fatal(err)
 	}
 }

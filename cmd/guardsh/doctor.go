@@ -41,6 +41,9 @@ func doctorSandbox(w io.Writer) bool {
 	if desc, ok, err := sandbox.Inherited(); err != nil {
 		fmt.Fprintf(w, "  error: %v\n", err)
 		return false
+	} else if ok && stacksOnOuter(desc) {
+		fmt.Fprintf(w, "  inside a guardsh sandbox (%s): guardsh confines its commands again, as follows\n", desc)
+		os.Unsetenv(sandbox.EnvRun)
 	} else if ok {
 		fmt.Fprintf(w, "  running inside a guardsh sandbox already: %s\n", desc)
 		return true

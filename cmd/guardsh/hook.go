@@ -330,6 +330,9 @@ func hookVerdict(opts hookOptions, ev hookEvent, getenv func(string) string) (ho
 	// A rewritten command runs under guardsh, in its verified sandbox:
 	// judge it as that shell will (a shell without one refuses to run).
 	policy.Sandboxed = opts.rewrite && !strings.EqualFold(getenv("GUARDSH_SANDBOX"), "off")
+	// and its connections go through the session's proxy where the
+	// sandbox has a network namespace
+	policy.NetProxy = policy.Sandboxed && sandboxHasNetNS(getenv)
 	sv, _ := policy.CheckScript(ev.Command, guardsh.CheckEnv{
 		Dir: ev.Dir, Project: d.project, Home: d.home, Env: env, Via: "hook",
 		Environ: hookEnviron(getenv),

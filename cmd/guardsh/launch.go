@@ -19,17 +19,19 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 
 	"github.com/guardsh/guardsh/sandbox"
 
 	"github.com/guardsh/guardsh/guardsh"
+	"github.com/guardsh/guardsh/interp"
 )
 
 func init() { registerMode("--launch", runLaunch) }
 
-const launchUsage = "usage: guardsh --launch [--mode MODE] [--confine [--allow-write PATH]...] -- AGENT [ARGS...]"
+const launchUsage = "usage: guardsh --launch [--mode MODE] [--bind-sh] [--no-namespace] [--confine [--allow-write PATH]...] -- AGENT [ARGS...]"
 
 // shimNames are the shell names the shim directory answers to.
 var shimNames = []string{"bash", "sh"}
@@ -39,10 +41,12 @@ var shimNames = []string{"bash", "sh"}
 const launchEnvMarker = "GUARDSH_LAUNCH_SHIM"
 
 type launchOptions struct {
-	mode       string
-	confine    bool     // --confine: the agent itself runs in the sandbox
-	allowWrite []string // --allow-write: more writable paths for a confined agent
-	agent      []string
+	mode        string
+	confine     bool     // --confine: the agent itself runs in the sandbox
+	allowWrite  []string // --allow-write: more writable paths for a confined agent
+	bindSh      bool     // --bind-sh: /bin/sh is guardsh in the namespace too
+	noNamespace bool     // --no-namespace: PATH and $SHELL shims only
+	agent       []string
 }
 
 func parseLaunchArgs(args []string) (launchOptions, error) {
@@ -63,6 +67,10 @@ func parseLaunchArgs(args []string) (launchOptions, error) {
 			o.mode = strings.TrimPrefix(a, "--mode=")
 		case a == "--confine":
 			o.confine = true
+		case a == "--bind-sh":
+			o.bindSh = true
+		case a == "--no-namespace":
+			o.noNamespace = true
 		case a == "--allow-write":
 			if i+1 >= len(args) {
 				return o, errors.New("--allow-write: option requires an argument")
@@ -106,8 +114,7 @@ func runLaunch(args []string) int {
 	}
 	// Find the agent on the PATH it was started with, before the shim
 	// shadows bash and sh.
-	agentPath, err := exec.LookPath(opts.agent[0])
-	if err != nil {
+	if _, err := exec.LookPath(opts.agent[0]); err != nil {
 		fmt.Fprintf(os.Stderr, "guardsh: --launch: %v\n", err)
 		return 127
 	}
@@ -119,17 +126,71 @@ func runLaunch(args []string) int {
 		fmt.Fprintf(os.Stderr, "guardsh: --launch: %v\n", err)
 		return 1
 	}
-	shim, err := makeShim(shimBase, exe)
+	shim, copyExe, err := makeShim(shimBase, exe)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "guardsh: --launch: %v\n", err)
 		return 1
 	}
 	defer os.RemoveAll(shim)
+	if cfg, err := guardsh.LoadConfig(os.Getenv("HOME"), "", os.Getenv); err == nil && cfg.Launch.BindSh {
+		opts.bindSh = true // the user file's [launch] bind_sh
+	}
+	// The one approval point: the channel exists before the agent does.
+	ap, err := startApprovalPoint()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "guardsh: --launch: the approval channel: %v\n", err)
+		return 1
+	}
+	defer ap.close()
+	defer ap.fg.restore()
+	if opts.noNamespace {
+		namespaceNote(errors.New("--no-namespace"))
+	} else {
+		if spec, err := prepareNamespace(shim, copyExe, opts.bindSh); err != nil {
+			namespaceNote(err)
+		} else {
+			if opts.bindSh {
+				args = append([]string{"--bind-sh"}, args...)
+			}
+			code, started, why := launchInNamespace(spec, args, os.Environ(), ap.agentEnd, ap.fg.setAgent, ap.fg.stopped)
+			if started {
+				return code
+			}
+			namespaceNote(why)
+		}
+	}
+	return launchAgent(opts, shim, "shims", ap.agentEnd, nil, func(pid int) {
+		ap.fg.setAgent(pid)
+		go watchStops(pid, ap.fg.stopped)
+	})
+}
 
+// namespaceNote says on stderr that the agent runs without the private
+// mount namespace, and what that leaves open.
+func namespaceNote(why error) {
+	fmt.Fprintf(os.Stderr, "guardsh: --launch: no private mount namespace here (%v): an agent that starts /bin/bash or its login shell by absolute path gets the real shell; only PATH and $SHELL lead to guardsh (the container level, docs/agents.md)\n", why)
+}
+
+// launchAgent starts the agent with the shim first on PATH (and, with
+// --confine, in guardsh's sandbox) and returns its exit status. route is
+// said to the agent in GUARDSH_LAUNCH_ROUTE; approval is the launcher's
+// channel, which the agent inherits (nil: none); adjust, when not nil,
+// changes the unconfined agent's command before it starts; started, when
+// not nil, is told the agent's pid (its process group's) once it runs.
+func launchAgent(opts launchOptions, shim, route string, approval *os.File, adjust func(*exec.Cmd), started func(int)) int {
+	agentPath, err := exec.LookPath(opts.agent[0])
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "guardsh: --launch: %v\n", err)
+		return 127
+	}
 	cmd := exec.Command(agentPath, opts.agent[1:]...)
 	cmd.Args[0] = opts.agent[0]
-	cmd.Env = launchEnv(os.Environ(), shim, opts.mode)
+	cmd.Env = append(launchEnv(os.Environ(), shim, opts.mode), envLaunchRoute+"="+route)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	if approval != nil {
+		cmd.ExtraFiles = []*os.File{approval} // fd 3 (approvalFD)
+		cmd.Env = append(cmd.Env, interp.EnvApprovalFD+"="+strconv.Itoa(approvalFD))
+	}
 	if opts.confine {
 		wd, err := os.Getwd()
 		if err != nil {
@@ -143,13 +204,23 @@ func runLaunch(args []string) int {
 		}
 		defer os.RemoveAll(tmp)
 		cmd.Env = append(cmd.Env, "TMPDIR="+tmp)
-		cmd, _, err = confineAgent(cmd, wd, tmp, opts.allowWrite)
+		var restore func()
+		cmd, restore, err = confineAgent(cmd, wd, tmp, opts.allowWrite)
 		if err != nil {
 			fmt.Fprintf(os.Stderr, "guardsh: %v\n", err)
 			return 1
 		}
+		defer restore() // launch_integrity.go
+	} else if adjust != nil {
+		adjust(cmd)
 	}
-	return runChild(cmd, os.Stderr)
+	if started != nil {
+		if cmd.SysProcAttr == nil {
+			cmd.SysProcAttr = &syscall.SysProcAttr{}
+		}
+		cmd.SysProcAttr.Setpgid = true
+	}
+	return runChild(cmd, os.Stderr, started)
 }
 
 // shimBaseDir is where the launcher makes its shim directories: outside
@@ -190,20 +261,45 @@ func sharedTemp(p string) bool {
 	return false
 }
 
-// makeShim creates the private shim directory in base: "bash" and "sh"
-// linking to exe. Only the current user can write to it.
-func makeShim(base, exe string) (string, error) {
-	dir, err := os.MkdirTemp(base, "guardsh-shim-")
+// makeShim creates the private shim directory in base: a copy of the
+// guardsh binary exe (the file the namespace binds over the shells: exe
+// itself may lie in a tree a session can write) and "bash" and "sh"
+// linking to it. Only the current user can write to it.
+func makeShim(base, exe string) (dir, copyExe string, err error) {
+	dir, err = os.MkdirTemp(base, "guardsh-shim-")
 	if err != nil {
-		return "", err
+		return "", "", err
+	}
+	copyExe = filepath.Join(dir, "guardsh")
+	if err := copyProgram(exe, copyExe); err != nil {
+		os.RemoveAll(dir)
+		return "", "", err
 	}
 	for _, name := range shimNames {
-		if err := os.Symlink(exe, filepath.Join(dir, name)); err != nil {
+		if err := os.Symlink(copyExe, filepath.Join(dir, name)); err != nil {
 			os.RemoveAll(dir)
-			return "", err
+			return "", "", err
 		}
 	}
-	return dir, nil
+	return dir, copyExe, nil
+}
+
+// copyProgram copies the program src to the new file dst (mode 0755).
+func copyProgram(src, dst string) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o755)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
 }
 
 // launchEnv is the agent's environment: env with the shim first on PATH and
@@ -245,14 +341,34 @@ func launchEnv(env []string, shim, mode string) []string {
 // reports it (128+N for a death by signal N). Interrupts from the terminal
 // reach the child directly (same process group); termination signals sent
 // to guardsh alone are passed on.
-func runChild(cmd *exec.Cmd, stderr io.Writer) int {
-	sigs := make(chan os.Signal, 4)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGQUIT, syscall.SIGTERM, syscall.SIGHUP)
+// started, when not nil, is told the child's pid once it runs.
+func runChild(cmd *exec.Cmd, stderr io.Writer, started func(int)) int {
+	sigs := notifySignals()
 	defer signal.Stop(sigs)
 	if err := cmd.Start(); err != nil {
 		fmt.Fprintf(stderr, "guardsh: --launch: %v\n", err)
 		return 126
 	}
+	if started != nil {
+		started(cmd.Process.Pid)
+	}
+	return waitForward(cmd, sigs, stderr)
+}
+
+// waitChild waits for cmd, started already, as runChild does.
+func waitChild(cmd *exec.Cmd, stderr io.Writer) int {
+	sigs := notifySignals()
+	defer signal.Stop(sigs)
+	return waitForward(cmd, sigs, stderr)
+}
+
+func notifySignals() chan os.Signal {
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGQUIT, syscall.SIGTERM, syscall.SIGHUP)
+	return sigs
+}
+
+func waitForward(cmd *exec.Cmd, sigs chan os.Signal, stderr io.Writer) int {
 	done := make(chan struct{})
 	go func() {
 		for {
@@ -266,8 +382,13 @@ func runChild(cmd *exec.Cmd, stderr io.Writer) int {
 			}
 		}
 	}()
+	defer close(done)
+	if os.Getpid() == 1 {
+		// PID 1 of the launcher's namespace: orphans are reparented here
+		// and must be reaped; the agent's status ends the wait.
+		return reapUntil(cmd.Process.Pid, stderr)
+	}
 	err := cmd.Wait()
-	close(done)
 	if err == nil {
 		return 0
 	}
@@ -280,4 +401,39 @@ func runChild(cmd *exec.Cmd, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stderr, "guardsh: --launch: %v\n", err)
 	return 1
+}
+
+// stageReport is the launcher's namespace stage's line to the launcher
+// (launch_ns_linux.go): reapUntil says there when the agent is stopped.
+var stageReport io.Writer
+
+// reapUntil reaps every child until pid ends and returns pid's status.
+// When pid is stopped (Ctrl-Z), the launcher is told on stageReport.
+func reapUntil(pid int, stderr io.Writer) int {
+	for {
+		var ws syscall.WaitStatus
+		wpid, err := syscall.Wait4(-1, &ws, syscall.WUNTRACED, nil)
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "guardsh: --launch: %v\n", err)
+			return 1
+		}
+		if wpid != pid {
+			continue
+		}
+		if ws.Stopped() {
+			// Ctrl-Z, not a read or a terminal change from the background
+			// (SIGTTIN, SIGTTOU: the launcher asks; it continues the agent after)
+			if sig := ws.StopSignal(); stageReport != nil && (sig == syscall.SIGTSTP || sig == syscall.SIGSTOP) {
+				io.WriteString(stageReport, "stopped\n")
+			}
+			continue
+		}
+		if ws.Signaled() {
+			return 128 + int(ws.Signal())
+		}
+		return ws.ExitStatus()
+	}
 }

@@ -26,6 +26,9 @@ var agentStateDirs = map[string][]string{
 	"cline":     {".cline"},
 	"goose":     {".config/goose", ".local/share/goose", ".local/state/goose"},
 	"openhands": {".openhands"},
+	"opencode":  {".local/share/opencode", ".local/state/opencode", ".config/opencode", ".cache/opencode"},
+	"pi":        {".pi/agent"},
+	"qwen":      {".qwen"},
 }
 
 // confinedWritable lists what the confined agent may write besides the
@@ -64,9 +67,10 @@ func confinedWritable(agent, home string, extra []string) ([]string, error) {
 // (sandbox.ProjectRoot of dir), tmpDir, /tmp, the agent's state and the
 // extra paths; .git/hooks, .git/config and shell rc files read-only. The
 // network stays open: the agent must reach its model. The backend is the
-// first that passes the sandbox's probe. It returns the sandbox's
-// description.
-func confineAgent(cmd *exec.Cmd, dir, tmpDir string, extra []string) (*exec.Cmd, string, error) {
+// first that passes the sandbox's probe. It returns the function that
+// restores, once the agent has exited, the protected paths its sandbox
+// cannot keep read-only (guardConfinedAgent).
+func confineAgent(cmd *exec.Cmd, dir, tmpDir string, extra []string) (*exec.Cmd, func(), error) {
 	home := os.Getenv("HOME")
 	c := sandbox.NewConfig(sandbox.ProjectRoot(dir), tmpDir, home, os.Getenv)
 	backend, desc := "", ""
@@ -80,11 +84,11 @@ func confineAgent(cmd *exec.Cmd, dir, tmpDir string, extra []string) (*exec.Cmd,
 		failures = append(failures, b+": "+probeFailure(r))
 	}
 	if backend == "" {
-		return nil, "", fmt.Errorf("--confine: no sandbox backend passed the probe (%s)", strings.Join(failures, "; "))
+		return nil, nil, fmt.Errorf("--confine: no sandbox backend passed the probe (%s)", strings.Join(failures, "; "))
 	}
 	w, err := confinedWritable(cmd.Args[0], home, extra)
 	if err != nil {
-		return nil, "", fmt.Errorf("--confine: %v", err)
+		return nil, nil, fmt.Errorf("--confine: %v", err)
 	}
 	c.Writable = append(c.Writable, w...)
 	// The shells the agent starts write guardsh's audit log themselves
@@ -102,19 +106,24 @@ func confineAgent(cmd *exec.Cmd, dir, tmpDir string, extra []string) (*exec.Cmd,
 		}
 	}
 	c.Network = true
-	desc += ", agent confined by guardsh --launch --confine (network open)"
+	desc += ", " + confinedAgentMark + " (network open)"
 	// The guardsh shells the agent starts cannot confine themselves again
 	// (the sandbox forbids the namespaces that takes): they run inside the
 	// agent's sandbox, which the marker tells them (guardsh believes it only
 	// in a process that really is confined).
 	env := append(append([]string{}, cmd.Env...), sandbox.EnvRun+"="+desc)
 	argv := append([]string{cmd.Path}, cmd.Args[1:]...)
-	cc, err := sandbox.ExecCommand(backend, c, argv, env, dir)
+	// the launcher's approval channel stays fd 3 (approvalFD)
+	cc, err := sandbox.ExecCommandFiles(backend, c, argv, env, dir, cmd.ExtraFiles)
 	if err != nil {
-		return nil, "", fmt.Errorf("--confine: %v", err)
+		return nil, nil, fmt.Errorf("--confine: %v", err)
 	}
 	cc.Stdin, cc.Stdout, cc.Stderr = cmd.Stdin, cmd.Stdout, cmd.Stderr
-	return cc, desc, nil
+	restore, err := guardConfinedAgent(c, backend)
+	if err != nil {
+		return nil, nil, fmt.Errorf("--confine: %v", err)
+	}
+	return cc, restore, nil
 }
 
 func probeFailure(r sandbox.ProbeResult) string {

@@ -215,6 +215,7 @@ echo state > "$HOME/.claude/state.txt" && echo state-ok
 ln -sf /usr/bin/bash "$GUARDSH_LAUNCH_SHIM/bash" 2>/dev/null && echo shim-replaced
 bash -c 'rm -rf ~'
 bash -c 'echo via-shim > shim.txt'
+echo "channel=$GUARDSH_APPROVAL_FD:$(readlink /proc/$$/fd/3)"
 `)
 	code, out, errOut := launch(t, dir, home, "--mode", "auto", "--confine", "--", agent)
 	if strings.Contains(errOut, "no sandbox backend passed the probe") {
@@ -242,6 +243,10 @@ bash -c 'echo via-shim > shim.txt'
 	}
 	if !strings.Contains(errOut, "guardsh: denied [") {
 		t.Errorf("rm -rf ~ not denied by guardsh inside the confined agent:\n%s", errOut)
+	}
+	// the launcher's approval channel reaches the confined agent
+	if !strings.Contains(out, "channel=3:socket:") {
+		t.Errorf("the confined agent has no approval channel:\n%s", out)
 	}
 }
 

@@ -157,6 +157,8 @@ func shell(inv *invocation) int {
 	interactive := inv.Interactive ||
 		(inv.Command == nil && inv.Script == "" && term.IsTerminal(int(os.Stdin.Fd())) && term.IsTerminal(int(os.Stderr.Fd())))
 	inv.Interactive = interactive
+	sessionInteractive = interactive
+	approvalChannel() // taken before anything starts: no command inherits it (approval.go)
 	policy, err := buildPolicy(inv.mode, modeExplicit(inv))
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "%s: %v\n", shellName(), err)

@@ -23,14 +23,14 @@ const envAuditSession = "GUARDSH_AUDIT_SESSION"
 
 // sessionProxy makes the session's network proxy for the privileged side
 // (proxy.Proxy): every connection a command opens is decided by n, asked
-// at the terminal when one is open (refused at once otherwise), recorded
-// in the audit log (audit may be nil) and, when refused, said on stderr.
+// of whoever answers this session's asks (privilegedGate: the launcher, or
+// the terminal; refused at once when nobody can), recorded in the audit
+// log (audit may be nil) and, when refused, said on stderr.
 // Its connections arrive as broker streams (brokerProxyHandler).
 func sessionProxy(n *guardsh.NetworkPolicy, alog *audit.Log, sandboxDesc string) *proxy.Proxy {
 	var mu sync.Mutex
 	byName := map[string]guardsh.NetVerdict{} // the name's verdict, for its addresses
 	key := func(d proxy.Dest) string { return d.Host + "\x00" + strconv.Itoa(d.Port) }
-	var gate *interp.TerminalGate
 	p := &proxy.Proxy{
 		Decide: func(d proxy.Dest) proxy.Verdict {
 			mu.Lock()
@@ -53,12 +53,9 @@ func sessionProxy(n *guardsh.NetworkPolicy, alog *audit.Log, sandboxDesc string)
 		Ask: func(d proxy.Dest, v proxy.Verdict) bool {
 			mu.Lock()
 			defer mu.Unlock()
+			gate := privilegedGate() // approval.go: the launcher, or the terminal
 			if gate == nil {
-				g, err := interp.OpenTerminalGate()
-				if err != nil {
-					return false
-				}
-				gate = g
+				return false
 			}
 			cmd := guardsh.Command{Args: []string{"connect", d.String()}}
 			a := gate.Approve(context.Background(), interp.GateRequest{Command: cmd,
@@ -150,3 +147,16 @@ func dropEnv(env []string, name string) []string {
 
 // proxyVar is proxy.EnvProxy: never passed on to commands.
 const proxyVar = proxy.EnvProxy
+
+// sandboxHasNetNS says whether a session started with this environment
+// gets a network namespace of its own, whose connections go through the
+// session's proxy (the checker's --sandboxed and the rewritten hooks judge
+// as that session will: Policy.NetProxy): not when the user turned the
+// namespace off (GUARDSH_SANDBOX_NETNS=0) or chose the container level,
+// which has none (its commands have no network, and a network command
+// asks, so that a human can let it run with the network). Where the
+// kernel refuses a namespace at run time, a command judged so finds no
+// network rather than asking.
+func sandboxHasNetNS(getenv func(string) string) bool {
+	return getenv("GUARDSH_SANDBOX_NETNS") != "0" && !strings.EqualFold(getenv("GUARDSH_SANDBOX"), sandbox.BackendContainer)
+}

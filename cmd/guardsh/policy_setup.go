@@ -83,19 +83,6 @@ func modeExplicit(inv *invocation) bool {
 	return false
 }
 
-// sessionGate is the shell's gate: the terminal the sandbox passed down,
-// else /dev/tty; nil (every ask refused with instructions) without one.
-func sessionGate() interp.Gate {
-	if f := sandbox.PassedFile("tty"); f != nil {
-		return interp.NewTerminalGate(f)
-	}
-	g, err := interp.OpenTerminalGate()
-	if err != nil {
-		return nil
-	}
-	return g
-}
-
 // sessionAuditLog opens the session's audit log (see sessionAudit) at the
 // path the configuration chooses. A log that cannot be opened is reported
 // and the session goes on without one.

@@ -796,6 +796,9 @@ func TestSandboxEscalationApproved(t *testing.T) {
 				if out, err := git.CombinedOutput(); err != nil {
 					t.Fatalf("git commit: %v %s", err, out)
 				}
+				// a non-interactive guardsh prompts on the terminal only where
+				// the user's own file says so
+				optInTerminalPrompt(t, f.home)
 				cmd := exec.Command(f.bin, "-c", fmt.Sprintf(`git push http://%s/repo.git HEAD:main; echo "RC $?"`, l.tcp))
 				cmd.Dir = f.project
 				cmd.Env = f.env(backend, "GUARDSH_MODE=default", "GIT_TERMINAL_PROMPT=0")

@@ -111,7 +111,7 @@ func probeAll(c sandbox.Config, all bool) (sandbox.ProbeResult, bool, []sandbox.
 	var chosen sandbox.ProbeResult
 	found := false
 	if !all && os.Getenv("GUARDSH_SANDBOX_NOCACHE") != "1" && sandbox.ProbeCacheDir(c) == "" {
-		fmt.Fprintln(os.Stderr, "guardsh: note: the sandbox probe is not cached: every cache directory (XDG_CACHE_HOME, XDG_RUNTIME_DIR) is inside a directory the sandbox leaves writable; set XDG_CACHE_HOME (or XDG_RUNTIME_DIR) outside /tmp, /var/tmp, /dev/shm and the project to save ~0.1 s per start")
+		fmt.Fprintln(os.Stderr, "guardsh: note: the sandbox probe is not cached: every cache directory (XDG_CACHE_HOME, XDG_RUNTIME_DIR) is inside a directory the sandbox leaves writable, and the kernel keyring that would authenticate a cache there cannot be used; set XDG_CACHE_HOME (or XDG_RUNTIME_DIR) outside /tmp, /var/tmp, /dev/shm and the project to save ~0.1 s per start")
 	}
 	for _, b := range backendsWanted() {
 		var r sandbox.ProbeResult
@@ -142,6 +142,9 @@ func sessionConfig() (sandbox.Config, error) {
 	if project == "" {
 		project = sandbox.ProjectRoot(wd)
 	}
+	if _, err := sandbox.UsableTempDir(); err != nil { // inside another sandbox /tmp may be read-only
+		return sandbox.Config{}, err
+	}
 	tmp, err := os.MkdirTemp("", "guardsh-")
 	if err != nil {
 		return sandbox.Config{}, err
@@ -159,6 +162,8 @@ func sandboxSession(inv *invocation) (code int, done bool, describe string) {
 	if desc, ok, err := sandbox.Inherited(); err != nil {
 		fmt.Fprintf(os.Stderr, "guardsh: sandbox: %v\n", err)
 		return 126, true, ""
+	} else if ok && stacksOnOuter(desc) {
+		os.Unsetenv(sandbox.EnvRun) // confined again below, with a marker of its own
 	} else if ok {
 		if err := sandbox.Harden(); err != nil {
 			fmt.Fprintf(os.Stderr, "guardsh: sandbox: %v\n", err)
@@ -229,10 +234,16 @@ func sandboxSession(inv *invocation) (code int, done bool, describe string) {
 			}
 		}
 	}
-	// The terminal, for the gate's prompts: opened here like the audit log.
-	if tty, err := os.OpenFile("/dev/tty", os.O_RDWR, 0); err == nil {
-		files["tty"] = tty
-		defer tty.Close()
+	// Who answers the interpreter's asks (approval.go): the launcher's
+	// channel, passed down; else the terminal, opened here like the audit
+	// log, where this session may prompt on it.
+	if ch := approvalChannel(); ch != nil {
+		files["approval"] = ch
+	} else if !underLauncher() && (sessionInteractive || terminalOptIn()) {
+		if tty, err := os.OpenFile("/dev/tty", os.O_RDWR, 0); err == nil {
+			files["tty"] = tty
+			defer tty.Close()
+		}
 	}
 	// An agent's bookkeeping script (bookkeeping.go): its one directory
 	// writable in this session.
@@ -272,11 +283,20 @@ func sandboxSession(inv *invocation) (code int, done bool, describe string) {
 	// below, once the stage is starting: it costs ~0.2 ms, a thread).
 	signal.Ignore(os.Interrupt, syscall.SIGQUIT)
 
-	// Start-up (docs/performance.md): the stage of the first backend wanted starts at
-	// once, held back before it confines itself, so that its Go start-up
-	// overlaps the work below; it is released only when the temporary
-	// directory exists and the backend is proven (the probe cache, or a
-	// probe), and aborted otherwise.
+	// The session's temporary directory first: where the interpreter is
+	// started from a confined thread (sandbox.StartGated) its confinement
+	// is built at once, and the directory must exist for it.
+	if err := os.Mkdir(c.TmpDir, 0o700); err != nil {
+		fmt.Fprintf(os.Stderr, "guardsh: sandbox: %v\n", err)
+		return 126, true, ""
+	}
+	madeTmp = true
+	// Start-up (docs/performance.md): the interpreter (or the stage) of
+	// the first backend wanted starts at once, held back before it runs
+	// anything (the stage: before it confines itself), so that its Go
+	// start-up overlaps the work below; it is released only when the
+	// backend is proven (the probe cache, or a probe), and aborted
+	// otherwise.
 	var s *sandbox.Session
 	var broker *sandbox.Broker
 	if wanted := backendsWanted(); len(wanted) > 0 && wanted[0] == sandbox.BackendLandlock {
@@ -297,12 +317,6 @@ func sandboxSession(inv *invocation) (code int, done bool, describe string) {
 			s = nil
 		}
 	}
-	if err := os.Mkdir(c.TmpDir, 0o700); err != nil {
-		abort()
-		fmt.Fprintf(os.Stderr, "guardsh: sandbox: %v\n", err)
-		return 126, true, ""
-	}
-	madeTmp = true
 	// The network by destination: the proxy the commands' connections go
 	// through (netproxy.go); the interpreter reaches it where the session
 	// has a network namespace of its own.
@@ -458,18 +472,12 @@ func probeSummary(results []sandbox.ProbeResult) string {
 // request (interp.BrokerCheck): the request is classified again by the
 // broker's policy; a denied command is refused; rights that no rule of the
 // broker's policy (configuration or an earlier "allow for this session"
-// given here) grants need a human's answer at the broker's own terminal
-// prompt, opened on the first such request.
+// given here) grants need a human's answer: the launcher's, or at the
+// privileged side's own terminal prompt (privilegedGate).
 func brokerCheck(policy *guardsh.Policy, project, home string) func(sandbox.Request) (sandbox.Rights, error) {
-	var gate *interp.TerminalGate
 	return interp.BrokerCheck(policy, project, home, func(cmd guardsh.Command, _ guardsh.Verdict, want sandbox.Rights) error {
 		rights := cmp.Or(interp.RightsText(want), "nothing")
-		if gate == nil {
-			if g, err := interp.OpenTerminalGate(); err == nil {
-				gate = g
-			}
-		}
-		if gate != nil {
+		if gate := privilegedGate(); gate != nil { // approval.go
 			ask := guardsh.Verdict{Decision: guardsh.Ask, Rule: "sandbox.escalate",
 				Reason:  "the privileged side asks too: this runs with " + rights + " beyond the sandbox",
 				Effects: interp.EscalationEffects(want)}

@@ -227,3 +227,17 @@ printf 'a\nb\nc\n' | { mapfile -n 2 arr; echo ${#arr[@]}; }
 a=(1 2 3); printf '%s,' "${a[@]}"; echo
 #### set-listing-quoting
 e=; s='a b'; q="it's"; n=$'l1\nl2'; set | grep -E '^(e|s|q|n)='
+#### read-single-quotes
+printf '%s\n' "a 'q' b" "it's" > f; while IFS= read -r line; do printf '<%s>\n' "$line"; done < f
+#### read-fields-single-quotes
+echo "x'1 y'2 z'3 w" | { read -r a b rest; echo "[$a] [$b] [$rest]"; }
+#### read-array-single-quotes
+echo "p'q r's" | { read -ra arr; echo "${#arr[@]} ${arr[0]} ${arr[1]}"; }
+#### read-reply-single-quotes
+echo " don't  " | { read -r; echo "[$REPLY]"; }
+#### read-n-single-quote
+echo "o'k" | { read -rN 3 v; echo "[$v]"; }
+#### printf-v-single-quote
+printf -v v '%s' "it's"; echo "[$v]"
+#### export-f-single-quote
+f() { echo 'it'\''s'; }; export -f f; bash -c f

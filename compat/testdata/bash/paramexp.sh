@@ -102,3 +102,9 @@ f() { local v=${1/#-/}; echo "$v ${2/%.txt/.md}"; }; f -opt notes.txt
 t=$'a\tb'; e=; a=(x 'y z'); echo ${t@Q} ${e@Q} "${a[@]@Q}"; set -- "it's"; echo "${1@Q}"
 #### default-words-forms
 unset U; V='p q'; E=; printf '<%s>' ${U-x"y z"} ${V:-"a b"} ${V:+"1 2" 3} ${E:-""} ${E-""} x; echo
+#### suffix-strip-single-quote
+x="it's here"; echo "${x% here}"
+#### anchored-replace-single-quote
+x="a'b"; echo "${x/#a/it\'s-}"
+#### quote-op-single-quote
+x="it's"; echo "${x@Q}"

@@ -82,3 +82,13 @@ printf '1\n2\n' > >(tac); sleep 0.3
 printf 'exec 3>out\necho s >&3\nexec 3>&-\n' > lib.sh; . ./lib.sh; cat out
 #### redirect-errors-message
 echo x > /nonexistent/dir/f
+#### fd3-in-child-script-pipe
+printf '#!/bin/bash\nexec 3<&1\necho to3 >&3\n' > s; chmod +x s; ./s | cat; echo st=$?
+#### fd3-in-bash-c-pipe
+bash -c 'exec 3>&1; echo x >&3' | cat; echo st=$?
+#### fd3-child-does-not-change-parent
+exec 3> f; bash -c 'exec 3> g; echo child >&3'; echo parent >&3; exec 3>&-; cat f; echo --; cat g
+#### fd3-inherited-by-child-shell
+exec 3> f; bash -c 'echo from-child >&3'; exec 3>&-; cat f
+#### fd3-in-process-substitution
+printf '#!/bin/bash\nexec 3<&1\necho to3 >&3\n' > s; chmod +x s; cat < <(./s); echo st=$?

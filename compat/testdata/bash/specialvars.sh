@@ -67,3 +67,17 @@ echo "${BASH_ARGV0:-unset}"
 #### histcmd
 ## differs: no history: HISTCMD is unset
 echo ${HISTCMD+set}
+#### ppid-of-child-script
+printf '#!/bin/bash\n[ "$PPID" = "$1" ] && echo child-ppid-is-parent\n' > s; chmod +x s; ./s $$; echo st=$?
+#### ppid-of-bash-c
+bash -c '[ "${PPID}" = "$1" ] && echo same' _ $$; sh -c 'test "$PPID" = "$1" && echo sh-same' _ $$; echo st=$?
+#### ppid-in-subshell-unchanged
+p=$PPID; ( [ "$PPID" = "$p" ] && echo sub-same ); x=$(echo "$PPID"); [ "$x" = "$p" ] && echo cmdsubst-same
+#### pid-of-child-differs
+printf '#!/bin/bash\n[ "$$" != "$1" ] && echo own-pid; kill -0 $$ && echo alive\n' > s; chmod +x s; ./s $$; echo st=$?
+#### pid-child-temp-files-apart
+printf '#!/bin/bash\necho "$1" > t.$$; cat t.$$; rm t.$$\n' > s; chmod +x s; echo parent > t.$$; ./s child; ./s child2; cat t.$$; echo st=$?
+#### pid-grandchild-ppid-chain
+printf '#!/bin/bash\n[ "$PPID" = "$1" ] && echo ppid-ok; bash -c %s _ $$; :\n' "'[ \"\$PPID\" = \"\$1\" ] && echo grand-ok'" > s; chmod +x s; ./s $$; echo st=$?
+#### pid-same-in-subshell
+p=$$; ( [ "$$" = "$p" ] && echo same ); [ "$(echo $$)" = "$p" ] && echo same2; echo $(( $$ == p ))
