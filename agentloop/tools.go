@@ -274,7 +274,11 @@ func (a *agent) protected(rel string) string {
 		return ""
 	}
 	// Not gitOut: its own -c core.hooksPath would hide the repository's.
-	cmd := exec.Command("git", "config", "--get", "core.hooksPath")
+	git, err := protect.TrustedProgram("git", protect.SessionWritable(a.git.Top))
+	if err != nil {
+		return ""
+	}
+	cmd := exec.Command(git, "config", "--get", "core.hooksPath")
 	cmd.Dir = a.git.Top
 	b, err := cmd.Output()
 	hp := strings.TrimSpace(string(b))

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -222,5 +223,30 @@ func TestAttackPushRecurseSubmodules(t *testing.T) {
 		if _, err := os.Stat(marker); err == nil {
 			t.Fatalf("git %q ran the submodule remote's pre-receive hook\n%s", args, out)
 		}
+	}
+}
+
+// TestAttackPreparePlantedGit: gitsafe's git runs outside the sandbox (the
+// agent's checkpoints); named by PATH, it must never be a git planted in a
+// directory a session may write (a HOME under /tmp, ~/.local/bin first).
+func TestAttackPreparePlantedGit(t *testing.T) {
+	realGit, err := exec.LookPath("git")
+	if err != nil {
+		t.Skip("no git")
+	}
+	repo := t.TempDir()
+	if out, err := exec.Command("git", "init", "-q", repo).CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v %s", err, out)
+	}
+	bin := filepath.Join(t.TempDir(), ".local", "bin") // under /tmp
+	os.MkdirAll(bin, 0o755)
+	os.WriteFile(filepath.Join(bin, "git"), []byte("#!/bin/sh\nexec "+realGit+" \"$@\"\n"), 0o755)
+	t.Setenv("PATH", bin+":"+filepath.Dir(realGit)+":/usr/bin:/bin")
+	argv, _, err := Prepare("", repo, os.Environ(), []string{"status"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.HasPrefix(argv[0], bin) {
+		t.Errorf("gitsafe runs the planted %s", argv[0])
 	}
 }

@@ -32,6 +32,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+
+	"github.com/guardsh/guardsh/protect"
 )
 
 // overrides are the -c options every command gets: command-line config
@@ -94,7 +96,9 @@ func Command(gitPath, dir string, env []string, args ...string) (*exec.Cmd, erro
 // process themselves (the broker starts it confined).
 func Prepare(gitPath, dir string, env, args []string) (argv, envOut []string, err error) {
 	if gitPath == "" {
-		if gitPath, err = exec.LookPath("git"); err != nil {
+		// It runs outside the sandbox: never a git a session could have
+		// planted in a directory of PATH it may write.
+		if gitPath, err = protect.TrustedProgram("git", protect.SessionWritable(dir)); err != nil {
 			return nil, nil, err
 		}
 	}

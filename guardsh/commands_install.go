@@ -104,8 +104,57 @@ func (cx *cmdCtx) projectInstall(name string, args []string) bool {
 		case "global", "link", "unlink", "ln":
 			return false
 		}
+		if strings.HasPrefix(a, "-") && !projectInstallOpt(a) {
+			// npm's nopt expands abbreviations (--glob is --global,
+			// --pre --prefix) and options such as --userconfig or
+			// --script-shell change where it installs or what runs:
+			// only the options known to keep the install in the project
+			return false
+		}
+	}
+	if cx.c.Env != nil {
+		// npm reads every option from npm_config_* (any case), yarn from
+		// YARN_*: the ones that move the install or its scripts
+		for _, k := range []string{"prefix", "global", "location", "userconfig", "globalconfig", "script_shell", "script-shell", "cache", "dir"} {
+			for _, n := range []string{"npm_config_" + k, "NPM_CONFIG_" + strings.ToUpper(k)} {
+				if cx.c.Env(n) != "" {
+					return false
+				}
+			}
+		}
+		for _, n := range []string{"YARN_GLOBAL_FOLDER", "YARN_PREFIX", "PNPM_HOME", "BUN_INSTALL", "BUN_INSTALL_GLOBAL_DIR"} {
+			if cx.c.Env(n) != "" {
+				return false
+			}
+		}
 	}
 	return true
+}
+
+// projectInstallOpts are the options of npm, yarn, pnpm and bun installs
+// that keep the install in the project (written in full: an abbreviation
+// is not known to be one of them).
+var projectInstallOpts = map[string]bool{
+	"save": true, "save-dev": true, "save-prod": true, "save-optional": true, "save-peer": true, "save-exact": true,
+	"save-bundle": true, "no-save": true, "dev": true, "exact": true, "tilde": true, "optional": true, "peer": true,
+	"ignore-scripts": true, "legacy-peer-deps": true, "strict-peer-deps": true, "no-audit": true, "no-fund": true,
+	"audit": true, "fund": true, "prefer-offline": true, "prefer-online": true, "offline": true, "frozen-lockfile": true,
+	"immutable": true, "production": true, "prod": true, "omit": true, "include": true, "silent": true, "loglevel": true,
+	"verbose": true, "quiet": true, "foreground-scripts": true, "no-package-lock": true, "package-lock-only": true,
+	"dry-run": true, "lockfile-only": true, "pure-lockfile": true, "no-lockfile": true, "workspace": true,
+	"workspaces": true, "include-workspace-root": true, "filter": true, "recursive": true, "force": true,
+	"no-progress": true, "progress": true, "no-optional": true, "non-interactive": true, "check-files": true,
+	"prefer-frozen-lockfile": true, "no-frozen-lockfile": true, "install-links": true, "no-install-links": true,
+}
+
+// projectInstallOpt: an option of projectInstallOpts (--name, --name=v),
+// or short letters among -D -E -S -O -P -B -s -q -d -w -r -f -y.
+func projectInstallOpt(a string) bool {
+	if strings.HasPrefix(a, "--") {
+		name, _, _ := strings.Cut(a[2:], "=")
+		return projectInstallOpts[name]
+	}
+	return strings.Trim(a[1:], "DESOPBsqdwrfy") == ""
 }
 
 // inVenv reports whether program (pip, python, uv) runs from or for a

@@ -1,6 +1,9 @@
 package guardsh
 
-import "strings"
+import (
+	"net/url"
+	"strings"
+)
 
 // opensslLocal are openssl subcommands that use no network (s_client,
 // s_server, ocsp and the like do).
@@ -41,10 +44,30 @@ func hNet(cx *cmdCtx, name string, args []string) {
 	if unproxiedClients[name] {
 		cx.j.other(idNetUnproxied, name)
 	}
+	if name != "curl" {
+		for _, a := range args[1:] {
+			if p, ok := fileURLPath(a); ok { // aria2c, lynx, curlie file:///p
+				cx.read(p)
+			} else if (name == "lynx" || name == "w3m" || name == "links") && !strings.HasPrefix(a, "-") && !strings.Contains(a, "://") && strings.Contains(a, "/") {
+				cx.read(a) // a text browser opens a local file
+			}
+		}
+	}
 	switch name {
 	case "curl":
+		urls := urlArgs(args[1:])
 		for _, o := range curlOpts(args[1:]) {
 			cx.curlOpt(o.name, o.val)
+			if o.name == "url" {
+				urls = append(urls, o.val)
+			}
+		}
+		for _, u := range urls { // file:///home/u/.ssh/id_rsa: a local read
+			if p, ok := fileURLPath(u); ok {
+				for _, f := range curlBraces(p) {
+					cx.read(f)
+				}
+			}
 		}
 		if hasOpt(args[1:], 'O', "remote-name", "remote-name-all") {
 			if d, ok := optValue(args[1:], 0, "output-dir"); ok {
@@ -54,6 +77,7 @@ func hNet(cx *cmdCtx, name string, args []string) {
 			}
 		}
 	case "wget":
+		args = append(args[:1:1], wgetLongNames(args[1:])...) // --post-f is --post-file
 		if o, ok := optValue(args[1:], 'O', "output-document"); ok {
 			cx.write(o, false)
 		} else if d, ok := optValue(args[1:], 'P', "directory-prefix"); ok {
@@ -75,6 +99,13 @@ func hNet(cx *cmdCtx, name string, args []string) {
 				}
 			}
 		}
+	case "git-lfs":
+		if ops := operands(args[1:], optSpec{}); len(ops) > 0 && ops[0] == "push" {
+			cx.j.other(idGitPush, "git-lfs push (uploads objects to the remote)")
+		}
+	case "yt-dlp", "youtube-dl":
+		// commands it runs through a shell after a download
+		cx.optionCommands(args, 0, "exec", "exec-before-download", "netrc-cmd")
 	case "nc", "ncat", "netcat":
 		if hasOpt(args[1:], 'e', "exec", "sh-exec", "lua-exec") || hasOpt(args[1:], 'c') {
 			cx.j.match(idNetReverseShell, strings.Join(displayArgs(args, 6), " "))
@@ -99,6 +130,51 @@ func hNet(cx *cmdCtx, name string, args []string) {
 		}
 		cx.copyRemote(name, args, pre)
 	}
+}
+
+// fileURLPath is the local path a file: URL names (file:///p,
+// file://localhost/p, any case, percent-decoded, without query or
+// fragment).
+func fileURLPath(u string) (string, bool) {
+	if len(u) < 7 || !strings.EqualFold(u[:7], "file://") || isDynamic(u) {
+		return "", false
+	}
+	rest := u[7:]
+	i := strings.IndexByte(rest, '/')
+	if i < 0 {
+		return "", false
+	}
+	if h := rest[:i]; h != "" && !strings.EqualFold(h, "localhost") && h != "127.0.0.1" {
+		return "", false // curl refuses another host's file
+	}
+	p, _, _ := strings.Cut(rest[i:], "?")
+	p, _, _ = strings.Cut(p, "#")
+	if d, err := url.PathUnescape(p); err == nil {
+		p = d
+	}
+	return p, true
+}
+
+// curlBraces expands curl's URL globbing sets ({a,b}), at most 64 paths.
+func curlBraces(p string) []string {
+	i := strings.IndexByte(p, '{')
+	if i < 0 {
+		return []string{p}
+	}
+	j := strings.IndexByte(p[i+1:], '}')
+	if j < 0 {
+		return []string{p}
+	}
+	j += i + 1
+	var out []string
+	for _, alt := range strings.Split(p[i+1:j], ",") {
+		for _, rest := range curlBraces(p[j+1:]) {
+			if len(out) < 64 {
+				out = append(out, p[:i]+alt+rest)
+			}
+		}
+	}
+	return out
 }
 
 // copyRemote judges scp/rsync: local destinations are written. pre is the

@@ -20,6 +20,31 @@ var curlLongFiles = map[string]byte{
 	"output": 'w', "dump-header": 'w', "trace": 'w', "trace-ascii": 'w', "cookie-jar": 'w', "stderr": 'w',
 	"output-dir": 'w', "libcurl": 'w', "etag-save": 'w', "hsts": 'w', "alt-svc": 'w',
 	"request": 0, // the method (commands_net_remote.go)
+	"url":     0, // a URL given as an option (commands_net_remote.go)
+}
+
+// uniqueLong resolves a long option name as a getopt_long-style parser
+// does (curl 7.88, wget): the name itself, or the one name of names it is
+// a prefix of (curl --upl is --upload-file). A prefix that is unique here
+// but not among all the client's options makes the client refuse the
+// command line: reading it as the option here only asks more.
+func uniqueLong(name string, names map[string]byte) (string, bool) {
+	if _, ok := names[name]; ok {
+		return name, true
+	}
+	if name == "" {
+		return "", false
+	}
+	found := ""
+	for n := range names {
+		if strings.HasPrefix(n, name) {
+			if found != "" {
+				return "", false
+			}
+			found = n
+		}
+	}
+	return found, found != ""
 }
 
 type curlOpt struct{ name, val string }
@@ -36,7 +61,8 @@ func curlOpts(args []string) []curlOpt {
 			return out
 		case strings.HasPrefix(a, "--"):
 			name, val, hasVal := strings.Cut(a[2:], "=")
-			if _, ok := curlLongFiles[name]; !ok {
+			name, ok := uniqueLong(name, curlLongFiles)
+			if !ok {
 				continue
 			}
 			if !hasVal {

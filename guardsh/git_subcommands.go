@@ -408,6 +408,15 @@ func gitNetwork(cx *cmdCtx, g gitArgs) {
 		if longHas(g.lrest, "--upload-pack", 4) || longHas(g.lrest, "--exec", 4) {
 			cx.j.other(idGitConfigExec, "git "+g.sub+" --upload-pack runs a program")
 		}
+	case "send-pack", "http-push":
+		// the plumbing of git push: it updates the remote's refs
+		line := strings.Join(displayArgs(append([]string{"git", g.sub}, g.rest...), 6), " ")
+		if longHas(g.lrest, "--force", 3) || shortHas(g.rest, 'f') || longHas(g.lrest, "--mirror", 3) {
+			cx.j.match(idGitPushForce, line)
+		}
+		cx.j.other(idGitPush, line)
+	case "send-email":
+		cx.j.other(idNetUnproxied, "git send-email (SMTP)")
 	}
 	gitNetworkUse(cx, g)
 }
@@ -464,6 +473,9 @@ func gitLfs(cx *cmdCtx, g gitArgs) {
 	if len(g.rest) > 0 && (g.rest[0] == "ls-files" || g.rest[0] == "status" || g.rest[0] == "env" || g.rest[0] == "version") {
 		cx.j.atLeast(kRead)
 		return
+	}
+	if len(g.rest) > 0 && g.rest[0] == "push" {
+		cx.j.other(idGitPush, "git lfs push (uploads objects to the remote)")
 	}
 	gitNetworkUse(cx, g)
 }

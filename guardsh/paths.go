@@ -422,6 +422,7 @@ func (e *pathEnv) where() protect.Where {
 	w := protect.Where{Project: e.project, Home: e.home}
 	if e.env != nil {
 		w.ConfigHome, w.Config, w.Shim = e.env("XDG_CONFIG_HOME"), e.env("GUARDSH_CONFIG"), e.env("GUARDSH_LAUNCH_SHIM")
+		w.StateHome = e.env("XDG_STATE_HOME")
 	}
 	return w
 }
@@ -458,6 +459,8 @@ var credentialHome = []string{
 	".my.cnf", ".config/rclone/", ".boto", ".s3cfg", ".databrickscfg", ".config/doctl/",
 	".oci/", ".config/heroku/", ".netlify/", ".fly/", ".config/gitlab", ".claude/.credentials.json",
 	".local/share/password", ".age/", ".config/sops/",
+	// the remote CLIs whose reads run under the session's proxy
+	".mc/", ".config/glab-cli/", ".config/argocd/", ".wrangler/", ".config/.wrangler/", ".config/stripe/",
 }
 
 // loginFile reports whether abs is a shell start-up file a login shell

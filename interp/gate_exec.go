@@ -24,15 +24,26 @@ type pendingCmd struct {
 	start    time.Time
 }
 
-// gateExec wraps the ExecHandler: a command the gate marked for escalation
-// runs through Config.Escalate, and the audit log gets its exit record.
+// gateExec wraps the ExecHandler: a command allowed as a possible function
+// call is decided again as a program (Runner.recheck), a command the gate
+// marked for escalation runs through Config.Escalate, and the audit log
+// gets its exit record.
 func (g *Runner) gateExec(next interp.ExecHandlerFunc) interp.ExecHandlerFunc {
-	return func(ctx context.Context, args []string) error {
+	return func(ctx context.Context, args []string) (err error) {
+		if g.handoff.takeRecheck(args) {
+			// allowed as a function call, it is a program: decided again
+			// (its first record gets the exit status too)
+			if first := g.handoff.takePending(args); first != nil {
+				defer func() { first.audit.Exit(first.id, exitCode(err), time.Since(first.start)) }()
+			}
+			if args, err = g.recheck(ctx, args); err != nil {
+				return err
+			}
+		}
 		p := g.handoff.takePending(args)
 		if p == nil {
 			return next(ctx, args)
 		}
-		var err error
 		if p.escalate && g.cfg.Escalate != nil {
 			hc := interp.HandlerCtx(ctx)
 			if args[0] == inputCmd { // the input read before deciding (protocol.go)

@@ -185,6 +185,12 @@ func (g *Runner) call(ctx context.Context, args []string) ([]string, error) {
 	if strings.HasPrefix(args[0], internalPrefix) {
 		return g.internalCall(hc, args)
 	}
+	// No bash string holds a NUL byte (a C string ends there), and no
+	// program can be given one; mvdan's mapfile keeps them. Cut there, as
+	// bash's mapfile does, so that what is decided is what runs: no word
+	// of a script's command can spell inputCmd or internalPrefix+NAME for
+	// the exec handler ("command NAME", "exec NAME").
+	cutAtNUL(args)
 	if g.sh.traceDropNext.Load() {
 		g.sh.traceDropNext.Store(false) // this command's trace is out
 	}
@@ -233,36 +239,9 @@ func (g *Runner) call(ctx context.Context, args []string) ([]string, error) {
 	maybeFunc := !interp.IsBuiltin(args[0]) && g.sh.mayBeFunction(args[0])
 	c.Function = maybeFunc
 	var input io.Reader
-	if !maybeFunc && !interp.IsBuiltin(args[0]) && guardsh.InputMatters(args) {
-		// the verdict depends on stdin: read it first, and judge what
-		// follows chunk by chunk as the command reads it (input.go)
-		data, all, read := readInput(hc.Stdin)
-		rest := hc.Stdin
-		switch {
-		case all:
-			text := string(data)
-			c.Input = &text
-			input = bytes.NewReader(data)
-		case read:
-			// judged in full lines: the first chunk up to its last newline
-			first, carry := data, []byte(nil)
-			if i := bytes.LastIndexByte(data, '\n'); i >= 0 {
-				first, carry = data[:i+1], append([]byte(nil), data[i+1:]...)
-			}
-			text := string(first)
-			c.Input = &text
-			tmpl := c
-			input = io.MultiReader(bytes.NewReader(first), &checkedInput{src: rest, carry: carry, judge: func(chunk string) bool {
-				cc := tmpl
-				cc.Input = &chunk
-				v := g.decide(ctx, cc)
-				if v.Decision != guardsh.Allow {
-					fmt.Fprintln(hc.Stderr, v.Message()+" (in the input of "+args[0]+"; the input stops there)")
-					return false
-				}
-				return true
-			}})
-		}
+	wrapped := programAt(args) // "command PROG", "exec PROG": PROG runs as a program
+	if !maybeFunc && (!interp.IsBuiltin(args[0]) || wrapped > 0) {
+		input = g.inputForDecision(ctx, hc, &c)
 	}
 	v := g.decide(ctx, c)
 	if v.Decision != guardsh.Allow {
@@ -273,9 +252,72 @@ func (g *Runner) call(ctx context.Context, args []string) ([]string, error) {
 		g.handoff.markRecheck(out)
 	}
 	if input != nil {
+		if wrapped > 0 {
+			return g.handoff.withInputAt(out, wrapped, input), nil
+		}
 		return g.handoff.withInput(out, input), nil
 	}
 	return out, nil
+}
+
+// programAt returns where the program of "command [--] PROG ..." or "exec
+// [--] PROG ..." (nested too) starts in args, which mvdan's command and
+// exec builtins hand to the exec handler from there; 0 for any other
+// command, and for a builtin's options guardsh leaves to mvdan.
+func programAt(args []string) int {
+	i := 0
+	for i < len(args) && (args[i] == "command" || args[i] == "exec") {
+		i++
+		if i < len(args) && args[i] == "--" {
+			i++
+		}
+	}
+	if i == 0 || i >= len(args) || strings.HasPrefix(args[i], "-") || interp.IsBuiltin(args[i]) {
+		return 0
+	}
+	return i
+}
+
+// inputForDecision reads, when the verdict on c depends on its standard
+// input (guardsh.InputMatters), that input before deciding: c.Input gets
+// what was read, and the reader returned (nil if nothing was read) gives
+// the command that input and then the rest of the stream, judged chunk by
+// chunk as the command reads it (input.go).
+func (g *Runner) inputForDecision(ctx context.Context, hc interp.HandlerContext, c *guardsh.Command) (input io.Reader) {
+	args := c.Args
+	if !guardsh.InputMatters(args) {
+		return nil
+	}
+	// the verdict depends on stdin: read it first, and judge what
+	// follows chunk by chunk as the command reads it (input.go)
+	data, all, read := readInput(hc.Stdin)
+	rest := hc.Stdin
+	switch {
+	case all:
+		text := string(data)
+		c.Input = &text
+		input = bytes.NewReader(data)
+	case read:
+		// judged in full lines: the first chunk up to its last newline
+		first, carry := data, []byte(nil)
+		if i := bytes.LastIndexByte(data, '\n'); i >= 0 {
+			first, carry = data[:i+1], append([]byte(nil), data[i+1:]...)
+		}
+		text := string(first)
+		c.Input = &text
+		tmpl := *c
+		input = io.MultiReader(bytes.NewReader(first), &checkedInput{src: rest, carry: carry, judge: func(chunk string) bool {
+			cc := tmpl
+			cc.Input = &chunk
+			v := g.decide(ctx, cc)
+			if v.Decision != guardsh.Allow {
+				fmt.Fprintln(hc.Stderr, v.Message()+" (in the input of "+args[0]+"; the input stops there)")
+				return false
+			}
+			return true
+		}})
+	}
+	return input
 }
 
 // exec is the ExecHandler for everything that is neither a builtin nor a
@@ -292,20 +334,49 @@ func (g *Runner) exec(ctx context.Context, args []string) error {
 	}
 	if args[0] == inputCmd {
 		var in io.Reader
-		if in, args = g.handoff.takeInput(args); in != nil {
-			hc.Stdin = in
+		if in, args = g.handoff.takeInput(args); in == nil {
+			// only the call handler makes this argv, with its input
+			// parked (withInput): anything else is forged
+			fmt.Fprintln(hc.Stderr, "guardsh: denied [shell.internal]: internal guardsh name. Use the plain command name")
+			return interp.ExitStatus(126)
 		}
+		hc.Stdin = in
 	}
 	if strings.HasPrefix(args[0], internalPrefix) {
 		return g.builtin(ctx, hc, args)
 	}
-	if g.handoff.takeRecheck(args) {
-		if v := g.decide(ctx, g.command(hc, args)); v.Decision != guardsh.Allow {
-			fmt.Fprintln(hc.Stderr, v.Message())
-			return interp.ExitStatus(126)
+	return g.startExternal(ctx, hc, args)
+}
+
+// recheck decides again, as a command, what the call handler allowed as a
+// possible function call (handoff.markRecheck) and that reached the exec
+// handler: as the call handler decides a command, with its source as
+// written and the standard input it reads before deciding. It returns the
+// argv to run (inputCmd ARGV... when input was read, protocol.go), with
+// the decision's handoff entry on it, or the refusal's status.
+func (g *Runner) recheck(ctx context.Context, args []string) ([]string, error) {
+	hc := interp.HandlerCtx(ctx)
+	c := g.command(hc, args)
+	c.Source = g.sh.globs.lookup(hc.Pos, args[0])
+	c.NameEscaped = g.sh.globs.nameEscaped(hc.Pos, args[0])
+	input := g.inputForDecision(ctx, hc, &c)
+	if v := g.decide(ctx, c); v.Decision != guardsh.Allow {
+		fmt.Fprintln(hc.Stderr, v.Message())
+		return nil, interp.ExitStatus(126)
+	}
+	if input != nil {
+		return g.handoff.withInput(args, input), nil
+	}
+	return args, nil
+}
+
+// cutAtNUL ends every word of args at its first NUL byte, in place.
+func cutAtNUL(args []string) {
+	for i, a := range args {
+		if j := strings.IndexByte(a, 0); j >= 0 {
+			args[i] = a[:j]
 		}
 	}
-	return g.startExternal(ctx, hc, args)
 }
 
 // errf prints an error the way bash does: "NAME: line N: MESSAGE".

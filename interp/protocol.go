@@ -15,9 +15,15 @@ package interp
 //     MESSAGE; a builtin guardsh provides itself becomes internalPrefix+NAME
 //     ARGS... (dispatched by Runner.builtin); a command whose standard
 //     input was read before deciding becomes inputCmd ARGV... These names
-//     hold a NUL byte, which no expansion, function, alias or file name can
-//     produce, so they fall through mvdan's function and builtin lookup to
-//     the ExecHandler and cannot be forged by a script.
+//     hold a NUL byte, so they fall through mvdan's function and builtin
+//     lookup to the ExecHandler. No bash string holds one, but mvdan's
+//     mapfile keeps them: the CallHandler cuts every word of a command at
+//     its NUL (cutAtNUL) before deciding, so "command NAME" and "exec NAME"
+//     cannot carry one to the ExecHandler, and the ExecHandler honours
+//     inputCmd only with its input parked in the handoff table. A word
+//     read by mapfile can still be a command's name spelt internalPrefix+NAME:
+//     the CallHandler passes only the kind-2 markers below and the
+//     harmless err and out (internalCall), and refuses the rest.
 //
 //  2. Marker commands that guardsh's AST rewrites insert before running a
 //     script (compat_rewrite.go and the compat_*.go files): the CallHandler
@@ -299,6 +305,18 @@ func (h *handoff) withInput(args []string, r io.Reader) []string {
 	out := append([]string{inputCmd}, args...)
 	h.move(args, &out[0])
 	h.update(&out[0], func(e *handoffEntry) { e.input = r })
+	return out
+}
+
+// withInputAt is withInput for the program that starts at args[i] of
+// "command PROG ..." or "exec PROG ..." (programAt): the builtin words stay
+// (exec still ends the shell) and inputCmd goes before PROG, where mvdan's
+// builtin hands the rest of the slice to the ExecHandler.
+func (h *handoff) withInputAt(args []string, i int, r io.Reader) []string {
+	out := make([]string, 0, len(args)+1)
+	out = append(append(append(out, args[:i]...), inputCmd), args[i:]...)
+	h.move(args, &out[i])
+	h.update(&out[i], func(e *handoffEntry) { e.input = r })
 	return out
 }
 

@@ -20,6 +20,7 @@ import (
 	"os/exec"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -43,6 +44,9 @@ const (
 	ConfigHome
 	// System: an absolute path.
 	System
+	// StateHome: $XDG_STATE_HOME (when set and absolute; guardsh's audit
+	// log lives there then, ~/.local/state is listed under Home anyway).
+	StateHome
 )
 
 // Entry is one protected thing.
@@ -112,6 +116,7 @@ var Entries = []Entry{
 	{Base: Home, Path: ".local/state/guardsh", Tree: true, Why: whyGuard},
 	{Base: Home, Path: ".local/share/guardsh", Tree: true, Why: "guardsh's launcher shims: the shells agents start"},
 	{Base: ConfigHome, Path: "guardsh", Tree: true, Why: whyGuard},
+	{Base: StateHome, Path: "guardsh", Tree: true, Why: whyGuard},
 	{Base: ConfigHome, Path: "git", Tree: true, Why: whyGit + ", in every repository"},
 
 	// the system
@@ -143,6 +148,7 @@ type Where struct {
 	Project    string // the project root
 	Home       string // the user's home
 	ConfigHome string // $XDG_CONFIG_HOME
+	StateHome  string // $XDG_STATE_HOME
 	Config     string // $GUARDSH_CONFIG: guardsh's user file, wherever it is
 	Shim       string // $GUARDSH_LAUNCH_SHIM: the launcher's shim directory
 }
@@ -166,6 +172,9 @@ func Match(abs string, w Where) (Entry, bool) {
 	if hp := HooksDir(w.Project); hp != "" && (abs == hp || strings.HasPrefix(abs, hp+"/")) {
 		return Entry{Base: System, Path: hp, Tree: true, Why: whyHooksPath}, true
 	}
+	if slices.Contains(IncludedConfigs(w.Project), abs) {
+		return Entry{Base: System, Path: abs, Why: whyGit + " (the repository's .git/config includes it)"}, true
+	}
 	for _, e := range Entries {
 		var base string
 		switch e.Base {
@@ -175,6 +184,8 @@ func Match(abs string, w Where) (Entry, bool) {
 			base = w.Home
 		case ConfigHome:
 			base = w.ConfigHome
+		case StateHome:
+			base = w.StateHome
 		case System:
 			if under(abs, e) {
 				return e, true
@@ -262,6 +273,8 @@ func Paths(w Where) []string {
 			base = abs(w.Home)
 		case ConfigHome:
 			base = abs(w.ConfigHome)
+		case StateHome:
+			base = abs(w.StateHome)
 		case System:
 			add(e.Path)
 			continue
@@ -280,6 +293,9 @@ func Paths(w Where) []string {
 	}
 	if hp := HooksDir(w.Project); hp != "" {
 		add(filepath.FromSlash(hp))
+	}
+	for _, inc := range IncludedConfigs(w.Project) {
+		add(filepath.FromSlash(inc))
 	}
 	if p := abs(w.Project); p != "" {
 		dirs := gitDirs(filepath.Join(p, ".git"), 0)
@@ -370,20 +386,24 @@ func nestedRepos(project string) []string {
 const whyHooksPath = "git runs the programs in it as hooks (the repository's core.hooksPath names it, as husky's .husky does)"
 
 type hooksKey struct {
-	cfg  string
-	mod  time.Time
-	size int64
+	cfg    string
+	mod    time.Time
+	size   int64
+	wtMod  time.Time // .git/config.worktree's, zero when absent
+	wtSize int64
 }
 
-var hooksCache sync.Map // hooksKey -> string
+var hooksCache sync.Map // hooksKey -> repoConfig
 
 // mayNameHooksPath reports whether the config file cfg may set
 // core.hooksPath, so that asking git is needed (a process start, on every
 // sandboxed session's start). A variable name in git's configuration has
 // no escapes and no line continuations (letters, digits and '-' only,
 // compared without case), so a file that sets core.hooksPath contains
-// "hookspath" in some case; one without it, git answers nothing for. An
-// unreadable or very large file is left to git.
+// "hookspath" in some case; one without it, git answers nothing for —
+// unless it includes another file ("include" in some case: include.path,
+// includeIf), which git is then asked to read too. An unreadable or very
+// large file is left to git.
 func mayNameHooksPath(cfg string) bool {
 	f, err := os.Open(cfg)
 	if err != nil {
@@ -395,34 +415,74 @@ func mayNameHooksPath(cfg string) bool {
 	if err != nil || len(b) > max {
 		return true
 	}
-	return bytes.Contains(bytes.ToLower(b), []byte("hookspath"))
+	l := bytes.ToLower(b)
+	return bytes.Contains(l, []byte("hookspath")) || bytes.Contains(l, []byte("include"))
 }
 
 // HooksDir returns the directory the project repository's own
-// configuration (.git/config) names in core.hooksPath, absolute and clean,
-// when it lies where a session may write (inside the project, below its
-// root, such as husky's .husky/_): git runs the programs there as hooks,
-// as it does those in .git/hooks. "" when there is none. The answer is
-// cached per state of the config file.
+// configuration (.git/config and .git/config.worktree, with the files they
+// include) names in
+// core.hooksPath, absolute and clean, when it lies where a session may
+// write (inside the project, below its root, such as husky's .husky/_):
+// git runs the programs there as hooks, as it does those in .git/hooks.
+// "" when there is none. The answer is cached per state of the config
+// file.
 func HooksDir(project string) string {
+	return repoConfigOf(project).hooks
+}
+
+// IncludedConfigs returns the files the project repository's .git/config
+// includes (include.path, includeIf.*.path, and what those include),
+// absolute and clean, whether they exist or not: git trusts them as it
+// trusts .git/config (a core.fsmonitor or core.hooksPath there is obeyed),
+// so they are protected like it. Cached with HooksDir.
+func IncludedConfigs(project string) []string {
+	return repoConfigOf(project).includes
+}
+
+// repoConfig is what HooksDir and IncludedConfigs read of a repository's
+// configuration.
+type repoConfig struct {
+	hooks    string
+	includes []string
+}
+
+func repoConfigOf(project string) repoConfig {
 	if project == "" || !path.IsAbs(project) || path.Clean(project) == "/" {
-		return ""
+		return repoConfig{}
 	}
 	project = path.Clean(project)
 	cfg := path.Join(project, ".git", "config")
 	fi, err := os.Stat(cfg)
 	if err != nil || !fi.Mode().IsRegular() {
-		return ""
+		return repoConfig{}
 	}
-	k := hooksKey{cfg, fi.ModTime(), fi.Size()}
+	k := hooksKey{cfg: cfg, mod: fi.ModTime(), size: fi.Size()}
+	// With extensions.worktreeConfig git reads config.worktree too, after
+	// config (read here whether or not the extension is on: protecting
+	// more is safe).
+	wt := path.Join(project, ".git", "config.worktree")
+	wfi, werr := os.Stat(wt)
+	files := []string{cfg}
+	if werr == nil && wfi.Mode().IsRegular() {
+		k.wtMod, k.wtSize = wfi.ModTime(), wfi.Size()
+		files = append(files, wt)
+	}
 	if v, ok := hooksCache.Load(k); ok {
-		return v.(string)
+		return v.(repoConfig)
 	}
+	var rc repoConfig
 	hp := ""
-	if mayNameHooksPath(cfg) {
-		// --file: this one file, no includes, nothing of the repository run
-		out, _ := exec.Command("git", "config", "--file", cfg, "--get", "core.hooksPath").Output()
-		hp = strings.TrimSpace(string(out))
+	for _, cfg := range files {
+		h, incs := readRepoConfig(project, cfg)
+		if h != "" {
+			hp = h // config.worktree's wins, as in git
+		}
+		for _, inc := range incs {
+			if !slices.Contains(rc.includes, inc) {
+				rc.includes = append(rc.includes, inc)
+			}
+		}
 	}
 	switch {
 	case hp == "":
@@ -434,6 +494,65 @@ func HooksDir(project string) string {
 	if hp != "" && !strings.HasPrefix(hp, project+"/") {
 		hp = "" // outside the project (~/.githooks, /dev/null): not the session's to write
 	}
-	hooksCache.Store(k, hp)
-	return hp
+	rc.hooks = hp
+	hooksCache.Store(k, rc)
+	return rc
+}
+
+// readRepoConfig returns the core.hooksPath the config file cfg sets (as
+// written) and the files it includes, asking git only when the file may
+// name either (mayNameHooksPath).
+func readRepoConfig(project, cfg string) (hp string, includes []string) {
+	if mayNameHooksPath(cfg) {
+		// --file --includes: this file and what it includes, nothing of
+		// the repository run (in the work tree, so that includeIf's
+		// gitdir conditions are git's own); a git no session could have
+		// planted (this runs unconfined, in the privileged side, when a
+		// session starts)
+		if git, err := TrustedProgram("git", SessionWritable(project)); err == nil {
+			cmd := exec.Command(git, "config", "--file", cfg, "--includes", "--get", "core.hooksPath")
+			cmd.Dir = project
+			out, _ := cmd.Output()
+			hp = strings.TrimSpace(string(out))
+			cmd = exec.Command(git, "config", "--file", cfg, "--includes", "--show-origin", "-z", "--get-regexp", `^include(if\..*)?\.path$`)
+			cmd.Dir = project
+			out, _ = cmd.Output()
+			includes = parseIncludes(out)
+		}
+	}
+	return hp, includes
+}
+
+// parseIncludes reads `git config --show-origin -z --get-regexp` output
+// ("file:ORIGIN\0KEY\nVALUE\0" records) of include paths: each is
+// resolved as git does, "~/" against $HOME, a relative one against its
+// origin file's directory.
+func parseIncludes(out []byte) []string {
+	var list []string
+	f := strings.Split(string(out), "\x00")
+	for i := 0; i+1 < len(f); i += 2 {
+		origin, ok := strings.CutPrefix(f[i], "file:")
+		if !ok {
+			continue
+		}
+		_, v, ok := strings.Cut(f[i+1], "\n")
+		if !ok || v == "" {
+			continue
+		}
+		switch {
+		case strings.HasPrefix(v, "~/"):
+			home, err := os.UserHomeDir()
+			if err != nil {
+				continue
+			}
+			v = path.Join(home, v[2:])
+		case !path.IsAbs(v):
+			v = path.Join(path.Dir(origin), v)
+		}
+		v = path.Clean(v)
+		if !slices.Contains(list, v) {
+			list = append(list, v)
+		}
+	}
+	return list
 }

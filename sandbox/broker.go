@@ -19,6 +19,7 @@ import (
 	"syscall"
 
 	"github.com/guardsh/guardsh/gitsafe"
+	"github.com/guardsh/guardsh/protect"
 	"golang.org/x/sys/unix"
 )
 
@@ -227,10 +228,18 @@ func (b *Broker) handle(req Request, files []*os.File) Response {
 		return Response{Status: 126, Err: err.Error()}
 	}
 	// The command is looked up on the privileged side's own PATH: the
-	// interpreter's could put a program of the project's first.
-	path, err := lookPath(req.Args[0], req.Dir, []string{"PATH=" + os.Getenv("PATH")})
+	// interpreter's could put a program of the project's first. And never
+	// in a directory of it that a session may write (a HOME under /tmp
+	// with ~/.local/bin first): a command could have planted the program.
+	untrusted := append(protect.SessionWritable(b.Config.Project), b.Config.WritableRoots()...)
+	var path string
+	if strings.Contains(req.Args[0], "/") {
+		path, err = lookPath(req.Args[0], req.Dir, nil)
+	} else {
+		path, err = protect.TrustedProgram(req.Args[0], untrusted)
+	}
 	if err != nil {
-		return Response{Status: 127, Err: fmt.Sprintf("guardsh: %s: command not found", req.Args[0])}
+		return Response{Status: 127, Err: fmt.Sprintf("guardsh: %s: command not found (outside the directories the sandbox lets commands write)", req.Args[0])}
 	}
 	argv := append([]string{path}, req.Args[1:]...)
 	env := EscalationEnv(req.Env)
@@ -240,6 +249,13 @@ func (b *Broker) handle(req Request, files []*os.File) Response {
 		return Response{Status: 126, Err: fmt.Sprintf("guardsh: broker: not run outside the sandbox: %s serves a repository and runs its hooks. Run git push/fetch/archive instead", filepath.Base(path))}
 	}
 	if isGit(path) {
+		// The privileged side runs git itself for a config write and to
+		// check the repository: always a git no session could have
+		// written, whatever path the request named.
+		if path, err = protect.TrustedProgram("git", untrusted); err != nil {
+			return Response{Status: 127, Err: "guardsh: broker: " + err.Error()}
+		}
+		argv[0] = path
 		// An approved git runs with hooks, fsmonitor and the repository's
 		// programs off, and carries no option that runs a program: what the
 		// human approved, with the network, and no more. Its global config

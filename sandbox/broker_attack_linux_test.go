@@ -4,9 +4,12 @@ package sandbox
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/guardsh/guardsh/internal/testenv"
 )
 
 // TestBrokerEscalationEnvAttack: an approved command runs the program the
@@ -58,5 +61,53 @@ func TestBrokerEscalationEnvAttack(t *testing.T) {
 		if strings.Contains(got, bad) {
 			t.Errorf("escalated command's output has %q:\n%s", bad, got)
 		}
+	}
+}
+
+// TestAttackBrokerPlantedGitOnPrivilegedPath: the privileged side's own
+// PATH may name a directory a session can write (HOME under /tmp with
+// ~/.local/bin first). A git a command planted there must not be what an
+// approved `git config` (which the privileged side runs itself, unconfined)
+// or any approved command runs.
+func TestAttackBrokerPlantedGitOnPrivilegedPath(t *testing.T) {
+	needRoot(t)
+	if LandlockABI() < minLandlockABI {
+		t.Skip("no Landlock")
+	}
+	realGit, err := exec.LookPath("git")
+	if err != nil {
+		t.Skip("no git")
+	}
+	project := t.TempDir()
+	if out, err := exec.Command("git", "init", "-q", project).CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v %s", err, out)
+	}
+	home := t.TempDir() // under /tmp: writable in the sandbox
+	bin := filepath.Join(home, ".local", "bin")
+	os.MkdirAll(bin, 0o755)
+	marker := filepath.Join(testenv.Outside(t), "ran")
+	fake := "#!/bin/sh\necho \"$(grep NoNewPrivs /proc/self/status)\" >> " + marker + "\nexec " + realGit + " \"$@\"\n"
+	if err := os.WriteFile(filepath.Join(bin, "git"), []byte(fake), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin+":"+filepath.Dir(realGit)+":/usr/bin:/bin")
+	c := NewConfig(project, t.TempDir(), "", nil)
+	c.Protected = append(c.Protected, filepath.Join(project, ".git", "config"))
+	b, end, err := NewBroker(BackendLandlock, c, func(Request) (Rights, error) { return Rights{}, nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	go b.Serve()
+	cl := NewClient(end)
+	defer cl.Close()
+	devnull, _ := os.OpenFile(os.DevNull, os.O_RDWR, 0)
+	defer devnull.Close()
+	for _, args := range [][]string{{"git", "config", "user.name", "X"}, {"git", "status"}} {
+		if _, err := cl.Run(Request{Args: args, Dir: project, Env: []string{"PATH=/usr/bin:/bin"}}, devnull, devnull, devnull); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if b, err := os.ReadFile(marker); err == nil {
+		t.Errorf("an approved git ran the git planted in the privileged side's PATH: %s", b)
 	}
 }

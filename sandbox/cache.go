@@ -16,12 +16,14 @@ import (
 // boot, guardsh binary (path, size, mtime, inode), backend, Landlock ABI,
 // user, sandbox settings and what already confines the process
 // (confinementOf), and reused while all of those stay the same.
-// The cache is read and written as it is where confined processes cannot
-// write: the first of the user's cache directory and $XDG_RUNTIME_DIR
-// that lies outside every writable root (ProbeCacheDir); where both lie
-// inside one (HOME under /tmp), in the user's cache directory with a MAC
-// whose key no confined process can read (probeCacheKey), never through a
-// symbolic link. Failures are never cached. GUARDSH_SANDBOX_NOCACHE=1
+// The cache lives in the first of the user's cache directory and
+// $XDG_RUNTIME_DIR that lies outside every writable root (ProbeCacheDir);
+// where both lie inside one (HOME under /tmp), in the user's cache
+// directory. Wherever the user's kernel keyring is usable, every file
+// carries a MAC whose key no confined process can read (probeCacheKey)
+// and is never read through a symbolic link: a directory outside this
+// session's writable roots may lie inside another session's. Only
+// without a keyring is a file outside the writable roots read as it is. Failures are never cached. GUARDSH_SANDBOX_NOCACHE=1
 // turns it off.
 func CachedProbe(backend string, c Config) ProbeResult {
 	path, key := probeCachePath(backend, c)
@@ -47,13 +49,14 @@ func CachedProbe(backend string, c Config) ProbeResult {
 // key is nil (a directory outside every writable root), else only when
 // its MAC under key is right.
 func readCache(path string, key []byte) ([]byte, bool) {
-	if key == nil {
-		b, err := os.ReadFile(path)
-		return b, err == nil
-	}
+	// Never through a symbolic link, never blocking on a FIFO: a
+	// confined command may have planted either.
 	b, err := readNoSymlinks(path)
 	if err != nil {
 		return nil, false
+	}
+	if key == nil {
+		return b, true
 	}
 	var a authedCache
 	if json.Unmarshal(b, &a) != nil {
@@ -73,11 +76,7 @@ func readCache(path string, key []byte) ([]byte, bool) {
 func writeCache(path string, key []byte, b []byte) {
 	dir := filepath.Dir(path)
 	if key == nil {
-		os.MkdirAll(dir, 0o700)
-		tmp := path + ".tmp"
-		if os.WriteFile(tmp, b, 0o600) == nil {
-			os.Rename(tmp, path)
-		}
+		writeNoSymlinks(dir, filepath.Base(path), b)
 		pruneProbeCache(dir)
 		return
 	}
@@ -145,10 +144,12 @@ func ProbeCacheDir(c Config) string {
 	return d
 }
 
-// probeCacheDir is ProbeCacheDir with the key the cache there needs: nil
-// for a directory outside every writable root; else (HOME under /tmp, the
-// runtime directory too or unset) the user's cache directory with the key
-// from the user's kernel keyring (probeCacheKey).
+// probeCacheDir is ProbeCacheDir with the key the cache there needs: the
+// key from the user's kernel keyring (probeCacheKey) wherever there is
+// one; nil (unauthenticated) only for a directory outside every writable
+// root where the keyring cannot be used. Where every candidate lies
+// inside a writable root (HOME under /tmp, the runtime directory too or
+// unset), the user's cache directory, only with a key.
 func probeCacheDir(c Config) (string, []byte) {
 	var cands []string
 	user, uerr := os.UserCacheDir()
@@ -160,14 +161,15 @@ func probeCacheDir(c Config) (string, []byte) {
 	}
 	// Not /run or /var/cache for root: those are the machine's, shared by
 	// every HOME (a test's throwaway HOME under /tmp would fill them).
-	if d := pickCacheDir(cands, c.WritableRoots()); d != "" {
-		return d, nil
-	}
-	if uerr != nil || !filepath.IsAbs(user) {
-		return "", nil
-	}
+	// A directory outside this session's writable roots may lie inside
+	// another session's (one in the home directory, or given
+	// GUARDSH_SANDBOX_WRITE=~/.cache): the key authenticates the cache
+	// wherever the keyring gives one; unauthenticated only without it.
 	key := probeCacheKey()
-	if key == nil {
+	if d := pickCacheDir(cands, c.WritableRoots()); d != "" {
+		return d, key
+	}
+	if uerr != nil || !filepath.IsAbs(user) || key == nil {
 		return "", nil
 	}
 	return filepath.Join(canon(user), "guardsh"), key

@@ -39,10 +39,11 @@ func probeCacheKey() []byte {
 	return buf[:32]
 }
 
-// readNoSymlinks reads the file at path, refusing a symbolic link in any
-// component (the directory lies where confined commands can write).
+// readNoSymlinks reads the regular file at path, refusing a symbolic link
+// in any component and never blocking on a FIFO or device swapped in (the
+// directory may lie where confined commands can write).
 func readNoSymlinks(path string) ([]byte, error) {
-	fd, err := unix.Openat2(unix.AT_FDCWD, path, &unix.OpenHow{Flags: unix.O_RDONLY | unix.O_CLOEXEC | unix.O_NOFOLLOW, Resolve: unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS})
+	fd, err := unix.Openat2(unix.AT_FDCWD, path, &unix.OpenHow{Flags: unix.O_RDONLY | unix.O_CLOEXEC | unix.O_NOFOLLOW | unix.O_NONBLOCK, Resolve: unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS})
 	if err != nil {
 		return nil, err
 	}

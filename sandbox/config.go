@@ -123,6 +123,9 @@ func NewConfig(project, tmpDir, home string, getenv func(string) string) Config 
 	if x := getenv("XDG_CONFIG_HOME"); filepath.IsAbs(x) {
 		w.ConfigHome = canon(x)
 	}
+	if x := getenv("XDG_STATE_HOME"); filepath.IsAbs(x) {
+		w.StateHome = canon(x)
+	}
 	if x := getenv("GUARDSH_CONFIG"); filepath.IsAbs(x) {
 		w.Config = canon(x)
 	}

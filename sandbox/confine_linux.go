@@ -112,13 +112,25 @@ func restrictLandlock(c Config, abi int, loopback bool) error {
 	if c.Network || loopback {
 		cfg.HandledAccessNet = 0
 	}
-	rw := landlock.RWDirs(c.WritableRoots()...).WithRefer().IgnoreIfMissing()
+	// A writable root that is a regular file (Config.Writable may name
+	// files) gets the file rights alone: Landlock refuses directory rights
+	// on a file.
+	var dirs, files []string
+	for _, r := range c.WritableRoots() {
+		if fi, err := os.Stat(r); err == nil && fi.Mode().IsRegular() {
+			files = append(files, r)
+		} else {
+			dirs = append(dirs, r)
+		}
+	}
+	rw := landlock.RWDirs(dirs...).WithRefer().IgnoreIfMissing()
 	if abi >= 9 {
 		rw = rw.WithResolveUnix()
 	}
 	rules := []landlock.Rule{
 		landlock.RODirs("/"),
 		rw,
+		landlock.RWFiles(files...).IgnoreIfMissing(),
 		landlock.RWFiles("/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom",
 			"/dev/tty", "/dev/ptmx").WithIoctlDev().IgnoreIfMissing(),
 		landlock.RWDirs("/dev/pts").WithIoctlDev().IgnoreIfMissing(),

@@ -35,6 +35,8 @@ type Integrity struct {
 	// back as a directory before anything is restored below it, so that
 	// a restore never writes through a link planted on the way.
 	parents []string
+	// appendOnly are recorded files that only grow (AppendOnly).
+	appendOnly map[string]bool
 }
 
 type entry struct {
@@ -172,6 +174,64 @@ func (s *Integrity) Recorded(p string) (data []byte, ok bool) {
 	return append([]byte{}, e.data...), true
 }
 
+// AppendOnly marks the recorded regular file p as a log that only grows
+// (guardsh's audit log, which the interpreter and the privileged side
+// append to during the session): records appended since the snapshot are
+// not a change and are kept; a log made shorter or with its recorded part
+// rewritten is a change, restored to the recorded part followed by what
+// lies past it now.
+func (s *Integrity) AppendOnly(p string) {
+	if s == nil {
+		return
+	}
+	if e, ok := s.entries[p]; ok && e.exists && e.mode.IsRegular() {
+		if s.appendOnly == nil {
+			s.appendOnly = map[string]bool{}
+		}
+		s.appendOnly[p] = true
+	}
+}
+
+// AppendOnlyFile is AppendOnly for every recorded path that is the open
+// file f (judged by identity, not by name).
+func (s *Integrity) AppendOnlyFile(f *os.File) {
+	if s == nil || f == nil {
+		return
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		return
+	}
+	for p, e := range s.entries {
+		if e.exists && e.mode.IsRegular() {
+			if pi, err := os.Lstat(p); err == nil && os.SameFile(pi, fi) {
+				s.AppendOnly(p)
+			}
+		}
+	}
+}
+
+// grew reports whether append-only p is now what was recorded with
+// nothing but records appended.
+func (s *Integrity) grew(p string, was, is entry) bool {
+	if !s.appendOnly[p] || !is.exists || is.mode != was.mode || is.size < was.size {
+		return false
+	}
+	if is.data != nil {
+		return bytes.HasPrefix(is.data, was.data)
+	}
+	f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	head := make([]byte, len(was.data))
+	if _, err := io.ReadFull(f, head); err != nil {
+		return false
+	}
+	return bytes.Equal(head, was.data)
+}
+
 // Changes lists what differs from the snapshot now: "path: what", sorted.
 func (s *Integrity) Changes() []string {
 	if s == nil {
@@ -199,6 +259,7 @@ func (s *Integrity) Changes() []string {
 			out = append(out, p+": removed")
 		case !was.exists && is.exists:
 			out = append(out, p+": created")
+		case was.exists && s.grew(p, was, is):
 		case was.exists && (was.mode != is.mode || was.size != is.size || was.link != is.link || !bytes.Equal(was.data, is.data)):
 			out = append(out, p+": changed")
 		}
@@ -287,6 +348,24 @@ func (s *Integrity) Restore() ([]string, error) {
 				keep(os.RemoveAll(p))
 			}
 			cur, rerr := readBounded(p)
+			if s.appendOnly[p] && rerr == nil {
+				var is entry
+				walk(p, func(q string, x entry) error {
+					if q == p {
+						is = x
+					}
+					return nil
+				})
+				if s.grew(p, e, is) {
+					continue
+				}
+				data := e.data
+				if len(cur) > len(e.data) {
+					data = append(append([]byte(nil), e.data...), cur[len(e.data):]...)
+				}
+				keep(replaceFile(p, data, e.mode.Perm()))
+				continue
+			}
 			if rerr != nil || cur == nil && len(e.data) > 0 || !bytes.Equal(cur, e.data) || err == nil && fi.Mode() != e.mode {
 				// a new file: a hard link planted in its place is not
 				// written through, nor a link planted at a name guessed

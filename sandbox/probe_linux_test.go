@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/guardsh/guardsh/internal/testenv"
+	"golang.org/x/sys/unix"
 )
 
 // init runs the confining stage when this test binary is one (the probes
@@ -157,5 +158,80 @@ func TestProbeCacheForged(t *testing.T) {
 		}
 		os.Remove(path)
 		os.Remove(otherPath)
+	}
+}
+
+// TestAttackProbeCacheOtherSession: a cache directory outside this
+// session's writable roots may lie inside another session's (a session in
+// the home directory, or one given GUARDSH_SANDBOX_WRITE=~/.cache): a
+// command of that session writes a result there that this session must
+// not believe unauthenticated.
+func TestAttackProbeCacheOtherSession(t *testing.T) {
+	needRoot(t)
+	if LandlockABI() < minLandlockABI {
+		t.Skip("no Landlock")
+	}
+	if probeCacheKey() == nil {
+		t.Skip("no kernel keyring here (keyctl refused)")
+	}
+	home := testenv.Outside(t)
+	cache := filepath.Join(home, ".cache")
+	t.Setenv("XDG_CACHE_HOME", cache)
+	t.Setenv("XDG_RUNTIME_DIR", "")
+	a := NewConfig(t.TempDir(), t.TempDir(), "", nil) // the cache is outside its roots
+	b := a
+	b.Project = home // the other session: its project holds the cache
+	pathA, _ := probeCachePath(BackendLandlock, a)
+	pathB, _ := probeCachePath(BackendLandlock, b)
+	if pathA == "" || pathB == "" || filepath.Dir(pathA) != filepath.Dir(pathB) {
+		t.Skipf("the two sessions do not share a cache directory: %q %q", pathA, pathB)
+	}
+	if !within(pathA, b.Project) {
+		t.Fatalf("%s is not inside the other session's writable root %s", pathA, b.Project)
+	}
+	// What a command of session b writes (it knows the name: the file of
+	// an earlier session a, listed in the directory).
+	os.MkdirAll(filepath.Dir(pathA), 0o700)
+	forged := `{"backend":"landlock","abi":7,"ok":true,"checks":[{"name":"forged","ok":true}]}`
+	if err := os.WriteFile(pathA, []byte(forged), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if r := CachedProbe(BackendLandlock, a); r.Cached {
+		t.Errorf("session a believed an unauthenticated result another session's command could write")
+	}
+}
+
+// TestAttackProbeCacheFIFO: a command that may write the cache directory
+// (HOME under /tmp) replaces a cache file by a FIFO: the next session's
+// start must not block opening it (it probes afresh).
+func TestAttackProbeCacheFIFO(t *testing.T) {
+	needRoot(t)
+	if LandlockABI() < minLandlockABI {
+		t.Skip("no Landlock")
+	}
+	c := NewConfig(t.TempDir(), t.TempDir(), "", nil)
+	t.Setenv("XDG_CACHE_HOME", filepath.Join(c.TmpDir, "cache")) // inside a writable root
+	t.Setenv("XDG_RUNTIME_DIR", "")
+	if probeCacheKey() == nil {
+		t.Skip("no kernel keyring here (keyctl refused)")
+	}
+	path, _ := probeCachePath(BackendLandlock, c)
+	os.MkdirAll(filepath.Dir(path), 0o700)
+	if err := unix.Mkfifo(path, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan ProbeResult, 1)
+	go func() { done <- CachedProbe(BackendLandlock, c) }()
+	select {
+	case r := <-done:
+		if r.Cached || !r.OK {
+			t.Errorf("cached=%v ok=%v: want a fresh passing probe", r.Cached, r.OK)
+		}
+	case <-time.After(60 * time.Second):
+		// unblock the open so that the test binary can end
+		if w, err := os.OpenFile(path, os.O_WRONLY, 0); err == nil {
+			w.Close()
+		}
+		t.Fatal("the session's start blocked on a FIFO planted as a cache file")
 	}
 }

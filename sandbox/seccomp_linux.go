@@ -92,7 +92,7 @@ func SeccompRules(c Config) []string {
 	out = append(out, "EPERM: ioctl TIOCSTI, TIOCLINUX; prlimit64 on another process")
 	switch {
 	case c.Network:
-		out = append(out, "sockets: every family allowed (approved network)")
+		out = append(out, "sockets: every family allowed (approved network); ENOTRECOVERABLE: ioctl NETWORK_MARK (a guardsh inside says so: InNetworkSandbox)")
 	case c.Unix:
 		out = append(out, "sockets: only AF_UNIX")
 	default:
@@ -176,6 +176,9 @@ func seccompProgram(c Config, unixOK, inetOK bool) ([]bpf.RawInstruction, error)
 	a.emit(bpf.LoadAbsolute{Off: offArgLow(1), Size: 4})
 	a.jeq(unix.TIOCSTI, "eperm")
 	a.jeq(unix.TIOCLINUX, "eperm")
+	if c.Network {
+		a.jeq(networkMarkIoctl, "mark")
+	}
 	a.emit(bpf.RetConstant{Val: retAllow})
 
 	// prlimit64 on another process (same user, so the kernel would let it
@@ -204,7 +207,38 @@ func seccompProgram(c Config, unixOK, inetOK bool) ([]bpf.RawInstruction, error)
 	a.emit(bpf.RetConstant{Val: retErrno | uint32(unix.EPERM)})
 	a.label("enosys")
 	a.emit(bpf.RetConstant{Val: retErrno | uint32(unix.ENOSYS)})
+	if c.Network {
+		a.label("mark")
+		a.emit(bpf.RetConstant{Val: retErrno | uint32(unix.ENOTRECOVERABLE)})
+	}
 	return a.assemble()
+}
+
+// networkMarkIoctl is an ioctl request no driver defines ('G' 'S' 0x4e):
+// the filter of a sandbox with the network open answers it with
+// ENOTRECOVERABLE, where the kernel would answer EBADF for the descriptor
+// -1. A seccomp filter cannot be removed by the processes under it, so a
+// guardsh started there can tell it is in such a sandbox (the agent's of
+// guardsh --launch --confine) whatever its environment says.
+const networkMarkIoctl = 0x4753004e
+
+// InNetworkSandbox reports whether the calling thread is under the filter
+// of a guardsh sandbox whose network is open (Config.Network) and no
+// filter installed since refuses IPv4 and IPv6 sockets: commands run
+// there as they are would have that network. (A sandbox stacked on it
+// closes them; a process that closes them itself gains nothing by it.)
+func InNetworkSandbox() bool {
+	_, _, e := unix.Syscall(unix.SYS_IOCTL, ^uintptr(0), networkMarkIoctl, 0)
+	if e != unix.ENOTRECOVERABLE {
+		return false
+	}
+	for _, fam := range []int{unix.AF_INET, unix.AF_INET6} {
+		if fd, err := unix.Socket(fam, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0); err == nil {
+			unix.Close(fd)
+			return true
+		}
+	}
+	return false
 }
 
 // loadSeccompFlags installs the filter with seccomp(2)'s flags: with

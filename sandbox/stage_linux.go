@@ -14,6 +14,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/guardsh/guardsh/protect"
 	"golang.org/x/sys/unix"
 )
 
@@ -214,7 +215,9 @@ func command(backend string, spec stageSpec, env []string, extra []*os.File) (*e
 	case BackendBwrap:
 		spec.Landlock = false
 		spec.MountNS = false
-		bw, err := exec.LookPath("bwrap")
+		// bwrap runs unconfined (it builds the sandbox): never one a
+		// session could have planted in a directory of $PATH it may write
+		bw, err := protect.TrustedProgram("bwrap", append(protect.SessionWritable(spec.Config.Project), spec.Config.WritableRoots()...))
 		if err != nil {
 			return nil, fmt.Errorf("bwrap: %w", ErrUnavailable)
 		}

@@ -12,6 +12,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/guardsh/guardsh/protect"
 )
 
 // cleanEnvAllowed are the variables a clean environment keeps from the
@@ -110,11 +112,14 @@ func goModCache(get func(string) string, realHome string) string {
 // configuration (run with the agent's environment), as the variables git
 // reads first; nothing when git or the setting is missing.
 func gitIdentity(env []string) []string {
-	if _, err := exec.LookPath("git"); err != nil {
+	// outside the sandbox: a git no session could have planted
+	wd, _ := os.Getwd()
+	git, err := protect.TrustedProgram("git", protect.SessionWritable(wd))
+	if err != nil {
 		return nil
 	}
 	val := func(key string) string {
-		cmd := exec.Command("git", "config", "--global", "--get", key)
+		cmd := exec.Command(git, "config", "--global", "--get", key)
 		cmd.Env = env
 		cmd.Dir = os.TempDir()
 		var out bytes.Buffer

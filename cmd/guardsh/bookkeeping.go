@@ -15,23 +15,28 @@ package main
 // were missing and /etc/profile's PATH (without the launcher's shims)
 // stayed. guardsh recognises that script from its own command line and
 // lets that process, and only it, write that one file by redirection:
-// the privileged side makes the snapshot directory writable in this
-// session's sandbox, and the confined interpreter takes the allowance only
-// when the kernel lets it create a file there. A guardsh started from
+// the privileged side creates that file (a name that did not exist) and
+// makes it, alone, writable in this session's sandbox, and the confined
+// interpreter takes the allowance only when the kernel lets it write it. A guardsh started from
 // inside another session (the model's `bash -c -l '<the same script>'`,
 // nested in the interpreter or run as a program with any environment) is
-// in that session's sandbox, where the directory is read-only: it gets
-// nothing. The process runs in auto mode when its mode asks more (its code
+// in that session's sandbox, where the file is read-only: it gets
+// nothing. One started at the top level (the model's command where a hook
+// judges it and the agent's bash runs it) may write only a snapshot of a
+// new name, which no agent sources. The process runs in auto mode when its mode asks more (its code
 // is Claude Code's script and the user's own rc file, contained by the
 // sandbox); every other write it makes is judged as usual.
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
+	"syscall"
 
 	"mvdan.cc/sh/v3/syntax"
 
@@ -47,7 +52,7 @@ var sessionBookkeeping *bookkeeping
 type bookkeeping struct {
 	what string // for messages
 	file string // the one file it may write (canonical)
-	dir  string // its directory, writable in this session's sandbox
+	dir  string // its directory (a plain one, checked by grant)
 }
 
 // snapshotName is how Claude Code names its snapshots (built on first use:
@@ -141,9 +146,14 @@ func snapshotAssign(st *syntax.Stmt) (string, bool) {
 	return b.String(), true
 }
 
-// grant prepares the privileged side: the snapshot directory, which must
-// be a real directory (no link on the way to it), becomes writable in the
-// session's sandbox.
+// grant prepares the privileged side: the snapshot directory must be a
+// real directory (no link on the way to it) and the snapshot a name that
+// does not exist yet (Claude Code names each session's snapshot afresh:
+// an existing one is a snapshot an agent already sources, which a script
+// of this shape started by anyone else, e.g. the model's command where a
+// hook judges it, must not rewrite). The privileged side creates it, and
+// that one file, not its directory, becomes writable in the session's
+// sandbox: nothing the script runs can write another snapshot.
 func (b *bookkeeping) grant(c *sandbox.Config) error {
 	real, err := filepath.EvalSymlinks(b.dir)
 	if err != nil {
@@ -155,27 +165,59 @@ func (b *bookkeeping) grant(c *sandbox.Config) error {
 	if fi, err := os.Lstat(b.dir); err != nil || !fi.IsDir() {
 		return fmt.Errorf("%s is not a directory", b.dir)
 	}
-	c.Writable = append(c.Writable, b.dir)
+	if err := b.claim(); err != nil {
+		return err
+	}
+	c.Writable = append(c.Writable, b.file)
 	return nil
 }
 
+// claim creates the snapshot, which must not exist yet: every session
+// that takes the allowance, confined or not (the sandbox turned off),
+// writes only a snapshot it made.
+func (b *bookkeeping) claim() error {
+	f, err := os.OpenFile(b.file, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o644)
+	if err != nil {
+		if errors.Is(err, fs.ErrExist) {
+			return fmt.Errorf("%s exists already (a snapshot is written once, by the session that names it)", b.file)
+		}
+		return err
+	}
+	return f.Close()
+}
+
 // confirmed reports, in a confined interpreter, whether its sandbox lets
-// it write in the snapshot directory: only a session whose privileged side
-// granted the script does (an anonymous file, O_TMPFILE, leaves nothing
-// behind; a named one is removed at once where the file system has none).
+// it write the snapshot: only a session whose privileged side granted the
+// script does, where the snapshot is the empty file that side created
+// (opened for writing without truncation, then closed: it changes
+// nothing). Where no privileged side of guardsh's made the sandbox (an
+// agent's own, under --launch --confine) the snapshot does not exist yet
+// and its directory must be writable (an anonymous file, O_TMPFILE, leaves
+// nothing behind; a named one is removed at once where the file system
+// has none). An existing snapshot with content is one an agent already
+// sources: never.
 func (b *bookkeeping) confirmed() bool {
+	f, err := os.OpenFile(b.file, os.O_WRONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	if err == nil {
+		defer f.Close()
+		fi, err := f.Stat()
+		return err == nil && fi.Mode().IsRegular() && fi.Size() == 0
+	}
+	if _, err := os.Lstat(b.file); !errors.Is(err, fs.ErrNotExist) {
+		return false
+	}
 	if fi, err := os.Lstat(b.dir); err != nil || !fi.IsDir() {
 		return false
 	}
 	if ok, known := anonymousFileIn(b.dir); known {
 		return ok
 	}
-	f, err := os.CreateTemp(b.dir, ".guardsh-probe-")
+	t, err := os.CreateTemp(b.dir, ".guardsh-probe-")
 	if err != nil {
 		return false
 	}
-	f.Close()
-	os.Remove(f.Name())
+	t.Close()
+	os.Remove(t.Name())
 	return true
 }
 

@@ -277,3 +277,73 @@ func TestClaudeSnapshotScriptRecognised(t *testing.T) {
 		})
 	}
 }
+
+// TestAttackClaudeSnapshotForgedTopLevel: a guardsh started at the top
+// level (not inside a session's sandbox) with a command line shaped like
+// Claude Code's snapshot script. With the hook route the model's commands
+// run in the agent's own bash, and `guardsh -c -l '<script>'` is allowed by
+// the hook in auto mode (guardsh judges its commands): the model writes the
+// script, CLAUDECODE=1 is already in the agent's environment. Such a script
+// must not alter the snapshot the agent already sources before every
+// command (code planted there runs in the agent's real bash, unjudged): not
+// by naming it as SNAPSHOT_FILE, nor by a program it runs in the directory
+// the session could write.
+func TestAttackClaudeSnapshotForgedTopLevel(t *testing.T) {
+	for _, backend := range backendsUnderTest(t) {
+		t.Run(backend, func(t *testing.T) {
+			f := newFixture(t)
+			snapDir := filepath.Join(f.home, ".claude", "shell-snapshots")
+			os.MkdirAll(snapDir, 0o755)
+			current := filepath.Join(snapDir, "snapshot-bash-1764633600000-abc123.sh")
+			good := "# Snapshot file\nexport PATH='/usr/bin:/bin'\n"
+			os.WriteFile(current, []byte(good), 0o644)
+			// the hook's verdict on the model's command
+			forged := func(snap, body string) string {
+				return "SNAPSHOT_FILE=" + snap + "\n" +
+					"echo \"# Snapshot file\" >| \"$SNAPSHOT_FILE\"\n" + body + "\n" +
+					"echo \"Error: Snapshot file was not created at $SNAPSHOT_FILE\" >&2\n"
+			}
+			check := exec.Command(f.bin, "--check", "--mode", "auto", "-c", "guardsh -c -l "+shellQuote(forged(current, "")))
+			check.Dir, check.Env = f.project, f.env(backend)
+			if out, err := check.CombinedOutput(); err != nil {
+				t.Logf("the hook no longer allows the command (%v): %s", err, out)
+			}
+			// a program the policy cannot see into: a copy of tee in the project
+			tee, err := exec.LookPath("tee")
+			if err != nil {
+				t.Skip("no tee")
+			}
+			b, _ := os.ReadFile(tee)
+			os.WriteFile(filepath.Join(f.project, "t2"), b, 0o755)
+			env := f.env(backend, "CLAUDECODE=1")
+			for i, kv := range env {
+				if strings.HasPrefix(kv, "GUARDSH_MODE=") {
+					env[i] = "GUARDSH_MODE=auto"
+				}
+			}
+			// the user runs with the sandbox off: the policy alone
+			off := append([]string{}, env...)
+			for i, kv := range off {
+				if strings.HasPrefix(kv, "GUARDSH_SANDBOX=") {
+					off[i] = "GUARDSH_SANDBOX=off"
+				}
+			}
+			fresh := filepath.Join(snapDir, "snapshot-bash-1764633600009-fff999.sh")
+			for _, run := range []struct {
+				env    []string
+				script string
+			}{
+				{env, forged(current, `echo 'touch ~/PWNED' >> "$SNAPSHOT_FILE"`)},
+				{env, forged(fresh, "echo 'touch ~/PWNED' | ./t2 -a "+current)},
+				{off, forged(current, `echo 'touch ~/PWNED' >> "$SNAPSHOT_FILE"`)},
+			} {
+				os.Remove(fresh)
+				f.runArgs(t, run.env, "-c", "-l", run.script)
+				if b, _ := os.ReadFile(current); string(b) != good {
+					t.Errorf("a forged snapshot script changed the current snapshot:\n%s\n--- script:\n%s", b, run.script)
+					os.WriteFile(current, []byte(good), 0o644)
+				}
+			}
+		})
+	}
+}

@@ -317,3 +317,64 @@ func testCIRunAgent(t *testing.T, goEnv []string) {
 	}
 	f.check(t, string(o), ciDir)
 }
+
+// TestAttackCIDirInWritableRoot: run-agent.sh's own example puts
+// $GUARDSH_CI in /tmp, which the sessions' sandbox keeps writable: a
+// program the agent's shell starts (one the rules do not read) could
+// write guardsh's binary there (bin/guardsh, first on PATH: the shells
+// the agent starts next and the job's later steps run it), its config and
+// the audit log the job keeps. The script refuses a $GUARDSH_CI inside
+// any root guardsh --doctor says is writable, before the agent starts.
+func TestAttackCIDirInWritableRoot(t *testing.T) {
+	backendsUnderTest(t)
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("python3 not installed")
+	}
+	f := newCIFixture(t)
+	root, err := testenv.ModuleRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ciDir := filepath.Join(t.TempDir(), "guardsh") // under /tmp, as the script's example
+	os.MkdirAll(filepath.Join(ciDir, "bin"), 0o755)
+	b, err := os.ReadFile(f.fixture.bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// guardsh already installed there: the script takes it from PATH
+	os.WriteFile(filepath.Join(ciDir, "bin", "guardsh"), b, 0o755)
+	if !underWritableRoot(t, f, ciDir) {
+		t.Skip(ciDir + " is not inside a writable root here (GUARDSH_SANDBOX_TMP=0?)")
+	}
+	task := `python3 -c 'import os; open(os.environ["GUARDSH_CI"] + "/bin/planted", "w").write("x")'; echo "plant status $?"`
+	cmd := exec.Command(filepath.Join(root, "docker", "ci", "run-agent.sh"), "python3", f.agent, task)
+	cmd.Dir = f.project
+	cmd.Env = f.ciEnv("GUARDSH_CI="+ciDir, "GUARDSH_MODE=auto")
+	o, err := cmd.CombinedOutput()
+	if _, serr := os.Stat(filepath.Join(ciDir, "bin", "planted")); serr == nil {
+		t.Fatalf("a program in the agent's shell wrote into $GUARDSH_CI/bin (guardsh's binary is there):\n%s", o)
+	}
+	if err == nil || !strings.Contains(string(o), "which the commands guardsh confines can write") {
+		t.Errorf("run-agent.sh did not refuse a $GUARDSH_CI the sandbox can write: %v\n%s", err, o)
+	}
+}
+
+// underWritableRoot reports whether guardsh --doctor, run in the fixture's
+// project, lists a writable root holding dir.
+func underWritableRoot(t *testing.T, f *ciFixture, dir string) bool {
+	t.Helper()
+	cmd := exec.Command(f.fixture.bin, "--doctor")
+	cmd.Dir = f.project
+	cmd.Env = f.ciEnv()
+	out, _ := cmd.CombinedOutput()
+	for _, line := range strings.Split(string(out), "\n") {
+		if w, ok := strings.CutPrefix(line, "  writable: "); ok {
+			for _, r := range strings.Split(w, ", ") {
+				if dir == r || strings.HasPrefix(dir, r+"/") {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}

@@ -41,7 +41,7 @@ func doctorSandbox(w io.Writer) bool {
 	if desc, ok, err := sandbox.Inherited(); err != nil {
 		fmt.Fprintf(w, "  error: %v\n", err)
 		return false
-	} else if ok && stacksOnOuter(desc) {
+	} else if ok && (stacksOnOuter(desc) || sandbox.InNetworkSandbox()) {
 		fmt.Fprintf(w, "  inside a guardsh sandbox (%s): guardsh confines its commands again, as follows\n", desc)
 		os.Unsetenv(sandbox.EnvRun)
 	} else if ok {

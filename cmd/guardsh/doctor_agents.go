@@ -77,8 +77,8 @@ func launchFix(bin string) func(agentHost) string {
 // knownAgents are the agents guardsh --doctor looks for.
 var knownAgents = []agentInfo{
 	{bin: "claude", title: "Claude Code", shell: claudeShell, hook: claudeHook, proto: "claude",
-		fix: func(agentHost) string {
-			return `guardsh --launch --mode auto -- claude, or "env": {"CLAUDE_CODE_SHELL": "~/.local/share/guardsh/shims/bash"} in ~/.claude/settings.json (install.sh makes the shims), or the hook (docs/agents.md#claude-code)`
+		fix: func(h agentHost) string {
+			return `guardsh --launch --mode auto -- claude, or "env": {"CLAUDE_CODE_SHELL": "` + filepath.Join(h.home(), ".local/share/guardsh/shims/bash") + `"} in ~/.claude/settings.json (the absolute path: Claude Code does not expand ~; install.sh makes the shims), or the hook (docs/agents.md#claude-code)`
 		}},
 	{bin: "codex", title: "Codex CLI", shell: codexShell, hook: codexHook, proto: "codex",
 		note: "its exec_command tool runs the login shell by absolute path: the hook covers it, and guardsh --launch does where it can make that path guardsh",
@@ -115,10 +115,19 @@ func claudeShell(h agentHost) shellChoice {
 		if from != "" {
 			how += " in " + from
 		}
-		if (strings.Contains(s, "bash") || strings.Contains(s, "zsh")) && executable(s) {
-			return shellChoice{path: s, how: how}
+		// the path as Node takes it: relative to the working directory,
+		// a leading ~ or $HOME not expanded
+		p := s
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(h.cwd, p)
+		}
+		if (strings.Contains(s, "bash") || strings.Contains(s, "zsh")) && executable(p) {
+			return shellChoice{path: p, how: how}
 		}
 		note = fmt.Sprintf("CLAUDE_CODE_SHELL=%s is ignored: Claude Code takes it only when the path names bash or zsh and runs (a link named bash to guardsh does)", s)
+		if strings.HasPrefix(s, "~") || strings.HasPrefix(s, "$") {
+			note += "; it does not expand ~ or $HOME: write the absolute path"
+		}
 	}
 	shell := h.env("SHELL")
 	if (strings.Contains(shell, "bash") || strings.Contains(shell, "zsh")) && executable(shell) {

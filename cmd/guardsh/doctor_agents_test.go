@@ -143,6 +143,52 @@ func TestDoctorAgents(t *testing.T) {
 			want: []string{"NOT effective", "disableAllHooks", "PROJ/.claude/settings.local.json"},
 		},
 		{
+			// an async hook runs in the background: it cannot block the call
+			name:   "claude hook async (attack: not effective)",
+			agents: []string{"claude"},
+			files:  map[string]string{"home/.claude/settings.json": `{"hooks":{"PreToolUse":[{"matcher":"Bash","hooks":[{"type":"command","command":"` + guardshAbs + ` --hook claude","async":true}]}]}}`},
+			env:    map[string]string{"SHELL": "/bin/bash"},
+			ok:     false,
+			want:   []string{"NOT effective", "async"},
+			absent: []string{": effective"},
+		},
+		{
+			name:   "claude hook once (attack: not effective)",
+			agents: []string{"claude"},
+			files:  map[string]string{"home/.claude/settings.json": `{"hooks":{"PreToolUse":[{"matcher":"Bash","hooks":[{"type":"command","command":"` + guardshAbs + ` --hook claude","once":true}]}]}}`},
+			env:    map[string]string{"SHELL": "/bin/bash"},
+			ok:     false,
+			want:   []string{"NOT effective", "once"},
+			absent: []string{": effective"},
+		},
+		{
+			name:   "claude hook asyncRewake (attack: not effective)",
+			agents: []string{"claude"},
+			files:  map[string]string{"home/.claude/settings.json": `{"hooks":{"PreToolUse":[{"matcher":"Bash","hooks":[{"type":"command","command":"` + guardshAbs + ` --hook claude","asyncRewake":true}]}]}}`},
+			env:    map[string]string{"SHELL": "/bin/bash"},
+			ok:     false,
+			want:   []string{"NOT effective", "async"},
+			absent: []string{": effective"},
+		},
+		{
+			// an if condition (permission-rule syntax) narrows the Bash calls the hook sees
+			name:   "claude hook with an if condition (attack: not effective)",
+			agents: []string{"claude"},
+			files:  map[string]string{"home/.claude/settings.json": `{"hooks":{"PreToolUse":[{"matcher":"Bash","hooks":[{"type":"command","command":"` + guardshAbs + ` --hook claude","if":"Bash(git *)"}]}]}}`},
+			env:    map[string]string{"SHELL": "/bin/bash"},
+			ok:     false,
+			want:   []string{"NOT effective", "Bash(git *)"},
+			absent: []string{": effective"},
+		},
+		{
+			name:   "claude hook with an if condition covering every Bash call",
+			agents: []string{"claude"},
+			files:  map[string]string{"home/.claude/settings.json": `{"hooks":{"PreToolUse":[{"matcher":"Bash","hooks":[{"type":"command","command":"` + guardshAbs + ` --hook claude --mode auto","if":"Bash(*)"}]}]}}`},
+			env:    map[string]string{"SHELL": "/bin/bash"},
+			ok:     true,
+			want:   []string{": effective"},
+		},
+		{
 			name:   "claude under the launcher",
 			agents: []string{"claude"},
 			launch: true,
@@ -368,5 +414,84 @@ func TestIsGuardsh(t *testing.T) {
 		if got := isGuardsh(tc.path, self); got != tc.want {
 			t.Errorf("isGuardsh(%q) = %v, want %v", tc.path, got, tc.want)
 		}
+	}
+}
+
+// TestAttackDoctorClaudeShellTilde: Claude Code 2.1.197 copies its settings'
+// "env" into process.env as written (no ~ or $HOME expansion: j_t in the
+// installed CLI) and takes CLAUDE_CODE_SHELL only when that literal path
+// can run (accessSync X_OK, else "PATH --version" exiting 0), so
+// "~/.../shims/bash" is ignored and Claude Code runs $SHELL. --doctor must
+// not call that shell guardsh, nor tell the user to write "~/".
+func TestAttackDoctorClaudeShellTilde(t *testing.T) {
+	w := newDoctorWorld(t)
+	root := t.TempDir()
+	home, proj := filepath.Join(root, "home"), filepath.Join(root, "proj")
+	os.MkdirAll(filepath.Join(home, "shims"), 0o755)
+	os.MkdirAll(proj, 0o755)
+	if err := os.Symlink(filepath.Join(w.shim, "bash"), filepath.Join(home, "shims", "bash")); err != nil {
+		t.Fatal(err)
+	}
+	path := t.TempDir()
+	for _, a := range []string{"bash", "claude"} {
+		os.Symlink(filepath.Join(w.bin, a), filepath.Join(path, a))
+	}
+	for _, value := range []string{"~/shims/bash", "$HOME/shims/bash"} {
+		writeTree(t, root, map[string]string{"home/.claude/settings.json": `{"env":{"CLAUDE_CODE_SHELL":"` + value + `"}}`})
+		env := map[string]string{"HOME": home, "PWD": proj, "PATH": path, "SHELL": "/bin/bash"}
+		var b bytes.Buffer
+		ok := doctorAgentsEnv(&b, func(k string) string { return env[k] })
+		out := b.String()
+		if ok || !strings.Contains(out, "shell: /bin/bash (SHELL): NOT guardsh") || !strings.Contains(out, "is ignored") {
+			t.Errorf("CLAUDE_CODE_SHELL=%s: --doctor takes it as Claude Code's shell (ok=%v):\n%s", value, ok, out)
+		}
+		if strings.Contains(out, `"CLAUDE_CODE_SHELL": "~/`) {
+			t.Errorf("the fix line tells the user to write ~/, which Claude Code does not expand:\n%s", out)
+		}
+	}
+}
+
+// TestAttackDoctorClaudeManagedHooks: managed settings decide which hooks
+// Claude Code 2.1.197 runs (K7r in the installed CLI): with
+// allowManagedHooksOnly (or strictPluginOnlyCustomization naming hooks)
+// only the managed file's; with disableAllHooks in a file that is not
+// managed, still the managed file's.
+func TestAttackDoctorClaudeManagedHooks(t *testing.T) {
+	w := newDoctorWorld(t)
+	guardshAbs := filepath.Join(w.installed, "guardsh")
+	hook := `"hooks":{"PreToolUse":[{"matcher":"Bash","hooks":[{"type":"command","command":"` + guardshAbs + ` --hook claude --mode auto"}]}]}`
+	for _, tc := range []struct {
+		name    string
+		files   map[string]string
+		want    string
+		managed string
+	}{
+		{"user hook, managed hooks only", map[string]string{"home/.claude/settings.json": "{" + hook + "}"}, "NOT effective", `{"allowManagedHooksOnly":true}`},
+		{"user hook, strict plugin-only hooks", map[string]string{"home/.claude/settings.json": "{" + hook + "}"}, "NOT effective", `{"strictPluginOnlyCustomization":["hooks"]}`},
+		{"managed hook, user disableAllHooks", map[string]string{"home/.claude/settings.json": `{"disableAllHooks":true}`}, ": effective", "{" + hook + "}"},
+		{"managed hook, managed disableAllHooks", nil, "NOT effective", `{"disableAllHooks":true,` + hook + "}"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			root := t.TempDir()
+			home, proj := filepath.Join(root, "home"), filepath.Join(root, "proj")
+			os.MkdirAll(home, 0o755)
+			os.MkdirAll(proj, 0o755)
+			writeTree(t, root, tc.files)
+			managed := filepath.Join(root, "managed-settings.json")
+			os.WriteFile(managed, []byte(tc.managed), 0o644)
+			old := claudeManagedSettings
+			claudeManagedSettings = managed
+			defer func() { claudeManagedSettings = old }()
+			path := t.TempDir()
+			for _, a := range []string{"bash", "claude"} {
+				os.Symlink(filepath.Join(w.bin, a), filepath.Join(path, a))
+			}
+			env := map[string]string{"HOME": home, "PWD": proj, "PATH": path, "SHELL": "/bin/bash"}
+			var b bytes.Buffer
+			doctorAgentsEnv(&b, func(k string) string { return env[k] })
+			if out := b.String(); !strings.Contains(out, "hook:  ") || !strings.Contains(out, tc.want) {
+				t.Errorf("want %q:\n%s", tc.want, out)
+			}
+		})
 	}
 }

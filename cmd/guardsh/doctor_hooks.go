@@ -38,6 +38,9 @@ type hookHandler struct {
 	Timeout        *int    `json:"timeout" toml:"timeout"`
 	TimeoutSec     *int    `json:"timeoutSec" toml:"timeout_sec"`
 	Async          bool    `json:"async" toml:"async"`
+	If             string  `json:"if" toml:"-"`          // Claude Code: a permission rule the call must match
+	Once           bool    `json:"once" toml:"-"`        // Claude Code: removed after its first run
+	AsyncRewake    bool    `json:"asyncRewake" toml:"-"` // Claude Code: async, wakes the model later
 	StatusMessage  *string `json:"statusMessage" toml:"statusMessage"`
 	StatusMessage2 *string `json:"status_message" toml:"status_message"`
 }
@@ -94,6 +97,10 @@ func hookProgram(h agentHost, command string) (why, fix string) {
 	return "", ""
 }
 
+// claudeManagedSettings is Claude Code's managed settings file on Linux
+// (a variable for tests).
+var claudeManagedSettings = "/etc/claude-code/managed-settings.json"
+
 // claudeSettingsFiles are Claude Code's settings files, highest precedence
 // first: managed, the project's local and shared ones, the user's.
 func claudeSettingsFiles(h agentHost) []string {
@@ -102,7 +109,7 @@ func claudeSettingsFiles(h agentHost) []string {
 		user = h.expand(d)
 	}
 	return []string{
-		"/etc/claude-code/managed-settings.json",
+		claudeManagedSettings,
 		filepath.Join(h.cwd, ".claude", "settings.local.json"),
 		filepath.Join(h.cwd, ".claude", "settings.json"),
 		filepath.Join(user, "settings.json"),
@@ -110,21 +117,48 @@ func claudeSettingsFiles(h agentHost) []string {
 }
 
 type claudeSettings struct {
-	Env             map[string]string      `json:"env"`
-	Hooks           map[string][]hookGroup `json:"hooks"`
-	DisableAllHooks bool                   `json:"disableAllHooks"`
+	Env                   map[string]string      `json:"env"`
+	Hooks                 map[string][]hookGroup `json:"hooks"`
+	DisableAllHooks       bool                   `json:"disableAllHooks"`
+	AllowManagedHooksOnly bool                   `json:"allowManagedHooksOnly"`
+	// StrictPluginOnly is strictPluginOnlyCustomization: true, or a list
+	// of what only managed settings and plugins may customise.
+	StrictPluginOnly json.RawMessage `json:"strictPluginOnlyCustomization"`
+}
+
+// managedOnlyHooks reports whether managed settings s let only their own
+// hooks run (Claude Code 2.1.197, K7r: allowManagedHooksOnly, or
+// strictPluginOnlyCustomization true or listing "hooks").
+func (s claudeSettings) managedOnlyHooks() bool {
+	if s.AllowManagedHooksOnly {
+		return true
+	}
+	var all bool
+	if json.Unmarshal(s.StrictPluginOnly, &all) == nil && all {
+		return true
+	}
+	var list []string
+	if json.Unmarshal(s.StrictPluginOnly, &list) == nil {
+		for _, k := range list {
+			if k == "hooks" {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // claudeSetting is variable name as Claude Code sees it: from the "env"
 // of the settings file with the highest precedence that sets it (Claude
-// Code applies those over its environment), else from the environment.
-// from names the file; "" the environment.
+// Code applies those over its environment as written: no ~ or $HOME
+// expansion), else from the environment. from names the file; "" the
+// environment.
 func claudeSetting(h agentHost, name string) (value, from string) {
 	for _, f := range claudeSettingsFiles(h) {
 		var s claudeSettings
 		if readJSON(f, &s) {
 			if v, ok := s.Env[name]; ok {
-				return h.expand(v), f
+				return v, f
 			}
 		}
 	}
@@ -132,14 +166,20 @@ func claudeSetting(h agentHost, name string) (value, from string) {
 }
 
 // claudeHook: a PreToolUse group whose matcher selects the Bash tool runs
-// guardsh --hook claude, and no settings file sets disableAllHooks.
+// guardsh --hook claude, in a file whose hooks Claude Code runs (Claude
+// Code 2.1.197, K7r: managed settings' disableAllHooks runs none;
+// managed settings that allow only their own hooks, or disableAllHooks in
+// any other file, run the managed hooks alone).
 func claudeHook(h agentHost) hookReport {
 	var r hookReport
-	disabledBy := ""
+	disabledBy, managedOnly := "", ""
 	for _, f := range claudeSettingsFiles(h) {
 		var s claudeSettings
 		if !readJSON(f, &s) {
 			continue
+		}
+		if f == claudeManagedSettings && s.managedOnlyHooks() {
+			managedOnly = f
 		}
 		if s.DisableAllHooks && disabledBy == "" {
 			disabledBy = f
@@ -152,6 +192,12 @@ func claudeHook(h agentHost) hookReport {
 				c := hookReport{file: f}
 				if !matcherCovers(g.Matcher, "Bash") {
 					c.detail, c.fix = "no PreToolUse matcher covers the Bash tool", `set "matcher": "Bash"`
+				} else if hd.Once {
+					c.detail, c.fix = `"once": true: Claude Code removes the hook after its first run`, `remove "once" from the hook`
+				} else if hd.Async || hd.AsyncRewake {
+					c.detail, c.fix = `"async": true: the hook runs in the background and cannot refuse the call`, `remove "async" from the hook`
+				} else if hd.If != "" && hd.If != "Bash" && hd.If != "Bash(*)" {
+					c.detail, c.fix = fmt.Sprintf("\"if\": %q: the hook runs only for the Bash calls that match it", hd.If), `remove "if" from the hook`
 				} else if why, fix := hookProgram(h, hd.Command); why != "" {
 					c.detail, c.fix = why, fix
 				} else {
@@ -166,9 +212,14 @@ func claudeHook(h agentHost) hookReport {
 			}
 		}
 	}
-	if r.effective && disabledBy != "" {
+	switch {
+	case !r.effective, r.file == claudeManagedSettings && disabledBy != claudeManagedSettings:
+	case disabledBy != "":
 		r.effective = false
 		r.detail, r.fix = "disableAllHooks is set in "+disabledBy, "remove disableAllHooks from "+disabledBy
+	case managedOnly != "":
+		r.effective = false
+		r.detail, r.fix = managedOnly+" lets only its own hooks run (allowManagedHooksOnly or strictPluginOnlyCustomization)", "register the hook in "+managedOnly
 	}
 	return r
 }

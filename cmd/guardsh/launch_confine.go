@@ -31,6 +31,37 @@ var agentStateDirs = map[string][]string{
 	"qwen":      {".qwen"},
 }
 
+// agentSettings are the files in each agent's (writable) state directory
+// that name programs the agent runs when it starts next (Claude Code's
+// and Gemini CLI's hooks and MCP servers, Codex's notify program and MCP
+// servers, goose's extensions): written by the confined agent, they would
+// run outside any sandbox at the user's next unconfined start, so the
+// launcher restores them when the agent exits (guardConfinedAgent).
+var agentSettings = map[string][]string{
+	"claude": {".claude/settings.json"},
+	"codex":  {".codex/config.toml"},
+	"gemini": {".gemini/settings.json"},
+	"goose":  {".config/goose/config.yaml"},
+}
+
+// confinedSettings lists the settings files of agent (agentSettings)
+// under home, and Claude Code's in $CLAUDE_CONFIG_DIR when that is set.
+func confinedSettings(agent, home string, getenv func(string) string) []string {
+	var out []string
+	name := filepath.Base(agent)
+	if home != "" {
+		for _, n := range agentSettings[name] {
+			out = append(out, filepath.Join(home, n))
+		}
+	}
+	if d := getenv("CLAUDE_CONFIG_DIR"); name == "claude" && filepath.IsAbs(d) {
+		if p := filepath.Join(d, "settings.json"); !slices.Contains(out, p) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
 // confinedWritable lists what the confined agent may write besides the
 // project and its temporary directories: its state under home, the guardsh
 // cache (the probe of the guardsh shells it starts works there), and the
@@ -119,7 +150,7 @@ func confineAgent(cmd *exec.Cmd, dir, tmpDir string, extra []string) (*exec.Cmd,
 		return nil, nil, fmt.Errorf("--confine: %v", err)
 	}
 	cc.Stdin, cc.Stdout, cc.Stderr = cmd.Stdin, cmd.Stdout, cmd.Stderr
-	restore, err := guardConfinedAgent(c, backend)
+	restore, err := guardConfinedAgent(c, backend, confinedSettings(cmd.Args[0], home, os.Getenv))
 	if err != nil {
 		return nil, nil, fmt.Errorf("--confine: %v", err)
 	}

@@ -16,9 +16,15 @@ import (
 // inside the project. The returned restore puts them back when the agent
 // has exited and says what it undid, as a session does for its commands:
 // otherwise the agent's own file tools could leave a .git/commondir or a
-// config.worktree for the user's next git.
-func guardConfinedAgent(c sandbox.Config, backend string) (restore func(), err error) {
+// config.worktree for the user's next git. settings are the agent's own
+// settings files that name programs (agentSettings): restored as well.
+func guardConfinedAgent(c sandbox.Config, backend string, settings []string) (restore func(), err error) {
 	var paths []string
+	for _, p := range settings {
+		if fi, err := os.Lstat(filepath.Dir(p)); err == nil && fi.IsDir() {
+			paths = append(paths, p)
+		}
+	}
 	for _, p := range c.ProtectedMissing() {
 		if fi, err := os.Lstat(filepath.Dir(p)); err == nil && fi.IsDir() {
 			paths = append(paths, p)
@@ -37,7 +43,7 @@ func guardConfinedAgent(c sandbox.Config, backend string) (restore func(), err e
 	return func() {
 		changes, err := g.Restore()
 		if len(changes) > 0 {
-			fmt.Fprintf(os.Stderr, "guardsh: --launch --confine: protected paths changed while the agent ran were restored when it exited: %s\n", strings.Join(changes, "; "))
+			fmt.Fprintf(os.Stderr, "guardsh: --launch --confine: protected paths and the agent's settings changed while the agent ran were restored when it exited: %s\n", strings.Join(changes, "; "))
 		}
 		if err != nil {
 			fmt.Fprintf(os.Stderr, "guardsh: --launch --confine: %v\n", err)

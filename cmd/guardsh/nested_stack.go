@@ -14,5 +14,8 @@ const confinedAgentMark = "agent confined by guardsh --launch --confine"
 // commands, so guardsh stacks its own Landlock domain and seccomp filter
 // on it (the container level: the agent's sandbox refuses the namespaces
 // the full level needs). Inside a session's own sandbox, a nested guardsh
-// runs its commands there: that sandbox was made for them.
+// runs its commands there: that sandbox was made for them. The marker is
+// the agent's environment, which it can change: a sandbox whose network is
+// open is also told by its seccomp filter (sandbox.InNetworkSandbox), which
+// the callers check as well.
 func stacksOnOuter(desc string) bool { return strings.Contains(desc, confinedAgentMark) }

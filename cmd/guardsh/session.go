@@ -162,8 +162,23 @@ func sandboxSession(inv *invocation) (code int, done bool, describe string) {
 	if desc, ok, err := sandbox.Inherited(); err != nil {
 		fmt.Fprintf(os.Stderr, "guardsh: sandbox: %v\n", err)
 		return 126, true, ""
-	} else if ok && stacksOnOuter(desc) {
+	} else if ok && (stacksOnOuter(desc) || sandbox.InNetworkSandbox()) {
 		os.Unsetenv(sandbox.EnvRun) // confined again below, with a marker of its own
+		// the agent chose this environment: it cannot turn the stack off
+		if off, is := sandboxOff(); is {
+			fmt.Fprintf(os.Stderr, "guardsh: warning: sandbox %s ignored: inside an agent confined by guardsh --launch --confine, commands are confined again\n", off)
+			noSandboxFlag = false
+			if strings.EqualFold(os.Getenv("GUARDSH_SANDBOX"), "off") {
+				os.Unsetenv("GUARDSH_SANDBOX")
+			}
+		}
+		// nor widen it: more writable paths, AF_UNIX sockets to anywhere
+		for _, k := range []string{"GUARDSH_SANDBOX_WRITE", "GUARDSH_SANDBOX_UNIX"} {
+			if v, set := os.LookupEnv(k); set && v != "" {
+				fmt.Fprintf(os.Stderr, "guardsh: warning: %s ignored: inside an agent confined by guardsh --launch --confine, commands are confined again without it\n", k)
+				os.Unsetenv(k)
+			}
+		}
 	} else if ok {
 		if err := sandbox.Harden(); err != nil {
 			fmt.Fprintf(os.Stderr, "guardsh: sandbox: %v\n", err)
@@ -182,6 +197,12 @@ func sandboxSession(inv *invocation) (code int, done bool, describe string) {
 	}
 	if desc, off := sandboxOff(); off {
 		fmt.Fprintf(os.Stderr, "guardsh: warning: sandbox %s: commands run without OS confinement\n", desc)
+		if b := sessionBookkeeping; b != nil {
+			if err := b.claim(); err != nil {
+				fmt.Fprintf(os.Stderr, "guardsh: note: %s is not allowed: %v\n", b.what, err)
+				sessionBookkeeping = nil
+			}
+		}
 		return 0, false, desc
 	}
 	wd, err := os.Getwd()
@@ -362,6 +383,10 @@ func sandboxSession(inv *invocation) (code int, done bool, describe string) {
 			return 126, true, ""
 		}
 		guard = g
+		// The audit log, if it lies in a guarded tree (HOME under /tmp at
+		// the container level), grows during the session: its new records
+		// are kept, only a rewrite of the earlier ones is undone.
+		guard.AppendOnlyFile(files["audit"])
 		if res.Backend == sandbox.BackendContainer {
 			// No PID namespace at this level: a process a command detached
 			// (setsid, a double fork) would outlive the session and could

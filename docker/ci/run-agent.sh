@@ -2,9 +2,11 @@
 # Run a coding agent with guardsh as its shell in any CI job (GitLab CI,
 # Jenkins, Buildkite, a cron job): docs/containers.md, "In a CI job".
 #
-#   GUARDSH_CI=/tmp/guardsh docker/ci/run-agent.sh AGENT [ARGS...]
+#   GUARDSH_CI=$HOME/guardsh-ci docker/ci/run-agent.sh AGENT [ARGS...]
 #
-# in the checked-out repository the agent works on. It installs guardsh
+# in the checked-out repository the agent works on. GUARDSH_CI must lie
+# outside every root the sandbox keeps writable (the repository, /tmp,
+# /var/tmp): the script refuses one inside. It installs guardsh
 # with go when it is not on PATH, prints the sandbox level (and fails when
 # no level can be verified), runs the agent under guardsh --launch, and
 # prints the audit summary; the audit log is $GUARDSH_CI/audit.jsonl, for
@@ -36,6 +38,21 @@ if ! level=$(guardsh -c 'printf %s "$GUARDSH_SANDBOX_RUN"') || [ -z "$level" ]; 
   exit 1
 fi
 echo "guardsh sandbox level: $level"
+# $GUARDSH_CI holds guardsh's binary (first on PATH), its config and the
+# audit log: none of the roots the confined commands may write can hold it
+ci=$(cd "$GUARDSH_CI" && pwd -P)
+roots=$(sed -n 's/^  writable: //p' "$GUARDSH_CI/doctor.txt" | head -n 1)
+IFS=,
+for r in $roots; do
+  r=${r# }
+  case $r in "") continue ;; esac
+  case $ci/ in
+    "${r%/}"/*)
+      echo "run-agent.sh: GUARDSH_CI=$GUARDSH_CI is inside $r, which the commands guardsh confines can write: they could replace guardsh's binary there, its config and the audit log; use a directory outside the repository, /tmp and /var/tmp (docs/containers.md)" >&2
+      exit 1 ;;
+  esac
+done
+unset IFS
 status=0
 guardsh --launch -- "$@" || status=$?
 guardsh --audit --file "$GUARDSH_CI/audit.jsonl" || true
