@@ -163,7 +163,12 @@ func TestAttackSubmoduleConditionalInclude(t *testing.T) {
 // agents).
 func TestAttackRunsProgramKeys(t *testing.T) {
 	for _, k := range []string{"gpg.ssh.defaultkeycommand", "sendemail.sendmailcmd", "sendemail.headercmd",
-		"browser.x.path", "lfs.customtransfer.x.path"} {
+		"browser.x.path", "lfs.customtransfer.x.path",
+		// git instaweb runs instaweb.httpd (real git 2.39.5 ran a script
+		// at /tmp/x/bin/lighttpd); send-email's per-identity settings
+		// (sendemail.<identity>.<item>) override the plain ones
+		"instaweb.httpd", "sendemail.work.smtpserver", "sendemail.work.tocmd", "sendemail.work.cccmd",
+		"sendemail.work.sendmailcmd", "sendemail.work.headercmd"} {
 		if !RunsProgram(k, "sh x.sh") {
 			t.Errorf("RunsProgram(%s) = false", k)
 		}

@@ -173,14 +173,14 @@ func (w *ConfigWrite) parseConfig(rest []string) (bool, error) {
 	switch {
 	case unset && len(pos) == 1:
 		key := pos[0]
-		if err := configKeyRefused(key, ""); err != nil {
+		if err := configKeyRefused(key, "", false); err != nil {
 			return false, err
 		}
 		w.expect(key, nil)
 		return true, nil
 	case !unset && len(pos) == 2:
 		key, v := pos[0], pos[1]
-		if err := configKeyRefused(key, v); err != nil {
+		if err := configKeyRefused(key, v, true); err != nil {
 			return false, err
 		}
 		w.expect(key, &v)
@@ -233,18 +233,49 @@ func canonicalKey(key string) string {
 
 // configKeyRefused refuses a key (and value) the privileged side never
 // writes, whatever the approval: one that makes git run a program
-// (RunsProgram), read config from elsewhere (include, includeIf), or look
-// for the repository elsewhere (core.worktree, core.bare).
-func configKeyRefused(key, v string) error {
+// (RunsProgram), read config from elsewhere (include, includeIf), look
+// for the repository elsewhere (core.worktree, core.bare), name a file
+// git writes to (writesFile) or a remote on this machine (localRemote;
+// set false: an unset, which removes such a remote).
+func configKeyRefused(key, v string, set bool) error {
 	lk := strings.ToLower(key)
 	if RunsProgram(lk, v) || strings.HasPrefix(lk, "include") || lk == "core.worktree" || lk == "core.bare" ||
 		strings.HasPrefix(lk, "protocol.") || lk == "safe.directory" || lk == "core.attributesfile" || lk == "core.fsmonitor" ||
 		lk == "core.hookspath" || lk == "core.pager" || lk == "core.editor" || lk == "core.sshcommand" || strings.HasPrefix(lk, "alias.") ||
-		strings.HasPrefix(lk, "filter.") {
-		return &Refusal{Why: fmt.Sprintf("%s is a git config key that runs a program or sends git elsewhere: guardsh's privileged side does not write it, whatever the approval", key),
+		strings.HasPrefix(lk, "filter.") || writesFile(lk) || set && localRemote(key, v) {
+		return &Refusal{Why: fmt.Sprintf("%s is a git config key that runs a program, sends git elsewhere, names a file git writes or a remote on this machine (whose hooks a push runs): guardsh's privileged side does not write it, whatever the approval", key),
 			Hint: "Set it yourself in your own ~/.gitconfig or the repository's config if you trust it"}
 	}
 	return nil
+}
+
+// writesFile reports whether git config key k (lower case) names a file
+// or directory git writes to: http.cookieFile (http.<url>.cookieFile),
+// where git fetch over http saves curl's cookie jar with http.saveCookies,
+// replacing the file (a ~/.bashrc) with lines holding the server's
+// Set-Cookie values; format.outputDirectory, where git format-patch
+// writes its patches (commit messages as written).
+func writesFile(k string) bool {
+	return strings.HasPrefix(k, "http.") && strings.HasSuffix(k, ".cookiefile") || k == "format.outputdirectory"
+}
+
+// localRemote reports whether config key key set to v names a remote on
+// this machine (a path, ".", a file:// URL) as a remote's URL or push URL
+// or as the base an url.<base>.insteadOf or pushInsteadOf leads to: the
+// user's own git push to it runs that repository's receive-pack there,
+// with its hooks, outside any sandbox.
+func localRemote(key, v string) bool {
+	lk := strings.ToLower(key)
+	local := func(u string) bool {
+		return strings.HasPrefix(strings.ToLower(u), "file://") || !strings.Contains(u, "://") && !scpLike(u)
+	}
+	switch {
+	case strings.HasPrefix(lk, "remote.") && (strings.HasSuffix(lk, ".url") || strings.HasSuffix(lk, ".pushurl")):
+		return local(v)
+	case strings.HasPrefix(lk, "url.") && (strings.HasSuffix(lk, ".insteadof") || strings.HasSuffix(lk, ".pushinsteadof")):
+		return local(key[len("url."):strings.LastIndexByte(key, '.')])
+	}
+	return false
 }
 
 // parseRemote reads git remote add NAME URL and git remote set-url
@@ -297,7 +328,7 @@ func (w *ConfigWrite) parseRemote(rest []string) (bool, error) {
 	if push {
 		key = "remote." + name + ".pushurl"
 	}
-	if err := configKeyRefused(key, url); err != nil {
+	if err := configKeyRefused(key, url, true); err != nil {
 		return false, err
 	}
 	w.want = map[string]*string{key: &url}
@@ -389,31 +420,49 @@ func (w *ConfigWrite) Locate(gitPath, dir string, env []string) (string, error) 
 // git's output goes to stdout and stderr; status is its exit status. An
 // error means nothing was written.
 func (w *ConfigWrite) Apply(gitPath, dir, path string, env []string, stdout, stderr io.Writer) (status int, err error) {
+	status, _, err = w.ApplyFrom(gitPath, dir, path, nil, env, stdout, stderr)
+	return status, err
+}
+
+// ApplyFrom is Apply made from base, the content the file must have (nil:
+// the file as it is): where the session can write the file itself (the
+// container level, where the privileged side's record of it is what
+// counts), the write is made from the record, never from what the session
+// put there, and refused when the file is not the record. written is the
+// file's content afterwards (what the privileged side wrote, or the
+// unchanged content); nil when nothing was written.
+func (w *ConfigWrite) ApplyFrom(gitPath, dir, path string, base []byte, env []string, stdout, stderr io.Writer) (status int, written []byte, err error) {
 	env = Env(env)
 	gitDir := filepath.Dir(path)
 	dfd, err := openDirNoFollow(gitDir)
 	if err != nil {
-		return 0, &Refusal{Why: fmt.Sprintf("%s: %v", gitDir, err), Hint: hintRedirect}
+		return 0, nil, &Refusal{Why: fmt.Sprintf("%s: %v", gitDir, err), Hint: hintRedirect}
 	}
 	defer unix.Close(dfd)
 	old, err := readAt(dfd, "config")
 	if err != nil {
-		return 0, &Refusal{Why: fmt.Sprintf("%s: %v", path, err), Hint: hintRedirect}
+		return 0, nil, &Refusal{Why: fmt.Sprintf("%s: %v", path, err), Hint: hintRedirect}
+	}
+	if base != nil {
+		if !bytes.Equal(old, base) {
+			return 0, nil, &Refusal{Why: path + " is not as the session's record of it (a command of the session changed it; the change is undone before an approved command runs)", Hint: "Run the command again"}
+		}
+		old = base
 	}
 	priv, err := os.MkdirTemp("", "guardsh-gitconfig-")
 	if err != nil {
-		return 0, err
+		return 0, nil, err
 	}
 	defer os.RemoveAll(priv)
 	head, err := readAt(dfd, "HEAD")
 	if err != nil {
-		return 0, &Refusal{Why: fmt.Sprintf("%s: %v", filepath.Join(gitDir, "HEAD"), err), Hint: hintRedirect}
+		return 0, nil, &Refusal{Why: fmt.Sprintf("%s: %v", filepath.Join(gitDir, "HEAD"), err), Hint: hintRedirect}
 	}
 	// Every file made exclusively: nothing planted in the private
 	// directory is written through (what is read back is checked anyway).
 	for _, d := range []string{"objects", "objects/info", "refs"} {
 		if err := os.Mkdir(filepath.Join(priv, d), 0o700); err != nil {
-			return 0, err
+			return 0, nil, err
 		}
 	}
 	files := map[string][]byte{"config": old, "HEAD": head, "objects/info/alternates": []byte(filepath.Join(gitDir, "objects") + "\n")}
@@ -423,12 +472,12 @@ func (w *ConfigWrite) Apply(gitPath, dir, path string, env []string, stdout, std
 			files["packed-refs"] = b
 		}
 		if err := copyRefs(gitDir, priv); err != nil {
-			return 0, err
+			return 0, nil, err
 		}
 	}
 	for name, b := range files {
 		if err := writeExclusive(filepath.Join(priv, name), b); err != nil {
-			return 0, err
+			return 0, nil, err
 		}
 	}
 	argv := append(append(append([]string(nil), overrides...), "--git-dir="+priv), w.Words...)
@@ -446,27 +495,30 @@ func (w *ConfigWrite) Apply(gitPath, dir, path string, env []string, stdout, std
 	if err := cmd.Run(); err != nil {
 		var ee *exec.ExitError
 		if errors.As(err, &ee) {
-			return ee.ExitCode(), nil // git's own refusal, said on stderr: nothing to write
+			return ee.ExitCode(), nil, nil // git's own refusal, said on stderr: nothing to write
 		}
-		return 0, err
+		return 0, nil, err
 	}
 	fd, err := openNoFollow(-1, filepath.Join(priv, "config"), unix.O_RDONLY)
 	if err != nil {
-		return 0, err
+		return 0, nil, err
 	}
 	f := os.NewFile(uintptr(fd), "config")
 	newer, err := io.ReadAll(io.LimitReader(f, maxConfigBytes+1))
 	f.Close()
 	if err != nil || len(newer) > maxConfigBytes {
-		return 0, fmt.Errorf("reading the written config: %v (or over %d bytes)", err, maxConfigBytes)
+		return 0, nil, fmt.Errorf("reading the written config: %v (or over %d bytes)", err, maxConfigBytes)
 	}
 	if err := w.check(gitPath, dir, env, old, newer); err != nil {
-		return 0, err
+		return 0, nil, err
 	}
 	if bytes.Equal(old, newer) {
-		return 0, nil
+		return 0, old, nil
 	}
-	return 0, rewriteAt(dfd, "config", old, newer)
+	if err := rewriteAt(dfd, "config", old, newer); err != nil {
+		return 0, nil, err
+	}
+	return 0, newer, nil
 }
 
 // check compares the config before and after as git reads them: only the
@@ -497,7 +549,7 @@ func (w *ConfigWrite) check(gitPath, dir string, env []string, old, newer []byte
 			return &Refusal{Why: fmt.Sprintf("the write would change %s, which the command line does not name", k), Hint: hintWrite}
 		}
 		for _, v := range after[k] {
-			if err := configKeyRefused(k, v); err != nil {
+			if err := configKeyRefused(k, v, true); err != nil {
 				return err
 			}
 		}

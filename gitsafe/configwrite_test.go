@@ -64,6 +64,32 @@ func TestParseConfigWrite(t *testing.T) {
 		{[]string{"remote", "add", "origin", "fd::3"}, nil, refuse},
 		{[]string{"remote", "rename", "origin", "up"}, nil, refuse},
 		{[]string{"branch", "-u", "origin/main", "-f", "x"}, nil, refuse},
+		// a path git writes to: git fetch over http saves its cookie jar
+		// there (real git 2.39.5 replaced the file with curl's jar, a
+		// Set-Cookie value and all: $(...) in a ~/.bashrc)
+		{[]string{"config", "http.cookieFile", "/root/.bashrc"}, nil, refuse},
+		{[]string{"config", "HTTP.https://example.com/.CookieFile", "/root/.bashrc"}, nil, refuse},
+		// git format-patch writes its patches there (real git 2.39.5): a
+		// directory whose every file a shell sources (~/.bashrc.d)
+		{[]string{"config", "format.outputDirectory", "/root/.bashrc.d"}, nil, refuse},
+		// ext:: where RunsProgram did not look: a push URL, and the base
+		// of url.<base>.insteadOf (the key, not the value)
+		{[]string{"config", "remote.origin.pushurl", "ext::sh -c evil"}, nil, refuse},
+		{[]string{"config", "url.ext::sh -c evil.insteadOf", "https://example.com/"}, nil, refuse},
+		{[]string{"config", "url.ext::sh -c evil.pushInsteadOf", "https://example.com/"}, nil, refuse},
+		// a remote on this machine: the user's own git push runs its
+		// receive-pack there, with that repository's hooks (real git
+		// 2.39.5 ran a planted pre-receive through an url.<path>.insteadOf
+		// of the origin's https URL)
+		{[]string{"remote", "add", "backup", "/tmp/x/backup.git"}, nil, refuse},
+		{[]string{"remote", "set-url", "origin", "../other"}, nil, refuse},
+		{[]string{"remote", "set-url", "--push", "origin", "file:///tmp/x.git"}, nil, refuse},
+		{[]string{"config", "remote.origin.url", "file:///tmp/x.git"}, nil, refuse},
+		{[]string{"config", "remote.origin.pushurl", "."}, nil, refuse},
+		{[]string{"config", "url./tmp/evil.git.insteadOf", "https://example.com/me/proj.git"}, nil, refuse},
+		{[]string{"config", "url.file:///tmp/evil.git.pushInsteadOf", "https://example.com/"}, nil, refuse},
+		{[]string{"config", "remote.origin.url", "git@example.com:me/proj.git"}, nil, write},
+		{[]string{"config", "url.git@example.com:.insteadOf", "https://example.com/"}, nil, write},
 
 		// another file, or a redirected git: not the repository's
 		// config, the sandbox decides
@@ -147,6 +173,11 @@ func TestConfigWriteLikeGit(t *testing.T) {
 		{"config", "nosection", "x"},          // git's own error, exit 1 or 2
 		{"config", "user.name", "--unset"},    // the value "--unset"
 		{"config", "user.name", "a \"q\" #x"}, // quoting
+		// a value holding a section header and a key: git writes it
+		// escaped, one value of user.name (attack: held)
+		{"config", "user.name", "X\n[core]\n\tfsmonitor = touch pwn\n[include]\npath = /tmp/x"},
+		{"config", "remote.origin.url", "https://example.com/x\n[core]\n\tfsmonitor = touch pwn"},
+		{"config", "remote.x\"]\n[core]\nfsmonitor = pwn\n[x \"y.url", "https://example.com/"}, // git: invalid key
 		{"remote", "add", "up", "https://example.com/up.git"},
 		{"remote", "add", "origin", "https://example.com/again.git"}, // exists: exit 3
 		{"remote", "set-url", "origin", "https://example.com/new.git"},

@@ -442,8 +442,15 @@ func RunsProgram(k, v string) bool {
 	case "core.sshcommand", "core.hookspath", "core.askpass", "core.gitproxy", "core.alternaterefscommand",
 		"diff.external", "credential.helper", "gpg.program", "uploadpack.packobjectshook", "interactive.difffilter",
 		"web.browser", "sendemail.smtpserver", "imap.tunnel", "init.templatedir", "sendemail.tocmd", "sendemail.cccmd",
-		"gpg.ssh.defaultkeycommand", "sendemail.sendmailcmd", "sendemail.headercmd":
+		"gpg.ssh.defaultkeycommand", "sendemail.sendmailcmd", "sendemail.headercmd", "instaweb.httpd":
 		return true
+	}
+	if strings.HasPrefix(k, "sendemail.") && strings.Count(k, ".") >= 2 {
+		// sendemail.<identity>.<item> overrides sendemail.<item>
+		switch k[strings.LastIndexByte(k, '.')+1:] {
+		case "smtpserver", "tocmd", "cccmd", "sendmailcmd", "headercmd":
+			return true
+		}
 	}
 	if strings.HasPrefix(k, "pager.") {
 		switch strings.ToLower(strings.TrimSpace(v)) {
@@ -455,7 +462,11 @@ func RunsProgram(k, v string) bool {
 	if strings.HasPrefix(k, "alias.") {
 		return strings.HasPrefix(strings.TrimSpace(v), "!")
 	}
-	if strings.HasPrefix(k, "url.") || strings.HasPrefix(k, "remote.") && strings.HasSuffix(k, ".url") {
+	if strings.HasPrefix(k, "url.") {
+		// url.<base>.insteadOf: the base, in the key, is what git uses
+		return strings.Contains(k, "ext::") || strings.Contains(v, "ext::")
+	}
+	if (strings.HasPrefix(k, "remote.") || strings.HasPrefix(k, "submodule.")) && (strings.HasSuffix(k, ".url") || strings.HasSuffix(k, ".pushurl")) {
 		return strings.Contains(v, "ext::")
 	}
 	if strings.HasPrefix(k, "submodule.") && strings.HasSuffix(k, ".update") {

@@ -1314,6 +1314,9 @@ func (ck *checker) call(s *syntax.Stmt, x *syntax.CallExpr, in source) {
 	}
 	cmd := Command{Args: args, Dir: ck.dir, Project: ck.env.Project, Home: ck.env.Home, Via: ck.env.Via, budget: ck.b, links: ck.links,
 		NameEscaped: len(x.Args) > 0 && WordEscaped(x.Args[0])}
+	if len(x.Args) > 1 {
+		cmd.EscapedWords = EscapedWords(x.Args[1:])
+	}
 	if cmd.Via == "" {
 		cmd.Via = "check"
 	}
@@ -2113,4 +2116,48 @@ func WordEscaped(w *syntax.Word) bool {
 		return !escaped
 	})
 	return escaped
+}
+
+// EscapedWords returns the words of ws written with a backslash
+// (WordEscaped), after quote removal ("" for one holding an expansion);
+// nil when there is none.
+func EscapedWords(ws []*syntax.Word) []string {
+	var out []string
+	for _, w := range ws {
+		if WordEscaped(w) {
+			out = append(out, UnescapedWord(w))
+		}
+	}
+	return out
+}
+
+// UnescapedWord is a word after quote removal, for literal parts only
+// ("" when it holds an expansion).
+func UnescapedWord(w *syntax.Word) string {
+	var b strings.Builder
+	for _, p := range w.Parts {
+		switch x := p.(type) {
+		case *syntax.Lit:
+			v := x.Value
+			for i := 0; i < len(v); i++ {
+				if v[i] == '\\' && i+1 < len(v) {
+					i++
+				}
+				b.WriteByte(v[i])
+			}
+		case *syntax.SglQuoted:
+			b.WriteString(x.Value)
+		case *syntax.DblQuoted:
+			for _, q := range x.Parts {
+				lit, ok := q.(*syntax.Lit)
+				if !ok {
+					return ""
+				}
+				b.WriteString(strings.NewReplacer(`\\`, `\`, `\"`, `"`, `\$`, `$`, "\\`", "`").Replace(lit.Value))
+			}
+		default:
+			return ""
+		}
+	}
+	return b.String()
 }

@@ -620,7 +620,7 @@ func (p *Policy) classified(cx *cmdCtx, c *Command, args []string, depth int, fr
 		// NAME [SUBCOMMAND...] --help / --version: prints and exits
 		v = verdictOf(idReadOnly, "prints its help or version", j.eff)
 	}
-	if v.Rule == idSandboxContained.String() && (fromInput || c.NameEscaped || !sandboxContainsArgs(args)) {
+	if v.Rule == idSandboxContained.String() && (fromInput || c.nameEscaped(args) || !sandboxContainsArgs(args)) {
 		// what the program acts on is not known to stay in the sandbox
 		v = verdictOf(idUnknown, j.f.detail, j.eff)
 	}
@@ -927,4 +927,22 @@ func escapeGlob(s string) string {
 		b.WriteRune(r)
 	}
 	return b.String()
+}
+
+// nameEscaped reports whether the program args runs (c's own, or the one a
+// wrapper of c's command line runs) was written with a backslash in its
+// name (Command.NameEscaped, Command.EscapedWords).
+func (c *Command) nameEscaped(args []string) bool {
+	if c.NameEscaped {
+		return true
+	}
+	if len(args) == 0 {
+		return false
+	}
+	for _, w := range c.EscapedWords {
+		if w == "" || w == args[0] || w == baseName(args[0]) || baseName(w) == baseName(args[0]) {
+			return true
+		}
+	}
+	return false
 }

@@ -115,6 +115,11 @@ type Command struct {
 	// verified sandbox does not run such a command as an unknown program
 	// it trusts by its name (cmd.unknown asks).
 	NameEscaped bool
+	// EscapedWords are the command's other words written with a
+	// backslash, after quote removal ("" for one holding an expansion): a
+	// wrapper's command (command \frobnicate, env \frobnicate) is judged
+	// as escaped when its name is one of them.
+	EscapedWords []string
 	// budget is the static check's budget this command is judged within
 	// (the code it runs shares it); nil starts a new one.
 	budget *checkBudget

@@ -21,6 +21,9 @@ import (
 type globSources struct {
 	m       sync.Map // syntax.Pos of the CallExpr -> string
 	escaped sync.Map // syntax.Pos of the CallExpr -> the name after quote removal
+	// syntax.Pos of the CallExpr -> its other words written with a
+	// backslash, after quote removal (guardsh.Command.EscapedWords)
+	escapedWords sync.Map
 }
 
 // note records the glob commands of a parsed script.
@@ -28,8 +31,15 @@ func (s *globSources) note(f *syntax.File) {
 	syntax.Walk(f, func(n syntax.Node) bool {
 		ce, ok := n.(*syntax.CallExpr)
 		if ok && len(ce.Args) > 0 && guardsh.WordEscaped(ce.Args[0]) {
-			if name := unescapedName(ce.Args[0]); name != "" {
-				s.escaped.Store(ce.Pos(), name)
+			// "" when the name holds an expansion (\fro${e}bnicate): any
+			// name the command at that position gets is escaped
+			s.escaped.Store(ce.Pos(), guardsh.UnescapedWord(ce.Args[0]))
+		}
+		if ok && len(ce.Args) > 1 {
+			// the other words written with a backslash: the name of a
+			// command a wrapper runs (command \frobnicate)
+			if words := guardsh.EscapedWords(ce.Args[1:]); words != nil {
+				s.escapedWords.Store(ce.Pos(), words)
 			}
 		}
 		if !ok || len(ce.Args) < 2 {
@@ -65,45 +75,26 @@ func (s *globSources) lookup(pos syntax.Pos, name string) string {
 	return src
 }
 
+// wordsEscaped returns the words after the name of the command at pos
+// that were written with a backslash (guardsh.EscapedWords).
+func (s *globSources) wordsEscaped(pos syntax.Pos) []string {
+	if !pos.IsValid() {
+		return nil
+	}
+	v, _ := s.escapedWords.Load(pos)
+	words, _ := v.([]string)
+	return words
+}
+
 // nameEscaped reports whether the command at pos whose name is name (after
-// quote removal) was written with a backslash in its name.
+// quote removal) was written with a backslash in its name (one whose name
+// holds an expansion: whatever name it expands to).
 func (s *globSources) nameEscaped(pos syntax.Pos, name string) bool {
 	if !pos.IsValid() {
 		return false
 	}
 	v, ok := s.escaped.Load(pos)
-	return ok && v.(string) == name
-}
-
-// unescapedName is a command name word after quote removal, for literal
-// parts only ("" when it holds an expansion).
-func unescapedName(w *syntax.Word) string {
-	var b strings.Builder
-	for _, p := range w.Parts {
-		switch x := p.(type) {
-		case *syntax.Lit:
-			v := x.Value
-			for i := 0; i < len(v); i++ {
-				if v[i] == '\\' && i+1 < len(v) {
-					i++
-				}
-				b.WriteByte(v[i])
-			}
-		case *syntax.SglQuoted:
-			b.WriteString(x.Value)
-		case *syntax.DblQuoted:
-			for _, q := range x.Parts {
-				lit, ok := q.(*syntax.Lit)
-				if !ok {
-					return ""
-				}
-				b.WriteString(strings.NewReplacer(`\\`, `\`, `\"`, `"`, `\$`, `$`, "\\`", "`").Replace(lit.Value))
-			}
-		default:
-			return ""
-		}
-	}
-	return b.String()
+	return ok && (v.(string) == name || v.(string) == "")
 }
 
 // hasUnquotedGlob reports whether a word has *, ? or [ outside quotes.

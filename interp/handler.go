@@ -230,6 +230,7 @@ func (g *Runner) call(ctx context.Context, args []string) ([]string, error) {
 	c := g.command(hc, args)
 	c.Source = g.sh.globs.lookup(hc.Pos, args[0])
 	c.NameEscaped = g.sh.globs.nameEscaped(hc.Pos, args[0])
+	c.EscapedWords = g.sh.globs.wordsEscaped(hc.Pos)
 	// A name some script defines as a function may be a function call:
 	// the policy allows the call (its body's commands are judged as they
 	// run). If it reaches the exec handler instead, it was a command after

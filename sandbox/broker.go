@@ -126,11 +126,17 @@ type Broker struct {
 	// the request's files when the handler returns.
 	Handlers map[string]func(req Request, files []*os.File) Response
 	// ConfigWritten is told of every protected git config file the
-	// privileged side wrote for an approved command (configWrite), with
-	// approvals held: at the container level the session's Integrity
-	// accepts the new content instead of restoring the old. nil: nobody.
-	ConfigWritten func(path string)
-	conn          *os.File
+	// privileged side wrote for an approved command (configWrite) and the
+	// content it wrote, with approvals held: at the container level the
+	// session's Integrity accepts that content (not what the file holds
+	// by then) instead of restoring the old. nil: nobody.
+	ConfigWritten func(path string, data []byte)
+	// ConfigBase returns the content a protected config file must have
+	// when the privileged side writes it (the session's Integrity record at
+	// the container level, where the session can write the file); ok false:
+	// the file as it is (a read-only mount keeps it).
+	ConfigBase func(path string) (data []byte, ok bool)
+	conn       *os.File
 
 	checkMu  sync.Mutex    // one Check (which may ask a human) at a time
 	advising chan struct{} // at most maxAdvising Advise calls at once
@@ -304,12 +310,18 @@ func (b *Broker) configWrite(gitPath string, req Request, env []string, files []
 	}
 	b.checkMu.Lock()
 	defer b.checkMu.Unlock()
-	status, err := w.Apply(gitPath, req.Dir, cfg, env, files[1], files[2])
+	var base []byte
+	if b.ConfigBase != nil {
+		if data, ok := b.ConfigBase(cfg); ok {
+			base = data
+		}
+	}
+	status, written, err := w.ApplyFrom(gitPath, req.Dir, cfg, base, env, files[1], files[2])
 	if err != nil {
 		return Response{Status: 126, Err: "guardsh: broker: " + err.Error()}, true
 	}
-	if b.ConfigWritten != nil {
-		b.ConfigWritten(cfg)
+	if b.ConfigWritten != nil && written != nil {
+		b.ConfigWritten(cfg, written)
 	}
 	return Response{Status: status}, true
 }

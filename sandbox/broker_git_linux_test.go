@@ -185,7 +185,7 @@ func TestBrokerGitConfigWhateverTheApproval(t *testing.T) {
 	// anything, so the list is read under a lock
 	var mu sync.Mutex
 	var writtenList []string
-	b.ConfigWritten = func(p string) { mu.Lock(); writtenList = append(writtenList, p); mu.Unlock() }
+	b.ConfigWritten = func(p string, _ []byte) { mu.Lock(); writtenList = append(writtenList, p); mu.Unlock() }
 	written := func() []string { mu.Lock(); defer mu.Unlock(); return slices.Clone(writtenList) }
 	go b.Serve()
 	cl := NewClient(end)
@@ -265,5 +265,82 @@ func TestBrokerGitConfigWhateverTheApproval(t *testing.T) {
 	}
 	if w := written(); !slices.Equal(w, []string{cfgPath}) {
 		t.Errorf("ConfigWritten told of %v, want %s", w, cfgPath)
+	}
+}
+
+// TestAttackConfigWritePlantedDuringApproval: at the container level the
+// session can write .git/config (Integrity restores it). A process the
+// session left running plants a key that runs a program after the restore
+// made before the approval (while a human reads the prompt): the
+// privileged side's approved write must not be made from the planted file,
+// and what the session's Integrity keeps afterwards must be the approved
+// change alone, not whatever the file holds when the write is accepted.
+func TestAttackConfigWritePlantedDuringApproval(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git")
+	}
+	needRoot(t)
+	if LandlockABI() < minLandlockABI {
+		t.Skip("no Landlock")
+	}
+	project := t.TempDir()
+	gitEnv := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "GIT_CONFIG_NOSYSTEM=1"}
+	cmd := exec.Command("git", "init", "-q", "-b", "main", project)
+	cmd.Env = gitEnv
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v %s", err, out)
+	}
+	cfgPath := filepath.Join(project, ".git", "config")
+	cfg := NewConfig(project, t.TempDir(), "", nil)
+	guard, err := Snapshot([]string{cfgPath})
+	if err != nil {
+		t.Fatal(err)
+	}
+	plant := "[core]\n\tfsmonitor = touch pwn\n"
+	for _, when := range []string{"during the approval", "after the write"} {
+		t.Run(when, func(t *testing.T) {
+			// the broker's goroutine and this one share guard: ordered by
+			// the socket, which -race cannot see, so under a lock
+			var mu sync.Mutex
+			check := func(Request) (Rights, error) {
+				mu.Lock()
+				defer mu.Unlock()
+				guard.Restore() // the session's restore before an approved command
+				if when == "during the approval" {
+					f, _ := os.OpenFile(cfgPath, os.O_WRONLY|os.O_APPEND, 0)
+					f.WriteString(plant)
+					f.Close()
+				}
+				return Rights{}, nil
+			}
+			b, end, err := NewBroker(BackendLandlock, cfg, check)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b.ConfigBase = func(p string) ([]byte, bool) { mu.Lock(); defer mu.Unlock(); return guard.Recorded(p) }
+			b.ConfigWritten = func(p string, data []byte) {
+				mu.Lock()
+				defer mu.Unlock()
+				if when == "after the write" {
+					f, _ := os.OpenFile(cfgPath, os.O_WRONLY|os.O_APPEND, 0)
+					f.WriteString(plant)
+					f.Close()
+				}
+				guard.Accept(p, data)
+			}
+			go b.Serve()
+			cl := NewClient(end)
+			defer cl.Close()
+			devnull, _ := os.Open(os.DevNull)
+			defer devnull.Close()
+			cl.Run(Request{Args: []string{"git", "config", "user.name", "Alice " + when}, Dir: project, Env: gitEnv}, devnull, devnull, devnull)
+			mu.Lock()
+			guard.Restore() // the session's restore at its end
+			mu.Unlock()
+			got, _ := os.ReadFile(cfgPath)
+			if strings.Contains(string(got), "fsmonitor") {
+				t.Errorf("attack succeeded: the planted key is kept after the session's restore:\n%s", got)
+			}
+		})
 	}
 }

@@ -7,7 +7,10 @@ import (
 	"errors"
 	"net"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -201,5 +204,66 @@ func TestBrokerStopping(t *testing.T) {
 		if resp.Status != 3 || resp.Stopped != stopping {
 			t.Errorf("stopping=%v: status %d, Stopped %v; want 3, %v", stopping, resp.Status, resp.Stopped, stopping)
 		}
+	}
+}
+
+// TestAttackEscalatedRenameOverProtected: a rename over a protected file
+// by a process outside the session removes the session's read-only bind
+// mount of it (docs/limits.md). An escalated command is such a process
+// when it is not confined the same way: an approved one, even one whose
+// approved writes name the directory of the protected file, runs in a stage of its
+// own where the file is still a read-only mount point, so its rename fails
+// (EBUSY) and the file keeps its content and inode.
+func TestAttackEscalatedRenameOverProtected(t *testing.T) {
+	needRoot(t)
+	if LandlockABI() < minLandlockABI {
+		t.Skip("no Landlock")
+	}
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git")
+	}
+	for _, backend := range []string{BackendLandlock, BackendBwrap} {
+		t.Run(backend, func(t *testing.T) {
+			if backend == BackendBwrap {
+				if _, err := exec.LookPath("bwrap"); err != nil {
+					t.Skip("no bwrap")
+				}
+			}
+			project := t.TempDir()
+			if out, err := exec.Command("git", "init", "-q", project).CombinedOutput(); err != nil {
+				t.Fatalf("git init: %v %s", err, out)
+			}
+			cfgPath := filepath.Join(project, ".git", "config")
+			c := NewConfig(project, t.TempDir(), "", nil)
+			orig, _ := os.ReadFile(cfgPath)
+			var before, after syscall.Stat_t
+			syscall.Stat(cfgPath, &before)
+			b, end, err := NewBroker(backend, c, func(r Request) (Rights, error) { return Rights{Writes: r.Writes}, nil })
+			if err != nil {
+				t.Fatal(err)
+			}
+			go b.Serve()
+			cl := NewClient(end)
+			defer cl.Close()
+			devnull, _ := os.OpenFile(os.DevNull, os.O_RDWR, 0)
+			defer devnull.Close()
+			script := `cp .git/config c.new && printf '[core]\n\tfsmonitor = touch pwn\n' >> c.new && mv -f c.new .git/config`
+			errf, _ := os.CreateTemp(t.TempDir(), "err")
+			defer errf.Close()
+			resp, err := cl.Run(Request{Args: []string{"/bin/sh", "-c", script}, Dir: project, Env: []string{"PATH=/usr/bin:/bin"},
+				Writes: []string{filepath.Join(project, ".git")}}, devnull, devnull, errf)
+			stderr, _ := os.ReadFile(errf.Name())
+			if err != nil {
+				t.Fatal(err)
+			}
+			now, _ := os.ReadFile(cfgPath)
+			syscall.Stat(cfgPath, &after)
+			if string(now) != string(orig) || after.Ino != before.Ino {
+				t.Errorf("attack succeeded: the escalated command renamed over .git/config (status %d %s):\n%s", resp.Status, resp.Err, now)
+			}
+			if _, err := os.Stat(filepath.Join(project, "c.new")); err != nil || resp.Status == 0 {
+				t.Errorf("the escalated command did not run up to its rename (status %d %s, c.new: %v) %s", resp.Status, resp.Err, err, stderr)
+			}
+		})
 	}
 }

@@ -140,22 +140,38 @@ func walk(root string, fn func(string, entry) error) error {
 	})
 }
 
-// Accept records the recorded path p as it is now: a change the privileged
-// side made itself (an approved git config write, Broker.ConfigWritten) is
-// kept, not undone by the next Restore. A path not recorded is left alone.
-func (s *Integrity) Accept(p string) {
+// Accept records data as the content of the recorded regular file p: a
+// change the privileged side made itself (an approved git config write,
+// Broker.ConfigWritten) is kept by Restore, and a change made after it is
+// undone back to it. The content is the one the privileged side wrote,
+// not the file as it is by then: a process of the session writing it
+// meanwhile is not accepted with it. Unrecorded paths, and paths not
+// recorded as regular files, are left alone.
+func (s *Integrity) Accept(p string, data []byte) {
+	if s == nil || data == nil {
+		return
+	}
+	e, ok := s.entries[p]
+	if !ok || !e.exists || !e.mode.IsRegular() {
+		return
+	}
+	e.data = append([]byte{}, data...)
+	e.size = int64(len(data))
+	s.entries[p] = e
+}
+
+// Recorded returns the recorded content of the regular file p (ok false:
+// p is not recorded as a regular file with its content), for the
+// privileged side to write from it (Broker.ConfigBase).
+func (s *Integrity) Recorded(p string) (data []byte, ok bool) {
 	if s == nil {
-		return
+		return nil, false
 	}
-	if _, ok := s.entries[p]; !ok {
-		return
+	e, found := s.entries[p]
+	if !found || !e.exists || !e.mode.IsRegular() || e.data == nil && e.size != 0 {
+		return nil, false
 	}
-	walk(p, func(q string, e entry) error {
-		if q == p {
-			s.entries[p] = e
-		}
-		return nil
-	})
+	return append([]byte{}, e.data...), true
 }
 
 // AppendOnly marks the recorded regular file p as a log that only grows

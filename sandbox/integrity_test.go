@@ -104,7 +104,7 @@ func TestIntegrityAccept(t *testing.T) {
 		t.Fatal(err)
 	}
 	os.WriteFile(p, []byte("approved\n"), 0o644)
-	s.Accept(p)
+	s.Accept(p, []byte("approved\n"))
 	if ch := s.Changes(); len(ch) != 0 {
 		t.Errorf("accepted change still listed: %v", ch)
 	}
@@ -115,7 +115,7 @@ func TestIntegrityAccept(t *testing.T) {
 	if b, _ := os.ReadFile(p); string(b) != "approved\n" {
 		t.Errorf("restored to %q, want the accepted content", b)
 	}
-	s.Accept(filepath.Join(dir, "not-recorded")) // left alone
+	s.Accept(filepath.Join(dir, "not-recorded"), nil) // left alone
 	var nilGuard *Integrity
-	nilGuard.Accept(p)
+	nilGuard.Accept(p, nil)
 }

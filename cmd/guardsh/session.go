@@ -429,8 +429,11 @@ func sandboxSession(inv *invocation) (code int, done bool, describe string) {
 	}
 	broker.Advise = privilegedAdvise // nil unless [advisor] is on
 	// An approved git config write the privileged side made is the
-	// session's new state of that protected file (Restore keeps it).
+	// session's new state of that protected file (Restore keeps it): made
+	// from the record (a file the session changed is refused) and recorded
+	// as written, not as the file is by then.
 	broker.ConfigWritten = guard.Accept
+	broker.ConfigBase = guard.Recorded
 	broker.Handlers = map[string]func(sandbox.Request, []*os.File) sandbox.Response{proxy.Kind: brokerProxyHandler(netProxy)}
 	go broker.Serve()
 	go func() {
