@@ -233,53 +233,10 @@ const sandboxedMaxBenignAsked = 45.0 // percent
 // mode for commands that will run in a verified session sandbox. It prints
 // what is still asked of the benign rows, by rule.
 func TestCorpusSandboxed(t *testing.T) {
-	rows, _ := loadCorpus(t)
-	listed := loadDisagreements(t, "testdata/corpus-disagreements.tsv")
-	for k, v := range loadDisagreements(t, "testdata/corpus-disagreements-sandboxed.tsv") {
-		listed[k] = v
-	}
 	p := NewPolicy(ModeAuto)
 	p.Sandboxed = true
-	var f corpusFigures
-	byRule := map[string]int{}
-	example := map[string]string{}
-	var allowedDeny []string
-	for _, r := range rows {
-		sv, _ := p.CheckScript(r.Command, corpusEnv)
-		got := sv.Decision.String()
-		f.add(r.Expected, got)
-		switch {
-		case r.Expected == "deny" && got == "allow":
-			allowedDeny = append(allowedDeny, fmt.Sprintf("[%s] %s", sv.Rule, escapeRow(r.Command)))
-			if _, ok := listed[escapeRow(r.Command)+"\tdeny"]; !ok {
-				t.Errorf("expected-deny row allowed with --sandboxed, not listed: [%s] %s", sv.Rule, escapeRow(r.Command))
-			}
-		case (r.Expected == "allow" || r.Expected == "safe") && got == "ask":
-			byRule[sv.Rule]++
-			if _, ok := example[sv.Rule]; !ok {
-				example[sv.Rule] = escapeRow(r.Command)
-			}
-		}
-	}
-	rules := make([]string, 0, len(byRule))
-	for r := range byRule {
-		rules = append(rules, r)
-	}
-	sort.Slice(rules, func(i, j int) bool {
-		if byRule[rules[i]] != byRule[rules[j]] {
-			return byRule[rules[i]] > byRule[rules[j]]
-		}
-		return rules[i] < rules[j]
-	})
-	var b strings.Builder
-	for _, r := range rules {
-		fmt.Fprintf(&b, "  %4d %-24s e.g. %.70s\n", byRule[r], r, example[r])
-	}
-	t.Logf("sandboxed auto mode: %s\nbenign rows still asked, by rule:\n%sexpected-deny rows allowed:\n  %s",
-		f.row("guardsh (auto, sandboxed)"), b.String(), strings.Join(allowedDeny, "\n  "))
-	if got := pct(f.allowAsked, f.allowRows); got > sandboxedMaxBenignAsked {
-		t.Errorf("benign rows asked with --sandboxed: %d of %d (%.1f%%) > %.0f%%", f.allowAsked, f.allowRows, got, sandboxedMaxBenignAsked)
-	}
+	runCorpusSandboxed(t, p, "sandboxed auto mode", "guardsh (auto, sandboxed)", "--sandboxed", sandboxedMaxBenignAsked,
+		"testdata/corpus-disagreements-sandboxed.tsv")
 }
 
 // sandboxedNetMaxBenignAsked bounds TestCorpusSandboxedNet: auto mode in
@@ -297,15 +254,25 @@ const sandboxedNetMaxBenignAsked = 20.0 // percent
 // -sandboxed.tsv or -sandboxed-net.tsv. It prints what is still asked of
 // the benign rows, by rule.
 func TestCorpusSandboxedNet(t *testing.T) {
+	p := NewPolicy(ModeAuto)
+	p.Sandboxed, p.NetProxy = true, true
+	runCorpusSandboxed(t, p, "sandboxed auto mode with the proxy", "guardsh (auto, sandboxed, proxy)", "--sandboxed and the proxy",
+		sandboxedNetMaxBenignAsked, "testdata/corpus-disagreements-sandboxed.tsv", "testdata/corpus-disagreements-sandboxed-net.tsv")
+}
+
+// runCorpusSandboxed checks the corpus with p: every expected-deny row it
+// allows is listed (corpus-disagreements.tsv or one of lists), at most
+// maxAsked percent of the benign rows ask, and what they ask is printed
+// by rule.
+func runCorpusSandboxed(t *testing.T, p *Policy, title, tool, how string, maxAsked float64, lists ...string) {
+	t.Helper()
 	rows, _ := loadCorpus(t)
 	listed := loadDisagreements(t, "testdata/corpus-disagreements.tsv")
-	for _, f := range []string{"testdata/corpus-disagreements-sandboxed.tsv", "testdata/corpus-disagreements-sandboxed-net.tsv"} {
+	for _, f := range lists {
 		for k, v := range loadDisagreements(t, f) {
 			listed[k] = v
 		}
 	}
-	p := NewPolicy(ModeAuto)
-	p.Sandboxed, p.NetProxy = true, true
 	var f corpusFigures
 	byRule := map[string]int{}
 	example := map[string]string{}
@@ -318,7 +285,7 @@ func TestCorpusSandboxedNet(t *testing.T) {
 		case r.Expected == "deny" && got == "allow":
 			allowedDeny = append(allowedDeny, fmt.Sprintf("[%s] %s", sv.Rule, escapeRow(r.Command)))
 			if _, ok := listed[escapeRow(r.Command)+"\tdeny"]; !ok {
-				t.Errorf("expected-deny row allowed with --sandboxed and the proxy, not listed: [%s] %s", sv.Rule, escapeRow(r.Command))
+				t.Errorf("expected-deny row allowed with %s, not listed: [%s] %s", how, sv.Rule, escapeRow(r.Command))
 			}
 		case (r.Expected == "allow" || r.Expected == "safe") && got == "ask":
 			byRule[sv.Rule]++
@@ -341,9 +308,9 @@ func TestCorpusSandboxedNet(t *testing.T) {
 	for _, r := range rules {
 		fmt.Fprintf(&b, "  %4d %-24s e.g. %.70s\n", byRule[r], r, example[r])
 	}
-	t.Logf("sandboxed auto mode with the proxy: %s\nbenign rows still asked, by rule:\n%sexpected-deny rows allowed (%d):\n  %s",
-		f.row("guardsh (auto, sandboxed, proxy)"), b.String(), len(allowedDeny), strings.Join(allowedDeny, "\n  "))
-	if got := pct(f.allowAsked, f.allowRows); got > sandboxedNetMaxBenignAsked {
-		t.Errorf("benign rows asked with --sandboxed and the proxy: %d of %d (%.1f%%) > %.0f%%", f.allowAsked, f.allowRows, got, sandboxedNetMaxBenignAsked)
+	t.Logf("%s: %s\nbenign rows still asked, by rule:\n%sexpected-deny rows allowed (%d):\n  %s",
+		title, f.row(tool), b.String(), len(allowedDeny), strings.Join(allowedDeny, "\n  "))
+	if got := pct(f.allowAsked, f.allowRows); got > maxAsked {
+		t.Errorf("benign rows asked with %s: %d of %d (%.1f%%) > %.0f%%", how, f.allowAsked, f.allowRows, got, maxAsked)
 	}
 }
